@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * audit: the JSON Lines audit trail.  Formats records into a reused buffer,
+ * escapes every byte that came from a tracee, chains each record to the one
+ * before with BLAKE2b (libsodium) and appends it to the trail with write(2).
+ * Also reads trails back and verifies them.  Pure of supervisor concerns:
+ * it never sees a pid except as a number to print.
+ *
+ * Writing:
+ *
+ *	struct audit_writer *w;
+ *	audit_open_path("run.jsonl", AUDIT_SYNC_INTERVAL, run_id, &w);
+ *	struct audit_rec *r = audit_begin(w, "syscall");   // seq, ts, run, type
+ *	audit_int(r, "pid", 1234);
+ *	audit_str(r, "syscall", "openat");
+ *	audit_obj_begin(r, "args");
+ *	audit_bytes(r, "path", tracee_path, len);           // escaped
+ *	audit_obj_end(r);
+ *	if (audit_commit(r) < 0) ...                        // hash + '\n' + write(2)
+ *	...
+ *	audit_close(w);
+ *
+ * Line format: {"seq":N,"ts":"...","run":"...","type":"...",...,"hash":"HEX"}
+ * hash = hex(BLAKE2b-256(prev_hash_raw[32] || line bytes before ',"hash"'))
+ * with prev_hash_raw of the first record all zero.  See docs/sysgate-audit.5.
+ */
+#ifndef SYSGATE_AUDIT_H
+#define SYSGATE_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AUDIT_HASH_BYTES 32
+/* Longest tracee-supplied string kept in a record (bytes before escaping);
+ * longer ones are cut and marked with "truncated": true by the caller. */
+#define AUDIT_MAX_STR 4096
+/* Longest line of a trail, newline included.  The writer refuses to build a
+ * longer record (-EMSGSIZE) and the verifier rejects one. */
+#define AUDIT_MAX_LINE (1024 * 1024)
+/* Deepest nesting of objects/arrays inside a record. */
+#define AUDIT_MAX_DEPTH 16
+/* Ed25519 (libsodium crypto_sign) sizes. */
+#define AUDIT_SECKEY_BYTES 64
+#define AUDIT_PUBKEY_BYTES 32
+#define AUDIT_SIG_BYTES 64
+
+struct audit_writer;
+struct audit_rec;
+
+enum audit_sync {
+	AUDIT_SYNC_NONE = 0,     /* write(2) only */
+	AUDIT_SYNC_INTERVAL = 1, /* write(2) per record, fdatasync at most every
+				  * AUDIT_SYNC_INTERVAL_MS via audit_tick() */
+	AUDIT_SYNC_EVERY = 2,    /* fdatasync after every record */
+};
+#define AUDIT_SYNC_INTERVAL_MS 200
+
+/*
+ * Open (create, O_APPEND | O_CLOEXEC, mode 0600) the trail at path.
+ * run_id is copied.  Returns 0 and sets *out, or -errno.
+ */
+int audit_open_path(const char *path, enum audit_sync sync, const char *run_id,
+		    struct audit_writer **out);
+/* The same on an fd the caller hands over (taken: closed by audit_close;
+ * on failure it stays the caller's).  Errors: -EINVAL (bad fd, sync, or a
+ * run_id that is empty or longer than 256 bytes), -ENOMEM. */
+int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
+		  struct audit_writer **out);
+
+/*
+ * Close the trail (fdatasync unless AUDIT_SYNC_NONE).  Returns 0 or the first
+ * write error seen since open, as -errno.  Accepts NULL.
+ */
+int audit_close(struct audit_writer *w);
+
+/* The last record's hash (raw bytes) and seq, for run.end. */
+void audit_last_hash(const struct audit_writer *w,
+		     unsigned char hash[AUDIT_HASH_BYTES]);
+uint64_t audit_last_seq(const struct audit_writer *w);
+
+/* Sync now if the interval has passed (AUDIT_SYNC_INTERVAL). Returns 0/-errno. */
+int audit_tick(struct audit_writer *w);
+
+/*
+ * Start a record: writes seq, ts, run and type.  The builder is owned by the
+ * writer and reused; only one record is open at a time.  Never fails: an
+ * error (out of memory) is remembered and returned by audit_commit().
+ *
+ * Threads: audit_begin() takes the writer's (recursive) mutex and
+ * audit_commit()/audit_abort() release it, so a thread that begins a record
+ * blocks other threads' audit_begin/tick/close until it commits; records
+ * never interleave and seq follows file order.  Every audit_begin() must be
+ * paired with exactly one commit or abort on the same thread.  The owning
+ * thread may call audit_last_hash()/audit_last_seq() while the record is
+ * open.  A second audit_begin() on the thread that holds an open record is
+ * a bug and returns NULL (the open record stays open).  Returns NULL for a
+ * NULL writer; every field function ignores a NULL record and
+ * audit_commit(NULL) returns -EINVAL, so callers fail closed.
+ */
+struct audit_rec *audit_begin(struct audit_writer *w, const char *type);
+
+/* The hash the open record chains to (the previous record's, raw). */
+void audit_rec_prev_hash(const struct audit_rec *r,
+			 unsigned char hash[AUDIT_HASH_BYTES]);
+
+/*
+ * For run.end: add "final_hash" (hex of the previous record's hash, the one
+ * this record chains to) and, when sk (AUDIT_SECKEY_BYTES) is not NULL,
+ * "signature" (hex Ed25519 detached signature over the raw 32-byte final
+ * hash) and "pubkey" (hex).  Equivalent to audit_last_hash() +
+ * audit_sign_hash() + audit_str(), but cannot race with another thread.
+ */
+void audit_put_final(struct audit_rec *r, const unsigned char *sk);
+
+/*
+ * Fields, in the order they are added.  key is a literal identifier (it is
+ * escaped all the same, so any key yields valid JSON); it must be NULL
+ * inside arrays and non-NULL elsewhere.  Misuse (key in an array, no key in
+ * an object, unbalanced or deeper than AUDIT_MAX_DEPTH nesting), running out
+ * of memory and a line longer than AUDIT_MAX_LINE are remembered and
+ * returned by audit_commit(), which then writes nothing.  r may be NULL
+ * (the fields are then no-ops).
+ *
+ * audit_str: our own text; NULL gives null.  Escaped by the audit_escape()
+ * rule, so invalid UTF-8 is LOST (replaced by U+FFFD): use audit_bytes for
+ * anything not known to be UTF-8 (tracee data, paths, argv, environment).
+ *
+ * audit_bytes: len raw bytes from anywhere.  When they are well-formed
+ * UTF-8 without NUL it writes  "key":"<escaped>"  and the JSON string
+ * decodes to exactly those bytes.  Otherwise it writes
+ *     "key":"<escaped, U+FFFD per invalid byte>","key_hex":"<all bytes, hex>"
+ * and inside an array the element becomes  {"text":"...","hex":"..."}.
+ * So nothing is lost, and readers take key_hex (or hex) when present.
+ * It does not cut: the caller cuts at AUDIT_MAX_STR and adds "truncated".
+ */
+void audit_str(struct audit_rec *r, const char *key, const char *val); /* NULL -> null */
+void audit_bytes(struct audit_rec *r, const char *key, const void *buf, size_t len);
+void audit_int(struct audit_rec *r, const char *key, int64_t v);
+void audit_uint(struct audit_rec *r, const char *key, uint64_t v);
+void audit_hex(struct audit_rec *r, const char *key, uint64_t v); /* "0x1f" */
+void audit_bool(struct audit_rec *r, const char *key, bool v);
+void audit_null(struct audit_rec *r, const char *key);
+void audit_obj_begin(struct audit_rec *r, const char *key);
+void audit_obj_end(struct audit_rec *r);
+void audit_arr_begin(struct audit_rec *r, const char *key);
+void audit_arr_end(struct audit_rec *r);
+
+/*
+ * Finish the record (hash, newline) and write(2) it to the trail, retrying
+ * short writes.  Returns 0, or -errno (ENOSPC, EFBIG, EIO, ENOMEM...): the
+ * caller must then fail closed.  With AUDIT_SYNC_EVERY also fdatasyncs.
+ *
+ * Errors: -EINVAL, -ENOMEM, -EMSGSIZE from building the record: nothing was
+ * written and the writer stays usable.  Any write(2) or fdatasync(2) error
+ * (-ENOSPC, -EFBIG, -EIO, -EPIPE, ...) is sticky: this and every later
+ * commit, audit_tick() and audit_close() return it and write nothing more.
+ * A record whose write failed is not counted: seq and the chain stay at the
+ * last record written whole (a partial line may remain in the file; the
+ * verifier then reports the trail as truncated after the last whole record).
+ * If only the fdatasync after a whole write fails, the record does count.
+ * EFBIG: the process also gets SIGXFSZ unless it ignores it (the supervisor
+ * does; audit/ never changes signal dispositions).  Likewise SIGPIPE/EPIPE.
+ * Blocks in write(2) (and fdatasync(2) with AUDIT_SYNC_EVERY).
+ */
+int audit_commit(struct audit_rec *r);
+
+/* Drop an open record without writing it (error paths). */
+void audit_abort(struct audit_rec *r);
+
+/*
+ * JSON string escaping into dst (no quotes added; always NUL-terminated when
+ * dst_len > 0, cut to fit at a character boundary).  Returns the length the
+ * whole escaped string needs, without the NUL, like snprintf: a return
+ * >= dst_len means the output was cut.  dst may be NULL when dst_len is 0.
+ *
+ * The rule (also used by audit_str and audit_bytes):
+ *   '"' and '\\' -> \" and \\; \b \f \n \r \t; other bytes 0x00-0x1f and
+ *   0x7f -> \u00XX (these are the characters U+0000-U+001F, U+007F, so the
+ *   escape is exact); well-formed UTF-8 (Unicode table 3-7) is copied as is;
+ *   every byte that is not part of a well-formed sequence (stray
+ *   continuation, overlong form, surrogate, above U+10FFFF, cut-short
+ *   sequence, 0xf5-0xff) becomes one U+FFFD, written as its UTF-8 bytes.
+ * U+FFFD is ambiguous on its own; audit_bytes() therefore adds the raw bytes
+ * in hex whenever a replacement (or a NUL) occurred.
+ */
+size_t audit_escape(char *dst, size_t dst_len, const void *src, size_t src_len);
+
+/*
+ * Verify a trail.  Returns 0 when every line parses, seq runs 1..N, each hash
+ * chains to the one before and the last record is run.end (with the final
+ * hash it names).  Otherwise returns -EBADMSG (or -errno if it cannot be
+ * read) and writes a sentence naming the first bad record into why.
+ * pubkey (32 bytes, Ed25519) may be NULL; when given, run.end's signature
+ * must verify with it.
+ */
+int audit_verify_path(const char *path, const unsigned char *pubkey,
+		      char *why, size_t why_len);
+/* The same on an open, seekable fd (borrowed: read with pread, not closed);
+ * for tools and fuzz targets (a memfd). */
+int audit_verify_fd(int fd, const unsigned char *pubkey, char *why,
+		    size_t why_len);
+
+/*
+ * Signing keys (Ed25519, libsodium crypto_sign).  Key files hold the key in
+ * lower-case hex and a newline: the secret key is 128 hex digits (libsodium's
+ * 64-byte form, seed || public key), the public key 64.
+ *
+ * audit_keygen: make a new key pair; creates both files exclusively
+ * (O_EXCL: -EEXIST if either exists), the secret one with mode 0600 and the
+ * public one 0644.  Returns 0 or -errno.
+ * audit_load_secret_key / audit_load_public_key: read a key file (at most a
+ * few hundred bytes; trailing whitespace allowed).  Returns 0 and fills the
+ * key, or -EINVAL for a malformed key (a secret key whose public half does
+ * not match its seed is malformed), or -errno.
+ * audit_sign_hash: sig_hex gets the hex (128 digits + NUL) of the Ed25519
+ * detached signature of the raw 32-byte hash.
+ */
+int audit_keygen(const char *secret_path, const char *public_path);
+int audit_load_secret_key(const char *path,
+			  unsigned char sk[AUDIT_SECKEY_BYTES]);
+int audit_load_public_key(const char *path,
+			  unsigned char pk[AUDIT_PUBKEY_BYTES]);
+void audit_sign_hash(const unsigned char sk[AUDIT_SECKEY_BYTES],
+		     const unsigned char hash[AUDIT_HASH_BYTES],
+		     char sig_hex[2 * AUDIT_SIG_BYTES + 1]);
+
+#endif

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules: the policy.  Parses an INI policy (the only inih user), checks it
+ * completely, compiles it into a seccomp BPF filter (libseccomp) and matches
+ * copied syscall events against it.  Pure: no tracee access, no fork, no
+ * output; errors come back as -errno plus a "FILE:LINE: message" string.
+ *
+ * Call sequence:
+ *
+ *	struct rules_vars v = { .home = ..., .cwd = ..., .tmpdir = ..., .run = ... };
+ *	struct rules_set *rs;
+ *	char err[RULES_ERR_MAX];
+ *	if (rules_load_file("policy.ini", &v, &rs, err, sizeof err) < 0)
+ *		die("%s", err);             // "policy.ini:12: unknown syscall 'opne' (did you mean 'open'?)"
+ *	rules_build_filter(rs, &prog);      // BPF for seccomp(SET_MODE_FILTER)
+ *	...
+ *	rules_match(rs, &event, &verdict);  // per notified call (and per path)
+ *	rules_free(rs);
+ *
+ * Policy format: see docs/sysgate.ini.5 and shared/DESIGN.md.
+ */
+#ifndef SYSGATE_RULES_H
+#define SYSGATE_RULES_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define RULES_ERR_MAX 512
+
+struct rules_set;
+
+/* What a rule (or the default) does.  Ordered by strictness: when a call has
+ * several paths, the largest value wins. */
+enum rules_action {
+	RULES_ALLOW = 0,
+	RULES_REWRITE = 1, /* reserved: refused by the parser until implemented */
+	RULES_DENY = 2,
+	RULES_KILL = 3,
+};
+
+/* Access classes of a path check.  A syscall's table entry says which
+ * classes it can have; the supervisor passes exactly one per check. */
+enum rules_access {
+	RULES_ACC_READ = 1u << 0,
+	RULES_ACC_WRITE = 1u << 1,
+	RULES_ACC_CREATE = 1u << 2,
+	RULES_ACC_DELETE = 1u << 3,
+	RULES_ACC_EXEC = 1u << 4,
+	RULES_ACC_STAT = 1u << 5,
+};
+
+/* [policy] audit = ... */
+enum rules_audit_level {
+	RULES_AUDIT_ALL = 0,
+	RULES_AUDIT_DENIED = 1,
+	RULES_AUDIT_NONE = 2,
+};
+
+/* How a syscall's pointer arguments are checked (from the syscall table). */
+enum rules_kind {
+	RULES_KIND_SCALAR = 0, /* decided on registers only */
+	RULES_KIND_PATH = 1,   /* one or more path arguments */
+	RULES_KIND_EXEC = 2,   /* execve, execveat */
+	RULES_KIND_NET = 3,    /* a socket address argument */
+};
+
+/* Which mechanism decides a syscall under a policy. */
+enum rules_mech {
+	RULES_MECH_KERNEL = 0, /* the BPF filter allows, denies or kills */
+	RULES_MECH_NOTIFY = 1, /* SECCOMP_RET_USER_NOTIF to the supervisor */
+	RULES_MECH_TRACE = 2,  /* SECCOMP_RET_TRACE (reserved) */
+};
+
+/* Variables substituted in paths: ${HOME} ${CWD} ${TMPDIR} ${RUN}.
+ * All borrowed; each must be an absolute path (run: any id string). */
+struct rules_vars {
+	const char *home;
+	const char *cwd;
+	const char *tmpdir;
+	const char *run;
+};
+
+/* One checked call, all data already copied out of the tracee. */
+struct rules_event {
+	int nr;                     /* x86_64 syscall number */
+	uint64_t args[6];           /* raw register arguments */
+	const char *exe;            /* canonical path of the caller's exe, or NULL */
+	unsigned access;            /* one RULES_ACC_* bit for a path check, 0 else */
+	const char *path;           /* canonical absolute path, or NULL */
+	const struct sockaddr *addr;/* address of connect/bind, or NULL */
+	socklen_t addr_len;
+};
+
+struct rules_verdict {
+	enum rules_action action;
+	int err;          /* positive errno when action == RULES_DENY */
+	const char *rule; /* name of the deciding rule, NULL for the default;
+			   * borrowed from the set */
+	bool audit;       /* the policy's audit level asks to record this */
+	bool stack;       /* the rule asks for the caller's stack */
+};
+
+/* Static facts about one x86_64 syscall (borrowed, lives forever). */
+struct rules_syscall_info {
+	const char *name;
+	int nr;
+	enum rules_kind kind;
+	unsigned access;     /* RULES_ACC_* classes this syscall can have */
+	signed char path_arg[2];  /* register index of path argument(s), -1 none */
+	signed char dirfd_arg[2]; /* register index of the matching dirfd, -1 none */
+	signed char addr_arg;     /* register index of the sockaddr, -1 none */
+	signed char addrlen_arg;  /* register index of its length, -1 none */
+};
+
+/*
+ * Load and fully check a policy.  On success *out is set and 0 returned.
+ * On failure returns -EINVAL (policy not understood), -ENOENT/-EACCES/...
+ * (file cannot be read) or -ENOMEM, writes "FILE:LINE: what is wrong" (or
+ * "FILE: ...") into err (always NUL-terminated), and leaves *out alone.
+ * vars is borrowed; the strings are copied as needed.
+ */
+int rules_load_file(const char *path, const struct rules_vars *vars,
+		    struct rules_set **out, char *err, size_t err_len);
+/* The same for a policy held in memory; name is used in messages. */
+int rules_load_string(const char *text, const char *name,
+		      const struct rules_vars *vars, struct rules_set **out,
+		      char *err, size_t err_len);
+/* The built-in default policy for generated code (rules/policies/default.ini,
+ * compiled in). */
+int rules_load_default(const struct rules_vars *vars, struct rules_set **out,
+		       char *err, size_t err_len);
+/* The text of the built-in default policy (borrowed, static). */
+const char *rules_default_text(void);
+
+/* Accepts NULL. */
+void rules_free(struct rules_set *rs);
+
+/* [policy] values. */
+enum rules_audit_level rules_audit_level(const struct rules_set *rs);
+/* The name the set was loaded from ("<default>" for the built-in one). */
+const char *rules_source(const struct rules_set *rs);
+
+/*
+ * The mechanism that decides syscall nr under this policy.  When it is
+ * RULES_MECH_KERNEL and kernel_action is not NULL, *kernel_action is what the
+ * filter does for the call when no scalar condition of a rule selects
+ * something else (informational, for `sysgate check`).
+ */
+enum rules_mech rules_mechanism(const struct rules_set *rs, int nr,
+				enum rules_action *kernel_action);
+
+/*
+ * Compile the filter: arch check (other ABIs and x32 killed), sysgate's
+ * fixed guards (clone3 -> ENOSYS, clone with CLONE_UNTRACED -> EPERM) where
+ * one filter can express them next to the policy's own decision (always for
+ * clone3; for clone unless the policy kills it or has arg0 conditions on
+ * it: load rules_build_guard_filter() first, which always has both), then
+ * per syscall the kernel decision or SECCOMP_RET_USER_NOTIF.  The default
+ * action (unnamed syscalls) is the policy default, or USER_NOTIF when the
+ * audit level records it.  On success fills *prog with a malloc'ed filter
+ * array the caller frees with free(), and returns 0; -ENOMEM or -EINVAL
+ * otherwise.  Loads nothing.
+ */
+int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog);
+
+/*
+ * Decide one checked call.  Pure: a function of the set and the copied
+ * event.  Rules are tried in file order; a rule matches when the syscall is
+ * in its set, every condition it has holds (path glob, access class, addr,
+ * exe, scalar args) and none it cannot evaluate on this event is present.
+ * The first match decides; otherwise the [policy] default.
+ */
+void rules_match(const struct rules_set *rs, const struct rules_event *ev,
+		 struct rules_verdict *out);
+
+/* Syscall table lookups; NULL when unknown. */
+const struct rules_syscall_info *rules_syscall_by_nr(int nr);
+const struct rules_syscall_info *rules_syscall_by_name(const char *name);
+/* Name of a syscall number ("syscall_NNN" style names are not returned:
+ * NULL when libseccomp does not know it). */
+const char *rules_syscall_name(int nr);
+
+/* errno <-> name ("EACCES").  rules_errno_name returns NULL if unknown. */
+const char *rules_errno_name(int err);
+int rules_errno_by_name(const char *name); /* -1 when unknown */
+
+/* Human names. */
+const char *rules_action_name(enum rules_action a);
+const char *rules_access_name(unsigned one_access_bit);
+
+/* Pure matchers, exposed for the supervisor's /proc checks and tests.
+ * Globs: '*' and '?' never match '/'; "**" as a whole component matches
+ * any number of components including none: "/a/" "**" matches /a, /a/x
+ * and /a/x/y, "**" "/.env" matches /.env and /x/y/.env.  Bytes are compared
+ * as they are; a pattern longer than 1024 bytes matches nothing. */
+bool rules_glob_match(const char *pattern, const char *path);
+
+/* Additions (rules engineer). */
+
+/* [limits] of the whole process tree.  Units: bytes (MEMORY, FILE_SIZE),
+ * milliseconds (CPU, WALL), counts (PROCESSES, OPEN_FILES). */
+enum rules_limit {
+	RULES_LIMIT_PROCESSES = 0,
+	RULES_LIMIT_MEMORY,
+	RULES_LIMIT_CPU,
+	RULES_LIMIT_WALL,
+	RULES_LIMIT_FILE_SIZE,
+	RULES_LIMIT_OPEN_FILES,
+	RULES_LIMIT_COUNT
+};
+
+/* Sets *out and returns 0 when the policy sets the limit; -ENOENT when it
+ * does not, -EINVAL for an unknown limit. */
+int rules_limit(const struct rules_set *rs, enum rules_limit which,
+		uint64_t *out);
+/* Key name of a limit ("open_files"); NULL if unknown. */
+const char *rules_limit_name(enum rules_limit which);
+
+/* [policy] default and errno (positive; the errno of denies without one). */
+enum rules_action rules_default_action(const struct rules_set *rs, int *err);
+
+/* The rules in file order, for `sysgate check`: count and names
+ * (borrowed from the set; NULL when i is out of range). */
+size_t rules_rule_count(const struct rules_set *rs);
+const char *rules_rule_name(const struct rules_set *rs, size_t i);
+
+/*
+ * The guard filter, independent of any policy, which the child loads FIRST
+ * and without a listener: x86_64 only (other arches and x32 numbers kill the
+ * process), clone3 -> ERRNO(ENOSYS) (its flags live in memory a filter
+ * cannot read), clone with CLONE_UNTRACED -> ERRNO(EPERM).  ERRNO outranks
+ * USER_NOTIF between stacked filters, so the guards hold whatever the policy
+ * filter says.  Fills *prog with a malloc'ed array (free() it); returns 0,
+ * -ENOMEM or -EINVAL.  Does not load anything.
+ */
+int rules_build_guard_filter(struct sock_fprog *prog);
+
+#endif

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to supervisor/: the supervisor's state, the process table, tracee
+ * memory access, path resolution, notification handling and recording.
+ */
+#ifndef SYSGATE_SUPERVISOR_INTERNAL_H
+#define SYSGATE_SUPERVISOR_INTERNAL_H
+
+#include <limits.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "rules/rules.h"
+#include "supervisor/supervisor.h"
+
+struct audit_writer;
+
+/* ------------------------------------------------------------------ */
+/* Process table (procs.c): one entry per traced task (thread).        */
+
+struct exec_check {
+	bool pending;
+	char raw[PATH_MAX + 32]; /* the path as the kernel names it (AT_EXECFN) */
+	dev_t dev;            /* what the checked path resolved to */
+	ino_t ino;
+	bool script;          /* the checked file starts with "#!" */
+	char path[PATH_MAX];  /* canonical path that was checked */
+};
+
+struct proc {
+	pid_t tid;
+	pid_t tgid;
+	pid_t ppid;         /* tgid of the parent process */
+	bool attached;      /* its first ptrace stop was seen */
+	bool exited;
+	bool leader_exec;   /* has exec'd at least once */
+	char *exe;          /* canonical path of its program (shared by a
+			     * thread group: every thread holds a copy) */
+	uint64_t start_us;
+	struct exec_check *exec; /* allocated on the first exec notification */
+	struct proc *next;  /* hash chain */
+};
+
+struct proc *procs_find(pid_t tid);
+/* Add a task (or return the existing entry).  NULL when out of memory. */
+struct proc *procs_add(pid_t tid, pid_t tgid, pid_t ppid);
+void procs_del(pid_t tid);
+/* True when pid is a thread-group id of a live traced process. */
+bool procs_is_tree_tgid(pid_t pid);
+unsigned procs_count(void);
+/* Call fn for each live task. */
+void procs_each(void (*fn)(struct proc *p, void *arg), void *arg);
+void procs_set_exe(struct proc *p, const char *exe);
+
+/* ------------------------------------------------------------------ */
+/* The supervisor's state (one per run).                               */
+
+struct denial {
+	char verb[32];
+	char what[256];
+	char exe[64];
+	char rule[64];
+	unsigned count;
+};
+
+#define SUP_MAX_DENIALS 256
+
+struct sup {
+	const struct supervisor_opts *opts;
+	const struct rules_set *rules;
+	struct audit_writer *audit;
+	int listener;             /* seccomp user-notification fd */
+	int sigfd;
+	pid_t child;              /* the command's first process */
+	pid_t self;               /* the supervisor's pid */
+	dev_t audit_dev;          /* the trail file, protected from the tree */
+	ino_t audit_ino;
+	bool have_audit_ino;
+	int child_status;         /* wait status of the command, -1 until known */
+	bool child_execd;         /* the command's first exec succeeded */
+	int first_exec_err;       /* errno of a denied first exec */
+	const char *first_exec_rule;
+	bool failed;              /* a failure of sysgate itself: exit 125 */
+	char fail_msg[256];
+	uint64_t start_us;
+	uint64_t counts[4];       /* per rules_action */
+	uint64_t notifications;
+	struct denial denials[SUP_MAX_DENIALS];
+	unsigned n_denials;
+	unsigned long denials_dropped;
+	struct seccomp_notif_sizes sizes;
+};
+
+extern struct sup *sup_global;
+
+/* Stop the whole tree and remember why sysgate fails (exit 125). */
+void sup_fail(struct sup *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Kill every traced process (SIGKILL). */
+void sup_kill_tree(void);
+
+/* ------------------------------------------------------------------ */
+/* Tracee memory (tracee.c): the only place that reads tracee memory.  */
+
+/* Copy a NUL-terminated string of at most max-1 bytes from the tracee.
+ * Returns its length, -ENAMETOOLONG, -EFAULT or -ESRCH. */
+ssize_t tracee_read_str(pid_t tid, uint64_t addr, char *buf, size_t max);
+/* Copy exactly len bytes.  0, -EFAULT or -ESRCH. */
+int tracee_read(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* Write len bytes into the tracee (results of emulated calls). */
+int tracee_write(pid_t tid, uint64_t addr, const void *buf, size_t len);
+/* The task's umask (from /proc), or -errno. */
+int tracee_umask(pid_t tid);
+/* Thread-group id of a task, or -errno. */
+pid_t tracee_tgid(pid_t tid);
+/* Canonical path of the task's executable into buf. 0 or -errno. */
+int tracee_exe(pid_t tid, char *buf, size_t len);
+/* Take a dup of fd from process tgid (pidfd_getfd).  fd or -errno. */
+int tracee_getfd(pid_t tgid, int fd);
+
+/* ------------------------------------------------------------------ */
+/* Path resolution (resolve.c).                                        */
+
+enum resolve_flags {
+	RES_FOLLOW = 1 << 0,        /* follow a symlink in the last component */
+	RES_NO_SYMLINKS = 1 << 1,   /* openat2 RESOLVE_NO_SYMLINKS */
+	RES_NO_MAGICLINKS = 1 << 2, /* openat2 RESOLVE_NO_MAGICLINKS */
+	RES_BENEATH = 1 << 3,       /* openat2 RESOLVE_BENEATH */
+	RES_IN_ROOT = 1 << 4,       /* openat2 RESOLVE_IN_ROOT */
+	RES_EMPTY_PATH = 1 << 5,    /* AT_EMPTY_PATH: "" names dirfd itself */
+	RES_NO_XDEV = 1 << 6,       /* openat2 RESOLVE_NO_XDEV */
+};
+
+struct resolved {
+	int parent_fd;       /* O_PATH fd of the directory holding the last
+			      * component, -1 when the path names a magic
+			      * object or "/" */
+	char name[NAME_MAX + 1]; /* last component ("" when parent_fd < 0) */
+	int fd;              /* O_PATH fd of the object, -1 if it does not exist */
+	struct stat st;      /* valid when fd >= 0 */
+	char path[PATH_MAX]; /* canonical absolute path (of the object, or of
+			      * parent + name when it does not exist) */
+	bool trailing_slash; /* the path ended in '/' */
+};
+
+/*
+ * Resolve path as task tid (thread group tgid) would: dirfd (AT_FDCWD or a
+ * tracee fd number) and its cwd and root applied, "."/".." and symlinks
+ * followed by the supervisor one component at a time with O_PATH|O_NOFOLLOW
+ * fds, /proc/self and /proc/thread-self mapped to the caller, magic links of
+ * tree processes taken as the objects they point to.  The canonical path is
+ * read back from the final fd (what the kernel will act on).
+ * Returns 0 and fills *out (release with resolved_release), or -errno as the
+ * kernel would have answered the call (ENOENT for a missing directory,
+ * ENOTDIR, ELOOP, ENAMETOOLONG, EACCES for a /proc entry of a process outside
+ * the tree, ...).
+ */
+int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
+		 unsigned flags, struct resolved *out);
+void resolved_release(struct resolved *r);
+void resolved_init(struct resolved *r);
+
+/* ------------------------------------------------------------------ */
+/* Notifications (notify.c).                                           */
+
+/* Receive and handle one notification.  Returns 0, or -errno on a fatal
+ * listener error. */
+int notify_handle_one(struct sup *s, struct seccomp_notif *req,
+		      struct seccomp_notif_resp *resp);
+
+/* Exec verification at PTRACE_EVENT_EXEC (notify.c, shares the checks). */
+void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);
+
+/* ------------------------------------------------------------------ */
+/* Recording (record.c).                                               */
+
+#define CALL_MAX_PATHS 2
+
+struct call_path {
+	const char *arg_name;  /* "path", "oldpath", ... */
+	char raw[PATH_MAX];    /* as the program passed it (copied) */
+	size_t raw_len;
+	bool have_raw;
+	char resolved[PATH_MAX];
+	bool have_resolved;
+	unsigned access;
+	struct rules_verdict v;
+	bool checked;
+};
+
+/* One notified call, with everything copied out of the tracee. */
+struct call {
+	const struct seccomp_notif *req;
+	const struct rules_syscall_info *info;
+	const char *name;      /* syscall name */
+	pid_t tid, tgid;
+	const char *exe;
+	struct call_path paths[CALL_MAX_PATHS];
+	unsigned n_paths;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	bool have_addr;
+	struct rules_verdict v; /* the deciding (strictest) verdict */
+	int err;               /* positive errno returned, 0 if none */
+	int64_t result;        /* value returned on success */
+	bool have_result;
+	bool emulated;
+	const char *note;      /* extra explanation ("path swapped at exec") */
+};
+
+/* Write the call's record (before the reply).  0 or -errno: on failure the
+ * caller must fail closed. */
+int record_call(struct sup *s, const struct call *c);
+int record_run_start(struct sup *s);
+int record_run_end(struct sup *s, int exit_status);
+int record_fork(struct sup *s, pid_t pid, pid_t ppid, pid_t tgid, const char *kind);
+int record_exec(struct sup *s, struct proc *p, const char *path);
+int record_exit(struct sup *s, struct proc *p, int status);
+int record_signal(struct sup *s, struct proc *p, int sig);
+int record_exec_violation(struct sup *s, struct proc *p, const char *why,
+			  const char *path);
+void record_summary(struct sup *s, int exit_status);
+void record_note_denial(struct sup *s, const struct call *c);
+
+/* Format flags of the open family ("O_WRONLY|O_CREAT"). */
+void record_open_flags(char *buf, size_t len, uint64_t flags);
+
+/* Monotonic microseconds. */
+uint64_t sup_now_us(void);
+
+#endif

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Starting the command: fork, let the tracer seize the child, then in the
+ * child a short linear list of checked calls (no new privileges, the guard
+ * filter, the policy filter with its listener) and execve.  The supervisor
+ * takes the listener from the child with pidfd_getfd, found at the exit of
+ * the child's seccomp() call, so that the child needs no syscall of its own
+ * after the filter is on besides the execve that the policy decides.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "supervisor/launch.h"
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+/* Kernel 6.6+, missing from the 6.1 headers (PLATFORM.md 3). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+#define CHILD_FAIL 125
+
+static void child_fail(const char *what)
+{
+	/* Between fork and exec: report and leave with sysgate's status. */
+	int e = errno;
+	char msg[256];
+	int n = snprintf(msg, sizeof(msg), "sysgate: child: %s: %s\n", what,
+			 strerror(e));
+
+	if (n > 0 && write(2, msg, (size_t)n) < 0) {
+		/* nothing more to do */
+	}
+	_exit(CHILD_FAIL);
+}
+
+static long seccomp_load(unsigned long flags, const struct sock_fprog *prog)
+{
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
+}
+
+static void __attribute__((noreturn))
+child_main(const struct launch_spec *ls, int go_fd, pid_t parent)
+{
+	sigset_t none;
+	char b;
+	ssize_t n;
+	long fd;
+
+	do
+		n = read(go_fd, &b, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(CHILD_FAIL);	/* the supervisor went away */
+	close(go_fd);
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail("PR_SET_PDEATHSIG");
+	if (getppid() != parent)
+		_exit(CHILD_FAIL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		child_fail("sigprocmask");
+	/* Its own process group, in the foreground of the terminal if
+	 * sysgate was: ^C reaches the tree, job control keeps working. */
+	if (setpgid(0, 0) < 0)
+		child_fail("setpgid");
+	if (ls->foreground_tty >= 0) {
+		signal(SIGTTOU, SIG_IGN);
+		if (tcsetpgrp(ls->foreground_tty, getpid()) < 0) {
+			/* not fatal: no job control then */
+		}
+		signal(SIGTTOU, SIG_DFL);
+	}
+	umask(ls->umask);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail("PR_SET_NO_NEW_PRIVS");
+	if (seccomp_load(0, ls->guard) < 0)
+		child_fail("loading the guard filter");
+	/*
+	 * WAIT_KILLABLE_RECV: once the supervisor has received a call, only
+	 * a fatal signal interrupts it, so an emulated call cannot be done
+	 * twice when a signal handler restarts it.
+	 */
+	fd = seccomp_load(SECCOMP_FILTER_FLAG_NEW_LISTENER |
+			  SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, ls->policy);
+	if (fd < 0 && errno == EINVAL)
+		fd = seccomp_load(SECCOMP_FILTER_FLAG_NEW_LISTENER, ls->policy);
+	if (fd < 0)
+		child_fail("loading the policy filter");
+	/* The listener is O_CLOEXEC: it is gone once execve succeeds. */
+	execve(ls->path, ls->argv, ls->envp);
+	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
+}
+
+/* Follow the child with syscall stops until its seccomp(NEW_LISTENER)
+ * returns, then take the listener fd out of it. */
+static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
+{
+	struct __ptrace_syscall_info info;
+	bool want_exit = false;
+	int st;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, __WALL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			*status = st;
+			return -ECHILD;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		int sig = WSTOPSIG(st);
+		int inject = 0;
+
+		if (sig == (SIGTRAP | 0x80)) {
+			long r = ptrace(PTRACE_GET_SYSCALL_INFO, pid,
+					(void *)sizeof(info), &info);
+
+			if (r < 0)
+				return -errno;
+			if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+				want_exit = info.entry.nr == SYS_seccomp &&
+					    info.entry.args[0] == SECCOMP_SET_MODE_FILTER &&
+					    (info.entry.args[1] &
+					     SECCOMP_FILTER_FLAG_NEW_LISTENER);
+			} else if (info.op == PTRACE_SYSCALL_INFO_EXIT && want_exit) {
+				want_exit = false;
+				if (!info.exit.is_error) {
+					int fd = pidfd_getfd(pidfd, (int)info.exit.rval, 0);
+
+					if (fd < 0)
+						return -errno;
+					*listener = fd;
+					if (ptrace(PTRACE_CONT, pid, 0, 0) < 0)
+						return -errno;
+					return 0;
+				}
+			}
+		} else if ((st >> 16) == 0 && sig != SIGSTOP) {
+			inject = sig;	/* a real signal: deliver it */
+		}
+		if (ptrace(PTRACE_SYSCALL, pid, 0, (void *)(long)inject) < 0)
+			return -errno;
+	}
+}
+
+int launch_start(const struct launch_spec *ls, struct launch_result *out)
+{
+	int go[2];
+	pid_t parent = getpid();
+	pid_t pid;
+	int st;
+	int r;
+	AUTO_CLOSE int pidfd = -1;
+
+	out->pid = -1;
+	out->listener = -1;
+	out->early_status = -1;
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(go[0]);
+		close(go[1]);
+		return r;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		child_main(ls, go[0], parent);
+	}
+	close(go[0]);
+	out->pid = pid;
+	pidfd = pidfd_open(pid, 0);
+	if (pidfd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* Security: EXITKILL, so that the tree dies with the supervisor. */
+	if (ptrace(PTRACE_SEIZE, pid, 0,
+		   (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP |
+				  PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+				  PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+				  PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	for (;;) {
+		pid_t w = waitpid(pid, &st, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			r = -errno;
+			goto fail;
+		}
+		if (WIFSTOPPED(st))
+			break;
+		r = -ECHILD;
+		goto fail;
+	}
+	if (ptrace(PTRACE_SYSCALL, pid, 0, 0) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (write(go[1], "g", 1) != 1) {
+		r = -errno;
+		goto fail;
+	}
+	close(go[1]);
+	go[1] = -1;
+	r = take_listener(pid, pidfd, &out->listener, &out->early_status);
+	if (r == -ECHILD)
+		return r;	/* the child ended before its exec: status set */
+	if (r < 0)
+		goto fail;
+	/* Faster wake-ups of the waiting task where the kernel has it. */
+	if (ioctl(out->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0) {
+		/* kernel < 6.6: the ordinary wake-up is fine */
+	}
+	return 0;
+fail:
+	if (go[1] >= 0)
+		close(go[1]);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+		;
+	out->pid = -1;
+	return r;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to supervisor/: starting the command under the filters. */
+#ifndef SYSGATE_SUPERVISOR_LAUNCH_H
+#define SYSGATE_SUPERVISOR_LAUNCH_H
+
+#include <linux/filter.h>
+#include <sys/types.h>
+
+struct launch_spec {
+	const char *path;            /* resolved program path */
+	char *const *argv;
+	char *const *envp;
+	const struct sock_fprog *guard;
+	const struct sock_fprog *policy;
+	int foreground_tty;          /* fd of our terminal if we are in its
+				      * foreground, else -1 */
+	mode_t umask;
+};
+
+struct launch_result {
+	pid_t pid;
+	int listener;
+	int early_status;            /* wait status if the child ended
+				      * before its filter was on */
+};
+
+/*
+ * Fork and start the command seized, with the guard and policy filters
+ * loaded; the child is left running into its execve (which the policy
+ * decides).  Returns 0, -ECHILD if the child ended early (early_status set),
+ * or -errno (the child is killed and reaped).
+ */
+int launch_start(const struct launch_spec *ls, struct launch_result *out);
+
+#endif

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event loop: one thread polls the seccomp listener and a signalfd
+ * (SIGCHLD and the signals passed on to the tree), never blocking in
+ * waitpid.  ptrace events keep the process table: forks, clones, execs,
+ * exits and signals of every task of the tree.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "common/util.h"
+#include "supervisor/internal.h"
+#include "supervisor/launch.h"
+
+#ifndef CLONE_THREAD
+#define CLONE_THREAD 0x00010000
+#endif
+
+struct sup *sup_global;
+
+static int seccomp_notify_sizes_get(struct sup *s)
+{
+	return (int)syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &s->sizes);
+}
+
+static void kill_one(struct proc *p, void *arg)
+{
+	(void)arg;
+	if (p->tid == p->tgid)
+		kill(p->tgid, SIGKILL);
+}
+
+void sup_kill_tree(void)
+{
+	procs_each(kill_one, NULL);
+}
+
+void sup_fail(struct sup *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->failed) {
+		va_start(ap, fmt);
+		vsnprintf(s->fail_msg, sizeof(s->fail_msg), fmt, ap);
+		va_end(ap);
+		s->failed = true;
+		fprintf(stderr, "sysgate: %s: stopping the process tree\n", s->fail_msg);
+	}
+	/* Security: fail closed: no call runs unrecorded after this. */
+	sup_kill_tree();
+}
+
+struct fwd {
+	int sig;
+};
+
+static void forward_one(struct proc *p, void *arg)
+{
+	const struct fwd *f = arg;
+
+	if (p->tid == p->tgid && !p->exited)
+		kill(p->tgid, f->sig);
+}
+
+static void on_new_task(struct sup *s, struct proc *parent, int event)
+{
+	unsigned long msg = 0;
+	pid_t ntid;
+	pid_t ntgid;
+	const char *kind;
+	struct proc *np;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
+		return;
+	ntid = (pid_t)msg;
+	if (event == PTRACE_EVENT_CLONE) {
+		struct user_regs_struct regs;
+
+		if (ptrace(PTRACE_GETREGS, parent->tid, 0, &regs) == 0 &&
+		    (regs.rdi & CLONE_THREAD)) {
+			ntgid = parent->tgid;
+			kind = "thread";
+		} else {
+			ntgid = tracee_tgid(ntid);
+			if (ntgid <= 0)
+				ntgid = ntid;
+			kind = ntgid == parent->tgid ? "thread" : "clone";
+		}
+	} else {
+		ntgid = ntid;
+		kind = event == PTRACE_EVENT_VFORK ? "vfork" : "fork";
+	}
+	np = procs_add(ntid, ntgid, parent->tgid);
+	if (!np) {
+		sup_fail(s, "out of memory for the process table");
+		return;
+	}
+	np->tgid = ntgid;
+	np->ppid = parent->tgid;
+	if (!np->exe && parent->exe)
+		procs_set_exe(np, parent->exe);
+	if (record_fork(s, ntid, parent->tgid, ntgid, kind) < 0)
+		sup_fail(s, "cannot write the audit trail");
+}
+
+static void on_stop(struct sup *s, pid_t pid, int st)
+{
+	struct proc *p = procs_find(pid);
+	int sig = WSTOPSIG(st);
+	int event = st >> 16;
+	long inject = 0;
+
+	if (!p) {
+		/* A new task whose creator's event has not been seen yet. */
+		pid_t tg = tracee_tgid(pid);
+
+		p = procs_add(pid, tg > 0 ? tg : pid, 0);
+		if (!p) {
+			sup_fail(s, "out of memory for the process table");
+			kill(pid, SIGKILL);
+			return;
+		}
+		if (tg > 0 && tg != pid) {
+			struct proc *leader = procs_find(tg);
+
+			if (leader && leader->exe)
+				procs_set_exe(p, leader->exe);
+		}
+	}
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_new_task(s, p, event);
+		break;
+	case PTRACE_EVENT_EXEC: {
+		unsigned long former = 0;
+
+		ptrace(PTRACE_GETEVENTMSG, pid, 0, &former);
+		/* The exec'ing thread takes the leader's tid. */
+		if ((pid_t)former != pid) {
+			struct proc *fp = procs_find((pid_t)former);
+
+			if (fp && fp->exec && !p->exec) {
+				p->exec = fp->exec;
+				fp->exec = NULL;
+			}
+			procs_del((pid_t)former);
+		}
+		notify_exec_event(s, p, pid);
+		break;
+	}
+	case PTRACE_EVENT_EXIT:
+		break;
+	case PTRACE_EVENT_STOP:
+		if (!p->attached) {
+			p->attached = true;
+			break;
+		}
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+		    sig == SIGTTOU) {
+			/* A group-stop: stay stopped until SIGCONT. */
+			ptrace(PTRACE_LISTEN, pid, 0, 0);
+			return;
+		}
+		break;
+	case PTRACE_EVENT_SECCOMP:
+		break;
+	case 0:
+		p->attached = true;
+		if (sig == (SIGTRAP | 0x80))
+			break;
+		inject = sig;
+		if (record_signal(s, p, sig) < 0)
+			sup_fail(s, "cannot write the audit trail");
+		break;
+	default:
+		break;
+	}
+	ptrace(PTRACE_CONT, pid, 0, (void *)inject);
+}
+
+static void on_exit_status(struct sup *s, pid_t pid, int st)
+{
+	struct proc *p = procs_find(pid);
+
+	if (pid == s->child)
+		s->child_status = st;
+	if (!p)
+		return;
+	p->exited = true;
+	if (record_exit(s, p, st) < 0)
+		sup_fail(s, "cannot write the audit trail");
+	procs_del(pid);
+}
+
+/* Returns false once no traced task is left. */
+static bool reap(struct sup *s)
+{
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG | __WALL);
+
+		if (pid == 0)
+			return true;
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno != ECHILD;
+		}
+		if (WIFSTOPPED(st))
+			on_stop(s, pid, st);
+		else if (WIFEXITED(st) || WIFSIGNALED(st))
+			on_exit_status(s, pid, st);
+	}
+}
+
+static int run_loop(struct sup *s)
+{
+	struct seccomp_notif *req = calloc(1, s->sizes.seccomp_notif);
+	struct seccomp_notif_resp *resp = calloc(1, s->sizes.seccomp_notif_resp);
+	struct pollfd pfd[2];
+	bool alive = true;
+
+	if (!req || !resp) {
+		free(req);
+		free(resp);
+		sup_fail(s, "out of memory");
+		return -ENOMEM;
+	}
+	pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = s->listener, .events = POLLIN };
+	while (alive) {
+		int n = poll(pfd, 2, AUDIT_SYNC_INTERVAL_MS);
+
+		if (n < 0 && errno != EINTR) {
+			sup_fail(s, "poll: %s", strerror(errno));
+			break;
+		}
+		if (n > 0 && (pfd[1].revents & POLLIN)) {
+			int r;
+
+			if (s->failed) {
+				/* Fail closed: answer without running. */
+				memset(req, 0, s->sizes.seccomp_notif);
+				if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
+					struct seccomp_notif_resp rr = {
+						.id = req->id, .error = -EPERM,
+					};
+					ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &rr);
+				}
+			} else if ((r = notify_handle_one(s, req, resp)) < 0) {
+				sup_fail(s, "seccomp listener: %s", strerror(-r));
+			}
+		} else if (n > 0 && (pfd[1].revents & (POLLHUP | POLLERR))) {
+			/* No task uses the filter any more. */
+			pfd[1].fd = -1;
+		}
+		if (n > 0 && (pfd[0].revents & POLLIN)) {
+			struct signalfd_siginfo si[8];
+			ssize_t got = read(s->sigfd, si, sizeof(si));
+
+			for (ssize_t i = 0; got > 0 && i < got / (ssize_t)sizeof(si[0]); i++) {
+				int sig = (int)si[i].ssi_signo;
+
+				if (sig != SIGCHLD) {
+					struct fwd f = { sig };
+
+					procs_each(forward_one, &f);
+				}
+			}
+		}
+		/* Reap on every turn: SIGCHLD coalesces. */
+		alive = reap(s);
+		if (audit_tick(s->audit) < 0 && !s->failed)
+			sup_fail(s, "cannot sync the audit trail");
+	}
+	free(req);
+	free(resp);
+	return 0;
+}
+
+/* execvp's search, done before fork so that the child execs once. */
+static int find_program(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	bool seen_eacces = false;
+
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t dl = strcspn(path, ":");
+		struct stat st;
+
+		if ((int)snprintf(out, len, "%.*s%s%s", (int)dl, path,
+				  dl ? "/" : "", name) < (int)len &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(out, X_OK) == 0)
+				return 0;
+			seen_eacces = true;
+		}
+		path += dl;
+		if (*path == ':')
+			path++;
+	}
+	if (seen_eacces)
+		return -EACCES;
+	return -ENOENT;
+}
+
+static char **child_env(const struct supervisor_opts *o)
+{
+	extern char **environ;
+	size_t n = 0;
+	char **env;
+	size_t k = 0;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 3, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "TMPDIR=", 7) != 0 &&
+		    strncmp(environ[i], "SYSGATE_RUN=", 12) != 0)
+			env[k++] = environ[i];
+	if (o->tmpdir && asprintf(&env[k], "TMPDIR=%s", o->tmpdir) > 0)
+		k++;
+	if (asprintf(&env[k], "SYSGATE_RUN=%s", o->run_id) > 0)
+		k++;
+	env[k] = NULL;
+	return env;
+}
+
+static int exit_status_of(struct sup *s)
+{
+	if (s->failed)
+		return SUPERVISOR_EXIT_FAILURE;
+	if (s->child_status < 0)
+		return SUPERVISOR_EXIT_FAILURE;
+	if (WIFSIGNALED(s->child_status))
+		return 128 + WTERMSIG(s->child_status);
+	return WEXITSTATUS(s->child_status);
+}
+
+int supervisor_run(const struct supervisor_opts *opts)
+{
+	static struct sup s;
+	struct sock_fprog guard = { 0 }, policy = { 0 };
+	struct launch_spec ls = { 0 };
+	struct launch_result lr;
+	char prog[PATH_MAX];
+	sigset_t mask;
+	char **env = NULL;
+	int tty = -1;
+	pid_t our_pgrp = getpgrp();
+	int status;
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	sup_global = &s;
+	s.opts = opts;
+	s.rules = opts->rules;
+	s.audit = opts->audit;
+	s.listener = -1;
+	s.child_status = -1;
+	s.self = getpid();
+	s.start_us = sup_now_us();
+	if (opts->audit_path) {
+		struct stat st;
+
+		if (stat(opts->audit_path, &st) == 0) {
+			s.audit_dev = st.st_dev;
+			s.audit_ino = st.st_ino;
+			s.have_audit_ino = true;
+		}
+	}
+
+	/*
+	 * Security: not dumpable, so that no process of the same user can
+	 * ptrace the supervisor or open its /proc files (its listener fd
+	 * above all).
+	 */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (seccomp_notify_sizes_get(&s) < 0) {
+		fprintf(stderr, "sysgate: seccomp user notification is not available: %s\n",
+			strerror(errno));
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+
+	if (record_run_start(&s) < 0) {
+		fprintf(stderr, "sysgate: cannot write the audit trail\n");
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+
+	r = find_program(opts->argv[0], prog, sizeof(prog));
+	if (r < 0) {
+		fprintf(stderr, "sysgate: %s: %s\n", opts->argv[0],
+			r == -ENOENT ? "command not found" : strerror(-r));
+		s.child_status = (r == -ENOENT ? 127 : 126) << 8;
+		goto end;
+	}
+	if (rules_build_guard_filter(&guard) < 0 ||
+	    rules_build_filter(opts->rules, &policy) < 0) {
+		sup_fail(&s, "cannot build the seccomp filter");
+		goto end;
+	}
+	env = child_env(opts);
+	if (!env) {
+		sup_fail(&s, "out of memory");
+		goto end;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s.sigfd < 0) {
+		sup_fail(&s, "signalfd: %s", strerror(errno));
+		goto end;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == our_pgrp)
+		tty = STDIN_FILENO;
+
+	{
+		mode_t um = umask(0);
+
+		umask(um);
+		ls.umask = um;
+	}
+	ls.path = prog;
+	ls.argv = opts->argv;
+	ls.envp = env;
+	ls.guard = &guard;
+	ls.policy = &policy;
+	ls.foreground_tty = tty;
+	r = launch_start(&ls, &lr);
+	if (r == -ECHILD) {
+		s.child_status = lr.early_status;
+		goto end;
+	}
+	if (r < 0) {
+		sup_fail(&s, "cannot start the command under the filter: %s",
+			 strerror(-r));
+		goto end;
+	}
+	s.child = lr.pid;
+	s.listener = lr.listener;
+	{
+		struct proc *p = procs_add(lr.pid, lr.pid, s.self);
+
+		if (!p) {
+			sup_fail(&s, "out of memory");
+		} else {
+			char self_exe[PATH_MAX];
+
+			p->attached = true;
+			if (tracee_exe(s.self, self_exe, sizeof(self_exe)) == 0)
+				procs_set_exe(p, self_exe);
+			record_fork(&s, lr.pid, s.self, lr.pid, "fork");
+		}
+	}
+	/* Emulated creates apply the caller's umask themselves. */
+	umask(0);
+	run_loop(&s);
+
+end:
+	if (tty >= 0) {
+		signal(SIGTTOU, SIG_IGN);
+		tcsetpgrp(tty, our_pgrp);
+		signal(SIGTTOU, SIG_DFL);
+	}
+	status = exit_status_of(&s);
+	if (!s.child_execd && !s.failed && s.first_exec_err) {
+		fprintf(stderr, "sysgate: cannot run %s: %s%s%s%s\n", opts->argv[0],
+			strerror(s.first_exec_err),
+			s.first_exec_rule ? " (rule " : "",
+			s.first_exec_rule ? s.first_exec_rule : "",
+			s.first_exec_rule ? ")" : "");
+	}
+	if (record_run_end(&s, status) < 0) {
+		fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
+		status = SUPERVISOR_EXIT_FAILURE;
+	}
+	record_summary(&s, status);
+	if (s.listener >= 0)
+		close(s.listener);
+	if (s.sigfd > 0)
+		close(s.sigfd);
+	if (env) {
+		for (char **e = env; *e; e++)
+			if (!strncmp(*e, "TMPDIR=", 7) || !strncmp(*e, "SYSGATE_RUN=", 12))
+				free(*e);
+		free(env);
+	}
+	free(guard.filter);
+	free(policy.filter);
+	return status;
+}

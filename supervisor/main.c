@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sysgate's command line: `run` sets up the run (id, private temp dir,
+ * policy, audit trail) and hands over to the supervisor; the other
+ * subcommands are in tools/.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "common/util.h"
+#include "rules/rules.h"
+#include "supervisor/supervisor.h"
+#include "tools/tools.h"
+
+#define MAX_POLICY_BYTES (1024 * 1024)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sysgate run [-r POLICY] [-a AUDIT] [--audit-fd N]\n"
+		"                   [--audit-sync none|interval|every] [--sign-key FILE]\n"
+		"                   [-q|-v] [--] COMMAND [ARG...]\n"
+		"       sysgate check POLICY\n"
+		"       sysgate verify AUDIT [--key PUBLIC]\n"
+		"       sysgate keygen SECRET PUBLIC\n"
+		"       sysgate --version\n"
+		"See sysgate(1), sysgate.ini(5) and sysgate-audit(5).\n");
+}
+
+static void make_run_id(char *buf, size_t len)
+{
+	unsigned char rnd[6];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		memset(rnd, 0, sizeof(rnd));
+	gmtime_r(&now, &tm);
+	snprintf(buf, len, "%04d%02d%02dT%02d%02d%02dZ-%02x%02x%02x%02x%02x%02x",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
+		 rnd[5]);
+}
+
+/* mkdir -p with mode for the parts we create. */
+static int mkdirs(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Where the trail goes without -a: the user's state directory, or a
+ * private directory under /tmp when there is no usable home. */
+static int default_audit_path(const char *run, char *out, size_t len)
+{
+	const char *state = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (state && state[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/sysgate/runs", state);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/.local/state/sysgate/runs", home);
+	else
+		dir[0] = '\0';
+	if (dir[0] && mkdirs(dir, 0700) == 0 && access(dir, W_OK) == 0) {
+		snprintf(out, len, "%s/%s.jsonl", dir, run);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/sysgate-%u", (unsigned)getuid());
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	/* Security: only a directory of our own, not someone's trap. */
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
+		return -EPERM;
+	snprintf(out, len, "%s/%s.jsonl", dir, run);
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP || flag == FTW_D)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void remove_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+static int read_policy_text(const char *path, char **out, size_t *len)
+{
+	AUTO_CLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	size_t got = 0;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(MAX_POLICY_BYTES);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, buf + got, MAX_POLICY_BYTES - got);
+
+		if (n < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got == MAX_POLICY_BYTES)
+			break;
+	}
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+static void hash_hex(const void *data, size_t len, char *hex)
+{
+	unsigned char h[32];
+
+	crypto_generichash(h, sizeof(h), data, len, NULL, 0);
+	sodium_bin2hex(hex, 65, h, sizeof(h));
+}
+
+static int cmd_run(int argc, char **argv, char **all_argv)
+{
+	static const struct option longopts[] = {
+		{ "rules", required_argument, NULL, 'r' },
+		{ "policy", required_argument, NULL, 'r' },
+		{ "audit", required_argument, NULL, 'a' },
+		{ "audit-fd", required_argument, NULL, 'F' },
+		{ "audit-sync", required_argument, NULL, 'S' },
+		{ "sign-key", required_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *policy_arg = NULL;
+	const char *audit_arg = NULL;
+	const char *key_arg = NULL;
+	int audit_fd = -1;
+	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
+	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
+	char run_id[64];
+	char tmpdir[PATH_MAX];
+	char audit_path[PATH_MAX];
+	char cwd[PATH_MAX];
+	char err[RULES_ERR_MAX];
+	char policy_hash[65];
+	unsigned char sk[64];
+	struct rules_vars vars;
+	struct rules_set *rs = NULL;
+	struct audit_writer *aw = NULL;
+	struct supervisor_opts o = { 0 };
+	const char *t;
+	int c, r, status;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+r:a:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			policy_arg = optarg;
+			break;
+		case 'a':
+			audit_arg = optarg;
+			break;
+		case 'F': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 0 || v > INT_MAX || fcntl((int)v, F_GETFD) < 0) {
+				fprintf(stderr, "sysgate: --audit-fd %s: not an open file descriptor\n",
+					optarg);
+				return SUPERVISOR_EXIT_FAILURE;
+			}
+			audit_fd = (int)v;
+			break;
+		}
+		case 'S':
+			if (!strcmp(optarg, "none"))
+				sync = AUDIT_SYNC_NONE;
+			else if (!strcmp(optarg, "interval"))
+				sync = AUDIT_SYNC_INTERVAL;
+			else if (!strcmp(optarg, "every"))
+				sync = AUDIT_SYNC_EVERY;
+			else {
+				fprintf(stderr, "sysgate: --audit-sync: expected none, interval or every, not '%s'\n",
+					optarg);
+				return SUPERVISOR_EXIT_FAILURE;
+			}
+			break;
+		case 'K':
+			key_arg = optarg;
+			break;
+		case 'q':
+			verb = SUPERVISOR_QUIET;
+			break;
+		case 'v':
+			verb = SUPERVISOR_VERBOSE;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return SUPERVISOR_EXIT_FAILURE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "sysgate run: no command given\n");
+		usage(stderr);
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	if (audit_arg && audit_fd >= 0) {
+		fprintf(stderr, "sysgate: -a and --audit-fd cannot be used together\n");
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	if (sodium_init() < 0) {
+		fprintf(stderr, "sysgate: libsodium cannot be initialised\n");
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	if (key_arg && (r = audit_load_secret_key(key_arg, sk)) < 0) {
+		fprintf(stderr, "sysgate: --sign-key %s: %s\n", key_arg, strerror(-r));
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+
+	make_run_id(run_id, sizeof(run_id));
+	t = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/sysgate-%s",
+		 t && t[0] == '/' ? t : "/tmp", run_id);
+	tools_vars(&vars, cwd, sizeof(cwd), tmpdir, run_id);
+
+	/* The whole policy is understood before anything starts. */
+	r = tools_load_policy(policy_arg, &vars, &rs, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "%s\n", err);
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	{
+		char *text = NULL;
+		size_t len = 0;
+
+		if (policy_arg && read_policy_text(rules_source(rs), &text, &len) == 0) {
+			hash_hex(text, len, policy_hash);
+			free(text);
+		} else {
+			const char *d = rules_default_text();
+
+			hash_hex(d, strlen(d), policy_hash);
+		}
+	}
+
+	if (audit_fd >= 0) {
+		fcntl(audit_fd, F_SETFD, FD_CLOEXEC);
+		r = audit_open_fd(audit_fd, sync, run_id, &aw);
+		audit_path[0] = '\0';
+	} else {
+		if (audit_arg)
+			snprintf(audit_path, sizeof(audit_path), "%s", audit_arg);
+		else if ((r = default_audit_path(run_id, audit_path, sizeof(audit_path))) < 0) {
+			fprintf(stderr, "sysgate: no place for the audit trail: %s (use -a FILE)\n",
+				strerror(-r));
+			rules_free(rs);
+			return SUPERVISOR_EXIT_FAILURE;
+		}
+		r = audit_open_path(audit_path, sync, run_id, &aw);
+	}
+	if (r < 0) {
+		fprintf(stderr, "sysgate: cannot open the audit trail %s: %s\n",
+			audit_fd >= 0 ? "fd" : audit_path, strerror(-r));
+		rules_free(rs);
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	if (mkdir(tmpdir, 0700) < 0) {
+		fprintf(stderr, "sysgate: cannot create the private temp dir %s: %s\n",
+			tmpdir, strerror(errno));
+		audit_close(aw);
+		rules_free(rs);
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+
+	o.rules = rs;
+	o.audit = aw;
+	o.audit_path = audit_fd >= 0 ? NULL : audit_path;
+	o.run_id = run_id;
+	o.policy_hash_hex = policy_hash;
+	o.tmpdir = tmpdir;
+	o.sign_key = key_arg ? sk : NULL;
+	o.argv = argv + optind;
+	o.sysgate_argv = all_argv;
+	o.verbosity = verb;
+	status = supervisor_run(&o);
+
+	remove_tree(tmpdir);
+	r = audit_close(aw);
+	if (r < 0) {
+		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n", strerror(-r));
+		status = SUPERVISOR_EXIT_FAILURE;
+	}
+	sodium_memzero(sk, sizeof(sk));
+	rules_free(rs);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1, argv);
+	if (!strcmp(argv[1], "check"))
+		return tool_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "verify"))
+		return tool_verify(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "keygen"))
+		return tool_keygen(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("sysgate %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "sysgate: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return SUPERVISOR_EXIT_FAILURE;
+}

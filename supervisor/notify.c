@@ -1,0 +1,1449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trusted path: receive a notification, copy its arguments once, resolve
+ * what the kernel would act on, revalidate the id, match, record, and reply
+ * by emulating the call (or denying it).  A CONTINUE is sent only for calls
+ * whose decision read no tracee memory, and for execve, which is checked
+ * again at the exec stop (notify_exec_event).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "supervisor/internal.h"
+
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+#ifndef O_TMPFILE
+#define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+#ifndef OPEN_HOW_SIZE_VER0
+#define OPEN_HOW_SIZE_VER0 24
+#endif
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#define RENAME_EXCHANGE (1 << 1)
+#define RENAME_WHITEOUT (1 << 2)
+#endif
+
+/* Retries when a racing process changes the file system between our check
+ * and our action (an O_EXCL create that meets a new entry). */
+#define NOTIFY_MAX_RETRIES 8
+
+enum op {
+	OP_OPEN, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RENAME, OP_LINK,
+	OP_SYMLINK, OP_CHMOD, OP_CHOWN, OP_TRUNCATE, OP_UNSUPPORTED,
+};
+
+static enum op path_op(int nr)
+{
+	switch (nr) {
+	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat:
+		return OP_OPEN;
+	case SYS_mkdir: case SYS_mkdirat:
+		return OP_MKDIR;
+	case SYS_mknod: case SYS_mknodat:
+		return OP_MKNOD;
+	case SYS_rmdir: case SYS_unlink: case SYS_unlinkat:
+		return OP_UNLINK;
+	case SYS_rename: case SYS_renameat: case SYS_renameat2:
+		return OP_RENAME;
+	case SYS_link: case SYS_linkat:
+		return OP_LINK;
+	case SYS_symlink: case SYS_symlinkat:
+		return OP_SYMLINK;
+	case SYS_chmod: case SYS_fchmodat:
+		return OP_CHMOD;
+	case SYS_chown: case SYS_lchown: case SYS_fchownat:
+		return OP_CHOWN;
+	case SYS_truncate:
+		return OP_TRUNCATE;
+	default:
+		return OP_UNSUPPORTED;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Replies                                                             */
+
+static int send_resp(struct sup *s, uint64_t id, int64_t val, int err,
+		     bool cont)
+{
+	struct seccomp_notif_resp resp = {
+		.id = id,
+		.val = cont ? 0 : val,
+		/* Security: the kernel wants a negative errno; a positive one
+		 * would read as a successful return (PLATFORM.md 3a). */
+		.error = cont ? 0 : -err,
+		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
+	};
+
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
+		/* ENOENT: the caller died or was interrupted by a fatal
+		 * signal; nothing ran. */
+		if (errno == ENOENT)
+			return 0;
+		return -errno;
+	}
+	return 0;
+}
+
+static bool id_valid(struct sup *s, uint64_t id)
+{
+	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* Install fd in the caller (not yet answering), return its number there. */
+static int add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
+{
+	struct seccomp_notif_addfd a = {
+		.id = id,
+		.flags = 0,
+		.srcfd = (uint32_t)fd,
+		.newfd = 0,
+		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	};
+	int r = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+
+	return r < 0 ? -errno : r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decisions                                                           */
+
+static void verdict_builtin(struct rules_verdict *v, const char *rule, int err)
+{
+	v->action = RULES_DENY;
+	v->err = err;
+	v->rule = rule;
+	v->audit = true;
+	v->stack = false;
+}
+
+/*
+ * Security: checks the policy cannot switch off.  /proc entries of
+ * processes outside the traced tree (the supervisor above all) are out of
+ * reach but for a few read-only files that ps(1) needs, and the audit trail
+ * cannot be written, removed or replaced by the tree.
+ */
+static bool builtin_check(struct sup *s, const struct resolved *r,
+			  unsigned access, struct rules_verdict *v)
+{
+	static const char *const readable[] = {
+		"stat", "status", "cmdline", "comm", "statm", "cgroup",
+		"limits", "loginuid", "sessionid", "oom_score", "wchan",
+		"schedstat", "task",
+	};
+	const char *p = r->path;
+
+	if (s->have_audit_ino && r->fd >= 0 && r->st.st_dev == s->audit_dev &&
+	    r->st.st_ino == s->audit_ino &&
+	    (access & (RULES_ACC_WRITE | RULES_ACC_DELETE | RULES_ACC_CREATE))) {
+		verdict_builtin(v, "sysgate:audit-trail", EACCES);
+		return true;
+	}
+	if (strncmp(p, "/proc/", 6) == 0 && p[6] >= '1' && p[6] <= '9') {
+		char *end;
+		long pid = strtol(p + 6, &end, 10);
+		const char *rest = *end == '/' ? end + 1 : end;
+		size_t rlen = strcspn(rest, "/");
+
+		if (*end != '/' && *end != '\0')
+			return false;
+		if (pid == s->self) {
+			verdict_builtin(v, "sysgate:supervisor", EACCES);
+			return true;
+		}
+		if (procs_find((pid_t)pid))
+			return false;
+		if (access & (RULES_ACC_READ | RULES_ACC_STAT)) {
+			if (rlen == 0)
+				return false;
+			for (size_t i = 0; i < ARRAY_SIZE(readable); i++)
+				if (strlen(readable[i]) == rlen &&
+				    !strncmp(rest, readable[i], rlen) &&
+				    (rest[rlen] == '\0' ||
+				     !strcmp(readable[i], "task")))
+					return false;
+		}
+		verdict_builtin(v, "sysgate:outside-tree", EACCES);
+		return true;
+	}
+	return false;
+}
+
+static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
+			const struct resolved *r, unsigned access)
+{
+	struct rules_event ev = {
+		.nr = c->req->data.nr,
+		.exe = c->exe,
+		.access = access,
+		.path = r->path,
+	};
+	struct rules_verdict v;
+
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	if (!builtin_check(s, r, access, &v))
+		rules_match(s->rules, &ev, &v);
+	/* Several checks of one path (read and write): keep the strictest. */
+	if (!cp->checked || v.action > cp->v.action) {
+		cp->v = v;
+		cp->access = access;
+	}
+	cp->checked = true;
+	snprintf(cp->resolved, sizeof(cp->resolved), "%s", r->path);
+	cp->have_resolved = true;
+}
+
+/*
+ * A create of a path that exists fails with EEXIST whatever the policy
+ * says, as it would in the kernel: nothing is created, so nothing is denied
+ * (mkdir -p climbs through such paths, outside the allowed tree too).
+ */
+static void answer_exists(struct sup *s, struct call *c, struct call_path *cp,
+			  const struct resolved *r)
+{
+	c->v = (struct rules_verdict){
+		.action = RULES_ALLOW,
+		.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
+	};
+	c->err = EEXIST;
+	c->note = "the path exists";
+	cp->v = c->v;
+	cp->access = RULES_ACC_CREATE;
+	cp->checked = true;
+	snprintf(cp->resolved, sizeof(cp->resolved), "%s", r->path);
+	cp->have_resolved = true;
+}
+
+/* The deciding verdict of the call: the strictest of its paths. */
+static void decide_call(struct call *c)
+{
+	bool first = true;
+
+	for (unsigned i = 0; i < c->n_paths; i++) {
+		if (!c->paths[i].checked)
+			continue;
+		if (first || c->paths[i].v.action > c->v.action)
+			c->v = c->paths[i].v;
+		first = false;
+	}
+}
+
+static void kill_caller(struct call *c)
+{
+	/* Security: the call under review never runs: we never reply
+	 * CONTINUE, and SIGKILL takes the process before our error reply
+	 * can be acted upon. */
+	kill(c->tgid, SIGKILL);
+}
+
+/*
+ * Record and reply.  The record goes to the trail first: a call that runs
+ * is never missing from it.  If the trail cannot be written, the call is
+ * denied and sysgate fails closed.
+ */
+static int finish(struct sup *s, struct call *c, bool cont)
+{
+	int r;
+
+	if (c->v.action == RULES_KILL)
+		kill_caller(c);
+	if (c->err == 0 && !cont && !c->have_result && c->v.action != RULES_ALLOW)
+		c->err = c->v.err ? c->v.err : EPERM;
+	r = record_call(s, c);
+	if (r < 0) {
+		sup_fail(s, "cannot write the audit trail: %s", strerror(-r));
+		return send_resp(s, c->req->id, 0, EPERM, false);
+	}
+	if (c->v.action != RULES_ALLOW)
+		record_note_denial(s, c);
+	s->counts[c->v.action]++;
+	if (cont)
+		return send_resp(s, c->req->id, 0, 0, true);
+	return send_resp(s, c->req->id, c->result, c->err, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* Copying arguments                                                   */
+
+static int copy_path(struct call *c, int arg, const char *name)
+{
+	struct call_path *cp = &c->paths[c->n_paths++];
+	ssize_t n;
+
+	cp->arg_name = name;
+	n = tracee_read_str(c->tid, c->req->data.args[arg], cp->raw,
+			    sizeof(cp->raw));
+	if (n < 0)
+		return (int)n;
+	cp->raw_len = (size_t)n;
+	cp->have_raw = true;
+	return 0;
+}
+
+static int arg_dirfd(const struct call *c, int idx)
+{
+	int a = c->info->dirfd_arg[idx];
+
+	return a < 0 ? AT_FDCWD : (int)(int32_t)c->req->data.args[a];
+}
+
+/* ------------------------------------------------------------------ */
+/* The open family                                                     */
+
+static unsigned open_access(uint64_t flags, bool exists, unsigned *second)
+{
+	*second = 0;
+	if (flags & O_PATH)
+		return RULES_ACC_STAT;
+	if (!exists)
+		return (flags & O_CREAT) ? RULES_ACC_CREATE : RULES_ACC_READ;
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		return (flags & O_TRUNC) ? RULES_ACC_WRITE : RULES_ACC_READ;
+	case O_WRONLY:
+		return RULES_ACC_WRITE;
+	default:
+		*second = RULES_ACC_WRITE;
+		return RULES_ACC_READ;
+	}
+}
+
+struct open_args {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+
+static int get_open_args(struct call *c, struct open_args *o)
+{
+	const __u64 *a = c->req->data.args;
+
+	switch (c->req->data.nr) {
+	case SYS_open:
+		o->flags = (uint32_t)a[1];
+		o->mode = (uint32_t)a[2];
+		return 0;
+	case SYS_creat:
+		o->flags = O_CREAT | O_WRONLY | O_TRUNC;
+		o->mode = (uint32_t)a[1];
+		return 0;
+	case SYS_openat:
+		o->flags = (uint32_t)a[2];
+		o->mode = (uint32_t)a[3];
+		return 0;
+	case SYS_openat2: {
+		struct open_how how = { 0 };
+		size_t size = a[3];
+		int r;
+
+		if (size < OPEN_HOW_SIZE_VER0)
+			return -EINVAL;
+		if (size > 4096)
+			return -E2BIG;
+		r = tracee_read(c->tid, a[2], &how,
+				size < sizeof(how) ? size : sizeof(how));
+		if (r < 0)
+			return r;
+		/* A larger struct must have zeros past what we know. */
+		for (size_t off = sizeof(how); off < size; off++) {
+			unsigned char b;
+
+			r = tracee_read(c->tid, a[2] + off, &b, 1);
+			if (r < 0)
+				return r;
+			if (b)
+				return -E2BIG;
+		}
+		if (how.resolve & ~(uint64_t)(RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS |
+					      RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH |
+					      RESOLVE_IN_ROOT | RESOLVE_CACHED))
+			return -EINVAL;
+		if ((how.resolve & RESOLVE_BENEATH) && (how.resolve & RESOLVE_IN_ROOT))
+			return -EINVAL;
+		if (how.flags >> 32)
+			return -EINVAL;
+		if (!(how.flags & (O_CREAT | __O_TMPFILE)) && how.mode)
+			return -EINVAL;
+		if (how.mode & ~(uint64_t)07777)
+			return -EINVAL;
+		o->flags = how.flags;
+		o->mode = how.mode;
+		o->resolve = how.resolve;
+		return 0;
+	}
+	default:
+		return -ENOSYS;
+	}
+}
+
+static unsigned resolve_flags_for(const struct open_args *o)
+{
+	unsigned f = 0;
+
+	if (!(o->flags & O_NOFOLLOW) &&
+	    !((o->flags & O_CREAT) && (o->flags & O_EXCL)))
+		f |= RES_FOLLOW;
+	if ((o->flags & O_TMPFILE) == O_TMPFILE)
+		f |= RES_FOLLOW;
+	if (o->resolve & RESOLVE_NO_SYMLINKS)
+		f |= RES_NO_SYMLINKS;
+	if (o->resolve & RESOLVE_NO_MAGICLINKS)
+		f |= RES_NO_MAGICLINKS;
+	if (o->resolve & RESOLVE_BENEATH)
+		f |= RES_BENEATH;
+	if (o->resolve & RESOLVE_IN_ROOT)
+		f |= RES_IN_ROOT;
+	if (o->resolve & RESOLVE_NO_XDEV)
+		f |= RES_NO_XDEV;
+	return f;
+}
+
+static int caller_umask(struct call *c)
+{
+	int m = tracee_umask(c->tid);
+
+	return m < 0 ? 022 : m;
+}
+
+static int reopen_fd(int fd, uint64_t flags)
+{
+	char p[64];
+	int nf;
+	/*
+	 * Reopen the object we checked through its fd: no path walk happens
+	 * again.  O_NOCTTY: the supervisor must not acquire a terminal.
+	 */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	nf = open(p, (int)((flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW)) |
+			   O_NOCTTY | O_CLOEXEC));
+	return nf < 0 ? -errno : nf;
+}
+
+/* The open itself, on what was resolved.  Returns our fd or -errno;
+ * -EAGAIN means "the file system changed under us: resolve again". */
+static int do_open(struct call *c, const struct open_args *o,
+		   const struct resolved *r)
+{
+	uint64_t f = o->flags;
+
+	if ((f & O_TMPFILE) == O_TMPFILE) {
+		int nf = openat(r->fd, ".", (int)(f | O_CLOEXEC),
+				(mode_t)(o->mode & ~(uint64_t)caller_umask(c) & 07777));
+
+		return nf < 0 ? -errno : nf;
+	}
+	if (r->fd >= 0) {
+		if (S_ISLNK(r->st.st_mode)) {
+			/* Only reached with O_NOFOLLOW (or O_CREAT|O_EXCL). */
+			if (f & O_PATH) {
+				int nf = fcntl(r->fd, F_DUPFD_CLOEXEC, 0);
+
+				return nf < 0 ? -errno : nf;
+			}
+			return -ELOOP;
+		}
+		return reopen_fd(r->fd, f);
+	}
+	/* Create: exclusively, so that a file appearing meanwhile is found
+	 * and decided again as what it is. */
+	int nf = openat(r->parent_fd, r->name,
+			(int)((f | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
+			       O_CLOEXEC) & ~(uint64_t)O_PATH),
+			(mode_t)(o->mode & ~(uint64_t)caller_umask(c) & 07777));
+	if (nf < 0)
+		return (errno == EEXIST && !(f & O_EXCL)) ? -EAGAIN : -errno;
+	return nf;
+}
+
+struct fifo_job {
+	struct sup *s;
+	struct call c;
+	char exe[PATH_MAX];
+	struct seccomp_notif req;
+	struct open_args o;
+	int fd;
+};
+
+static void *fifo_thread(void *arg)
+{
+	struct fifo_job *j = arg;
+	int nf = reopen_fd(j->fd, j->o.flags);
+
+	close(j->fd);
+	j->c.req = &j->req;
+	if (nf < 0) {
+		j->c.err = -nf;
+	} else {
+		int remote = add_fd(j->s, j->req.id, nf, j->o.flags & O_CLOEXEC);
+
+		close(nf);
+		if (remote < 0)
+			j->c.err = -remote;
+		else {
+			j->c.result = remote;
+			j->c.have_result = true;
+		}
+	}
+	j->c.emulated = true;
+	finish(j->s, &j->c, false);
+	free(j);
+	return NULL;
+}
+
+/* A FIFO opened without O_NONBLOCK blocks until its other end opens:
+ * do it on a thread so the supervisor keeps serving the tree. */
+static int open_fifo_async(struct sup *s, struct call *c,
+			   const struct open_args *o, struct resolved *r)
+{
+	struct fifo_job *j = calloc(1, sizeof(*j));
+	pthread_t t;
+	pthread_attr_t at;
+
+	if (!j)
+		return -ENOMEM;
+	j->s = s;
+	j->c = *c;
+	/* The process may exec or exit meanwhile: keep our own copies. */
+	snprintf(j->exe, sizeof(j->exe), "%s", c->exe ? c->exe : "?");
+	j->c.exe = j->exe;
+	j->req = *c->req;
+	j->o = *o;
+	j->fd = steal_fd(&r->fd);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, fifo_thread, j) != 0) {
+		r->fd = j->fd;
+		free(j);
+		pthread_attr_destroy(&at);
+		return -EAGAIN;
+	}
+	pthread_attr_destroy(&at);
+	return 0;
+}
+
+static int handle_open(struct sup *s, struct call *c)
+{
+	struct open_args o = { 0 };
+	struct resolved r;
+	int rc;
+
+	resolved_init(&r);
+	rc = copy_path(c, c->info->path_arg[0], "path");
+	if (rc == 0)
+		rc = get_open_args(c, &o);
+	if (rc < 0) {
+		c->err = -rc;
+		goto reply_err;
+	}
+	for (int attempt = 0; attempt < NOTIFY_MAX_RETRIES; attempt++) {
+		struct call_path *cp = &c->paths[0];
+		unsigned second;
+		unsigned acc;
+		int nf;
+		bool exists;
+
+		resolved_release(&r);
+		cp->checked = false;
+		rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, 0), cp->raw,
+				  resolve_flags_for(&o), &r);
+		if (!id_valid(s, c->req->id))
+			goto gone;
+		if (rc < 0) {
+			c->err = -rc;
+			goto reply_err;
+		}
+		exists = r.fd >= 0;
+		if (exists && (o.flags & O_CREAT) && (o.flags & O_EXCL) &&
+		    (o.flags & O_TMPFILE) != O_TMPFILE) {
+			answer_exists(s, c, cp, &r);
+			break;
+		}
+		if ((o.flags & O_TMPFILE) == O_TMPFILE) {
+			if (!exists) {
+				c->err = ENOENT;
+				goto reply_err;
+			}
+			decide_path(s, c, cp, &r, RULES_ACC_CREATE);
+		} else {
+			acc = open_access(o.flags, exists, &second);
+			decide_path(s, c, cp, &r, acc);
+			if (second)
+				decide_path(s, c, cp, &r, second);
+		}
+		decide_call(c);
+		if (c->v.action != RULES_ALLOW)
+			break;
+		if (!exists && !(o.flags & O_CREAT)) {
+			c->err = ENOENT;
+			break;
+		}
+		if (!exists && r.trailing_slash) {
+			c->err = EISDIR;
+			break;
+		}
+		if (exists && S_ISFIFO(r.st.st_mode) && !(o.flags & O_NONBLOCK) &&
+		    !(o.flags & O_PATH)) {
+			c->emulated = true;
+			if (open_fifo_async(s, c, &o, &r) == 0) {
+				resolved_release(&r);
+				return 0;
+			}
+		}
+		nf = do_open(c, &o, &r);
+		if (nf == -EAGAIN)
+			continue;
+		c->emulated = true;
+		if (nf < 0) {
+			c->err = -nf;
+			break;
+		}
+		int remote = add_fd(s, c->req->id, nf, o.flags & O_CLOEXEC);
+
+		close(nf);
+		if (remote < 0) {
+			if (remote == -ENOENT)
+				goto gone;
+			c->err = -remote;
+			break;
+		}
+		c->result = remote;
+		c->have_result = true;
+		break;
+	}
+	if (!c->err && !c->have_result && c->v.action == RULES_ALLOW)
+		c->err = EAGAIN;	/* the race did not settle */
+	resolved_release(&r);
+	return finish(s, c, false);
+
+reply_err:
+	resolved_release(&r);
+	return finish(s, c, false);
+gone:
+	resolved_release(&r);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Calls that change the file system, done by the supervisor            */
+
+static unsigned res_flags_nofollow(void)
+{
+	return 0;
+}
+
+static int emulate_change(struct call *c, enum op op, struct resolved *r)
+{
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+	char p[64];
+	int rc = 0;
+
+	switch (op) {
+	case OP_MKDIR: {
+		uint64_t mode = nr == SYS_mkdir ? a[1] : a[2];
+
+		rc = mkdirat(r[0].parent_fd, r[0].name,
+			     (mode_t)(mode & 07777 & ~(uint64_t)caller_umask(c)));
+		break;
+	}
+	case OP_MKNOD: {
+		uint64_t mode = nr == SYS_mknod ? a[1] : a[2];
+		uint64_t dev = nr == SYS_mknod ? a[2] : a[3];
+		mode_t type = (mode_t)mode & S_IFMT;
+
+		if (type == 0)
+			type = S_IFREG;
+		rc = mknodat(r[0].parent_fd, r[0].name,
+			     type | (mode_t)(mode & 07777 & ~(uint64_t)caller_umask(c)),
+			     (dev_t)dev);
+		break;
+	}
+	case OP_UNLINK: {
+		int flags = nr == SYS_rmdir ? AT_REMOVEDIR :
+			    nr == SYS_unlinkat ? (int)a[2] : 0;
+
+		rc = unlinkat(r[0].parent_fd, r[0].name, flags);
+		break;
+	}
+	case OP_RENAME: {
+		unsigned flags = nr == SYS_renameat2 ? (unsigned)a[4] : 0;
+
+		rc = renameat2(r[0].parent_fd, r[0].name, r[1].parent_fd,
+			       r[1].name, flags);
+		break;
+	}
+	case OP_LINK: {
+		int flags = nr == SYS_linkat ? (int)a[4] : 0;
+
+		if (flags & AT_SYMLINK_FOLLOW) {
+			snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
+			rc = linkat(AT_FDCWD, p, r[1].parent_fd, r[1].name,
+				    AT_SYMLINK_FOLLOW);
+		} else {
+			rc = linkat(r[0].parent_fd, r[0].name, r[1].parent_fd,
+				    r[1].name, 0);
+		}
+		break;
+	}
+	case OP_SYMLINK:
+		/* paths[1] holds the target string (not a checked path). */
+		rc = symlinkat(c->paths[1].raw, r[0].parent_fd, r[0].name);
+		break;
+	case OP_CHMOD: {
+		uint64_t mode = nr == SYS_chmod ? a[1] : a[2];
+
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
+		rc = chmod(p, (mode_t)(mode & 07777));
+		break;
+	}
+	case OP_CHOWN: {
+		uint64_t uid = nr == SYS_fchownat ? a[2] : a[1];
+		uint64_t gid = nr == SYS_fchownat ? a[3] : a[2];
+
+		rc = fchownat(r[0].fd, "", (uid_t)uid, (gid_t)gid,
+			      AT_EMPTY_PATH);
+		break;
+	}
+	case OP_TRUNCATE:
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
+		rc = truncate(p, (off_t)a[1]);
+		break;
+	case OP_OPEN:
+	case OP_UNSUPPORTED:
+		return -ENOSYS;
+	}
+	return rc < 0 ? -errno : 0;
+}
+
+/* Per operation: how each path is resolved and which access it is. */
+static int plan_change(struct call *c, enum op op, int idx, unsigned *res,
+		       unsigned *acc)
+{
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+
+	*res = res_flags_nofollow();
+	switch (op) {
+	case OP_MKDIR: case OP_MKNOD: case OP_SYMLINK:
+		*acc = RULES_ACC_CREATE;
+		return 0;
+	case OP_UNLINK:
+		if (nr == SYS_unlinkat && (a[2] & ~(uint64_t)AT_REMOVEDIR))
+			return -EINVAL;
+		*acc = RULES_ACC_DELETE;
+		return 0;
+	case OP_RENAME:
+		if (nr == SYS_renameat2 &&
+		    (a[4] & ~(uint64_t)(RENAME_NOREPLACE | RENAME_EXCHANGE |
+					RENAME_WHITEOUT)))
+			return -EINVAL;
+		*acc = idx == 0 ? RULES_ACC_DELETE : RULES_ACC_CREATE;
+		if (nr == SYS_renameat2 && (a[4] & RENAME_EXCHANGE))
+			*acc = RULES_ACC_WRITE;
+		return 0;
+	case OP_LINK:
+		if (nr == SYS_linkat &&
+		    (a[4] & ~(uint64_t)(AT_SYMLINK_FOLLOW)))
+			return (a[4] & AT_EMPTY_PATH) ? -ENOENT : -EINVAL;
+		if (idx == 0 && nr == SYS_linkat && (a[4] & AT_SYMLINK_FOLLOW))
+			*res = RES_FOLLOW;
+		*acc = idx == 0 ? RULES_ACC_WRITE : RULES_ACC_CREATE;
+		return 0;
+	case OP_CHMOD:
+		*res = RES_FOLLOW;
+		*acc = RULES_ACC_WRITE;
+		return 0;
+	case OP_CHOWN:
+		if (nr == SYS_chown)
+			*res = RES_FOLLOW;
+		if (nr == SYS_fchownat) {
+			if (a[4] & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+				return -EINVAL;
+			if (!(a[4] & AT_SYMLINK_NOFOLLOW))
+				*res = RES_FOLLOW;
+			if (a[4] & AT_EMPTY_PATH)
+				*res |= RES_EMPTY_PATH;
+		}
+		*acc = RULES_ACC_WRITE;
+		return 0;
+	case OP_TRUNCATE:
+		*res = RES_FOLLOW;
+		*acc = RULES_ACC_WRITE;
+		return 0;
+	case OP_OPEN:
+	case OP_UNSUPPORTED:
+		break;
+	}
+	return -ENOSYS;
+}
+
+/* Kernel answers that do not depend on the policy once the targets are
+ * known.  Returns a positive errno, or 0 to go on. */
+static int precheck_change(struct call *c, enum op op, struct resolved *r,
+			   unsigned n)
+{
+	int nr = c->req->data.nr;
+
+	switch (op) {
+	case OP_MKDIR: case OP_MKNOD: case OP_SYMLINK:
+		if (r[0].fd >= 0)
+			return EEXIST;
+		if (r[0].trailing_slash && op != OP_MKDIR)
+			return r[0].fd >= 0 ? EEXIST : ENOENT;
+		return 0;
+	case OP_UNLINK:
+		if (!strcmp(r[0].name, "."))
+			return EINVAL;
+		if (!strcmp(r[0].name, ".."))
+			return ENOTEMPTY;
+		if (r[0].parent_fd < 0)
+			return EBUSY;
+		if (r[0].fd < 0)
+			return ENOENT;
+		if (nr == SYS_unlink || (nr == SYS_unlinkat &&
+					 !(c->req->data.args[2] & AT_REMOVEDIR))) {
+			if (S_ISDIR(r[0].st.st_mode))
+				return EISDIR;
+		} else if (!S_ISDIR(r[0].st.st_mode)) {
+			return ENOTDIR;
+		}
+		return 0;
+	case OP_RENAME: case OP_LINK:
+		if (r[0].fd < 0)
+			return ENOENT;
+		if (r[0].parent_fd < 0 || (n > 1 && r[1].parent_fd < 0))
+			return op == OP_LINK ? EEXIST : EBUSY;
+		if (op == OP_LINK && r[1].fd >= 0)
+			return EEXIST;
+		if (op == OP_LINK && S_ISDIR(r[0].st.st_mode))
+			return EPERM;
+		return 0;
+	case OP_CHMOD: case OP_CHOWN: case OP_TRUNCATE:
+		if (r[0].fd < 0)
+			return ENOENT;
+		return 0;
+	case OP_OPEN:
+	case OP_UNSUPPORTED:
+		break;
+	}
+	return 0;
+}
+
+static int handle_change(struct sup *s, struct call *c, enum op op)
+{
+	struct resolved r[CALL_MAX_PATHS];
+	unsigned n = c->info->path_arg[1] >= 0 ? 2 : 1;
+	int rc = 0;
+
+	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
+		resolved_init(&r[i]);
+
+	static const char *const names2[] = { "oldpath", "newpath" };
+
+	for (unsigned i = 0; i < n && rc == 0; i++)
+		rc = copy_path(c, c->info->path_arg[i], n > 1 ? names2[i] : "path");
+	if (rc == 0 && op == OP_SYMLINK) {
+		/* The target is recorded, not checked: a symlink grants
+		 * nothing until it is followed, and following is checked. */
+		rc = copy_path(c, 0, "target");
+	}
+	if (rc < 0) {
+		c->err = -rc;
+		goto out;
+	}
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned resf, acc;
+
+		rc = plan_change(c, op, (int)i, &resf, &acc);
+		if (rc == 0)
+			rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, (int)i),
+					  c->paths[i].raw, resf, &r[i]);
+		if (rc < 0) {
+			if (!id_valid(s, c->req->id))
+				goto gone;
+			c->err = -rc;
+			goto out;
+		}
+		/* Replacing an existing target is a write of it. */
+		if (op == OP_RENAME && i == 1 && r[i].fd >= 0 &&
+		    acc == RULES_ACC_CREATE)
+			acc = RULES_ACC_WRITE;
+		if ((op == OP_MKDIR || op == OP_MKNOD || op == OP_SYMLINK) &&
+		    r[i].fd >= 0) {
+			if (!id_valid(s, c->req->id))
+				goto gone;
+			answer_exists(s, c, &c->paths[i], &r[i]);
+			goto out;
+		}
+		decide_path(s, c, &c->paths[i], &r[i], acc);
+	}
+	if (!id_valid(s, c->req->id))
+		goto gone;
+	decide_call(c);
+
+	int pre = precheck_change(c, op, r, n);
+
+	if (c->v.action != RULES_ALLOW)
+		goto out;
+	if (pre) {
+		c->err = pre;
+		goto out;
+	}
+	c->emulated = true;
+	rc = emulate_change(c, op, r);
+	if (rc < 0)
+		c->err = -rc;
+	else {
+		c->result = 0;
+		c->have_result = true;
+	}
+out:
+	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
+		resolved_release(&r[i]);
+	return finish(s, c, false);
+gone:
+	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
+		resolved_release(&r[i]);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* execve / execveat                                                    */
+
+static bool starts_with_shebang(int fd)
+{
+	char p[64], b[2];
+	AUTO_CLOSE int rf = -1;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	rf = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return rf >= 0 && pread(rf, b, 2, 0) == 2 && b[0] == '#' && b[1] == '!';
+}
+
+static int handle_exec(struct sup *s, struct call *c, struct proc *p)
+{
+	const __u64 *a = c->req->data.args;
+	bool at = c->req->data.nr == SYS_execveat;
+	int dirfd = at ? (int)(int32_t)a[0] : AT_FDCWD;
+	uint64_t flags = at ? a[4] : 0;
+	unsigned resf = RES_FOLLOW;
+	struct resolved r;
+	int rc;
+
+	resolved_init(&r);
+	rc = copy_path(c, c->info->path_arg[0], "path");
+	if (rc < 0) {
+		c->err = -rc;
+		goto out;
+	}
+	if (flags & ~(uint64_t)(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
+		c->err = EINVAL;
+		goto out;
+	}
+	if (flags & AT_SYMLINK_NOFOLLOW)
+		resf = 0;
+	if (flags & AT_EMPTY_PATH)
+		resf |= RES_EMPTY_PATH;
+	rc = resolve_path(c->tid, c->tgid, dirfd, c->paths[0].raw, resf, &r);
+	if (!id_valid(s, c->req->id))
+		goto gone;
+	if (rc < 0) {
+		c->err = -rc;
+		goto out;
+	}
+	decide_path(s, c, &c->paths[0], &r, RULES_ACC_EXEC);
+	decide_call(c);
+	if (c->v.action != RULES_ALLOW)
+		goto out;
+	if (r.fd < 0) {
+		c->err = ENOENT;
+		goto out;
+	}
+	if (S_ISLNK(r.st.st_mode)) {
+		c->err = ELOOP;
+		goto out;
+	}
+	if (S_ISDIR(r.st.st_mode) || !S_ISREG(r.st.st_mode)) {
+		c->err = EACCES;
+		goto out;
+	}
+	if (!p->exec) {
+		p->exec = calloc(1, sizeof(*p->exec));
+		if (!p->exec) {
+			c->err = ENOMEM;
+			goto out;
+		}
+	}
+	/*
+	 * Security: execve cannot be emulated, so the kernel will read the
+	 * path again after our CONTINUE.  Remember exactly what was checked;
+	 * the exec stop compares it with what was loaded (AT_EXECFN and the
+	 * inode) and kills the process on any difference.
+	 */
+	struct exec_check *ec = p->exec;
+
+	ec->pending = true;
+	if (dirfd != AT_FDCWD && c->paths[0].raw[0] != '/') {
+		if (c->paths[0].raw[0] == '\0')
+			snprintf(ec->raw, sizeof(ec->raw), "/dev/fd/%d", dirfd);
+		else
+			snprintf(ec->raw, sizeof(ec->raw), "/dev/fd/%d/%s", dirfd,
+				 c->paths[0].raw);
+	} else {
+		snprintf(ec->raw, sizeof(ec->raw), "%s", c->paths[0].raw);
+	}
+	ec->dev = r.st.st_dev;
+	ec->ino = r.st.st_ino;
+	ec->script = starts_with_shebang(r.fd);
+	snprintf(ec->path, sizeof(ec->path), "%s", r.path);
+	resolved_release(&r);
+	return finish(s, c, true);
+out:
+	if (c->tgid == s->child && !s->child_execd && c->err) {
+		s->first_exec_err = c->err;
+		s->first_exec_rule = c->v.rule;
+	}
+	resolved_release(&r);
+	return finish(s, c, false);
+gone:
+	resolved_release(&r);
+	return 0;
+}
+
+/* Read AT_EXECFN of a task that has just exec'd. */
+static int read_execfn(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	uint64_t auxv[2 * 64];
+	AUTO_CLOSE int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, auxv, sizeof(auxv));
+	if (n < 0)
+		return -errno;
+	for (size_t i = 0; i + 1 < (size_t)n / sizeof(uint64_t); i += 2) {
+		if (auxv[i] == 0)
+			break;
+		if (auxv[i] == 31 /* AT_EXECFN */) {
+			ssize_t l = tracee_read_str(tid, auxv[i + 1], buf, len);
+
+			return l < 0 ? (int)l : 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
+{
+	struct proc *fp = procs_find(former_tid);
+	struct exec_check *ec = fp ? fp->exec : NULL;
+	char exe[PATH_MAX] = "";
+	char execfn[PATH_MAX] = "";
+	char link[64];
+	struct stat st;
+	bool ok = true;
+	const char *why = NULL;
+
+	if (tracee_exe(p->tid, exe, sizeof(exe)) < 0)
+		snprintf(exe, sizeof(exe), "?");
+	if (ec && ec->pending) {
+		ec->pending = false;
+		snprintf(link, sizeof(link), "/proc/%d/exe", p->tid);
+		if (read_execfn(p->tid, execfn, sizeof(execfn)) < 0 ||
+		    strcmp(execfn, ec->raw) != 0) {
+			ok = false;
+			why = "the path changed between check and exec";
+		} else if (stat(link, &st) < 0) {
+			ok = false;
+			why = "cannot read the executable";
+		} else if (st.st_dev != ec->dev || st.st_ino != ec->ino) {
+			if (!ec->script) {
+				ok = false;
+				why = "the file changed between check and exec";
+			} else {
+				/* A script: the interpreter is what runs; it
+				 * must be allowed to run as well. */
+				struct rules_event ev = {
+					.nr = SYS_execve, .exe = p->exe,
+					.access = RULES_ACC_EXEC, .path = exe,
+				};
+				struct rules_verdict v;
+
+				rules_match(s->rules, &ev, &v);
+				if (v.action != RULES_ALLOW) {
+					ok = false;
+					why = "the script's interpreter is not allowed to run";
+				}
+			}
+		}
+	}
+	if (!ok) {
+		/* Security: the checked and the loaded program differ (a
+		 * racing thread swapped the path or the file): kill before
+		 * the new program runs a single instruction. */
+		kill(p->tgid, SIGKILL);
+		if (record_exec_violation(s, p, why, exe) < 0)
+			sup_fail(s, "cannot write the audit trail");
+		s->counts[RULES_KILL]++;
+		return;
+	}
+	procs_set_exe(p, exe);
+	p->leader_exec = true;
+	if (p->tgid == s->child)
+		s->child_execd = true;
+	if (record_exec(s, p, exe) < 0)
+		sup_fail(s, "cannot write the audit trail");
+}
+
+/* ------------------------------------------------------------------ */
+/* connect / bind                                                      */
+
+struct net_job {
+	struct sup *s;
+	struct call c;
+	char exe[PATH_MAX];
+	struct seccomp_notif req;
+	int sock;
+	struct sockaddr_storage act;
+	socklen_t act_len;
+};
+
+static void *connect_thread(void *arg)
+{
+	struct net_job *j = arg;
+	int rc = connect(j->sock, (struct sockaddr *)&j->act, j->act_len);
+
+	j->c.req = &j->req;
+	if (rc < 0)
+		j->c.err = errno;
+	else {
+		j->c.result = 0;
+		j->c.have_result = true;
+	}
+	close(j->sock);
+	finish(j->s, &j->c, false);
+	free(j);
+	return NULL;
+}
+
+static int handle_net(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	bool is_bind = c->req->data.nr == SYS_bind;
+	struct sockaddr_storage act;
+	socklen_t act_len;
+	AUTO_CLOSE int sock = -1;
+	struct resolved r;
+	struct stat st;
+	uint64_t len = a[2];
+	int rc;
+
+	resolved_init(&r);
+	if (len > sizeof(c->addr) || len < sizeof(sa_family_t)) {
+		c->err = EINVAL;
+		goto out;
+	}
+	memset(&c->addr, 0, sizeof(c->addr));
+	rc = tracee_read(c->tid, a[1], &c->addr, (size_t)len);
+	if (rc < 0) {
+		c->err = -rc;
+		goto out;
+	}
+	c->addr_len = (socklen_t)len;
+	c->have_addr = true;
+	act = c->addr;
+	act_len = c->addr_len;
+
+	sock = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+	if (!id_valid(s, c->req->id))
+		goto gone;
+	if (sock < 0) {
+		c->err = sock == -ESRCH ? ESRCH : EBADF;
+		goto out;
+	}
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		c->err = ENOTSOCK;
+		goto out;
+	}
+
+	struct rules_event ev = {
+		.nr = c->req->data.nr,
+		.exe = c->exe,
+		.addr = (struct sockaddr *)&c->addr,
+		.addr_len = c->addr_len,
+	};
+	memcpy(ev.args, a, sizeof(ev.args));
+
+	if (c->addr.ss_family == AF_UNIX &&
+	    c->addr_len > offsetof(struct sockaddr_un, sun_path) &&
+	    ((struct sockaddr_un *)&c->addr)->sun_path[0] != '\0') {
+		/* A path socket: resolve it as the caller would, match its
+		 * canonical path and act through our fds. */
+		struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
+		struct sockaddr_un *canon = (struct sockaddr_un *)&act;
+		char spath[sizeof(un->sun_path) + 1];
+		size_t plen = c->addr_len - offsetof(struct sockaddr_un, sun_path);
+
+		memcpy(spath, un->sun_path, plen);
+		spath[plen] = '\0';
+		rc = resolve_path(c->tid, c->tgid, AT_FDCWD, spath,
+				  is_bind ? 0 : RES_FOLLOW, &r);
+		if (!id_valid(s, c->req->id))
+			goto gone;
+		if (rc < 0) {
+			c->err = -rc;
+			goto out;
+		}
+		struct call_path *cp = &c->paths[c->n_paths++];
+
+		cp->arg_name = "path";
+		snprintf(cp->raw, sizeof(cp->raw), "%s", spath);
+		cp->raw_len = strlen(cp->raw);
+		cp->have_raw = true;
+		snprintf(cp->resolved, sizeof(cp->resolved), "%s", r.path);
+		cp->have_resolved = true;
+		cp->checked = true;
+		cp->access = is_bind ? RULES_ACC_CREATE : RULES_ACC_WRITE;
+
+		struct sockaddr_un match = { .sun_family = AF_UNIX };
+		size_t rl = strlen(r.path);
+
+		if (rl < sizeof(match.sun_path)) {
+			memcpy(match.sun_path, r.path, rl);
+			ev.addr = (struct sockaddr *)&match;
+			ev.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + rl + 1);
+		}
+		if (!builtin_check(s, &r, cp->access, &c->v))
+			rules_match(s->rules, &ev, &c->v);
+		cp->v = c->v;
+		memset(canon, 0, sizeof(*canon));
+		canon->sun_family = AF_UNIX;
+		if (is_bind) {
+			if (r.fd >= 0) {
+				c->err = EADDRINUSE;
+				if (c->v.action == RULES_ALLOW)
+					goto out;
+			}
+			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
+				      "/proc/self/fd/%d/%s", r.parent_fd, r.name);
+		} else {
+			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
+				      "/proc/self/fd/%d", r.fd);
+		}
+		if (rc < 0 || (size_t)rc >= sizeof(canon->sun_path)) {
+			c->err = ENAMETOOLONG;
+			if (c->v.action == RULES_ALLOW)
+				goto out;
+		}
+		act_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				      strlen(canon->sun_path) + 1);
+		if (!is_bind && r.fd < 0 && c->v.action == RULES_ALLOW) {
+			c->err = ENOENT;
+			goto out;
+		}
+	} else if (c->addr.ss_family == AF_NETLINK) {
+		/* Kernel-local messaging, not a network: glibc's resolver
+		 * binds a netlink socket to list interfaces. */
+		c->v = (struct rules_verdict){ .action = RULES_ALLOW,
+					       .rule = "sysgate:netlink",
+					       .audit = rules_audit_level(s->rules) ==
+							RULES_AUDIT_ALL };
+	} else {
+		rules_match(s->rules, &ev, &c->v);
+	}
+	if (c->v.action != RULES_ALLOW) {
+		c->err = 0;
+		goto out;
+	}
+	if (c->err)
+		goto out;
+
+	c->emulated = true;
+	if (is_bind) {
+		int um = caller_umask(c);
+		/* A unix socket file gets the caller's umask. */
+		mode_t old = umask((mode_t)um);
+
+		rc = bind(sock, (struct sockaddr *)&act, act_len);
+		c->err = rc < 0 ? errno : 0;
+		umask(old);
+	} else {
+		int fl = fcntl(sock, F_GETFL);
+
+		if (fl >= 0 && !(fl & O_NONBLOCK)) {
+			/* A blocking connect may take long: answer it from
+			 * a thread, the loop goes on. */
+			struct net_job *j = calloc(1, sizeof(*j));
+			pthread_t t;
+			pthread_attr_t at;
+
+			if (j) {
+				j->s = s;
+				j->c = *c;
+				snprintf(j->exe, sizeof(j->exe), "%s",
+					 c->exe ? c->exe : "?");
+				j->c.exe = j->exe;
+				j->req = *c->req;
+				j->sock = steal_fd(&sock);
+				j->act = act;
+				j->act_len = act_len;
+				pthread_attr_init(&at);
+				pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+				if (pthread_create(&t, &at, connect_thread, j) == 0) {
+					pthread_attr_destroy(&at);
+					resolved_release(&r);
+					return 0;
+				}
+				pthread_attr_destroy(&at);
+				sock = j->sock;
+				free(j);
+			}
+		}
+		rc = connect(sock, (struct sockaddr *)&act, act_len);
+		c->err = rc < 0 ? errno : 0;
+	}
+	if (!c->err) {
+		c->result = 0;
+		c->have_result = true;
+	}
+out:
+	resolved_release(&r);
+	return finish(s, c, false);
+gone:
+	resolved_release(&r);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Calls decided on registers only                                      */
+
+static int handle_scalar(struct sup *s, struct call *c)
+{
+	struct rules_event ev = {
+		.nr = c->req->data.nr,
+		.exe = c->exe,
+	};
+
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	rules_match(s->rules, &ev, &c->v);
+	/* Security: CONTINUE is safe here: nothing was read from the
+	 * tracee's memory to decide. */
+	return finish(s, c, c->v.action == RULES_ALLOW);
+}
+
+/* ------------------------------------------------------------------ */
+
+int notify_handle_one(struct sup *s, struct seccomp_notif *req,
+		      struct seccomp_notif_resp *resp)
+{
+	struct call c;
+	struct proc *p;
+	char namebuf[32];
+	int nr;
+
+	(void)resp;
+	/* libseccomp does not zero it, and the kernel refuses a dirty one. */
+	memset(req, 0, s->sizes.seccomp_notif);
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+		if (errno == ENOENT || errno == EINTR)
+			return 0;	/* withdrawn, or caller gone */
+		return -errno;
+	}
+	s->notifications++;
+	nr = req->data.nr;
+
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.tid = (pid_t)req->pid;
+	p = procs_find(c.tid);
+	if (!p) {
+		/* A new task can be notified before its first ptrace stop. */
+		pid_t tg = tracee_tgid(c.tid);
+
+		p = procs_add(c.tid, tg > 0 ? tg : c.tid, 0);
+		if (!p)
+			return send_resp(s, req->id, 0, ENOMEM, false);
+		if (tg > 0 && tg != c.tid) {
+			struct proc *leader = procs_find(tg);
+
+			if (leader && leader->exe)
+				procs_set_exe(p, leader->exe);
+		}
+	}
+	c.tgid = p->tgid;
+	if (!p->exe) {
+		char exe[PATH_MAX];
+
+		if (tracee_exe(c.tid, exe, sizeof(exe)) == 0)
+			procs_set_exe(p, exe);
+	}
+	c.exe = p->exe;
+	c.info = rules_syscall_by_nr(nr);
+	c.name = c.info ? c.info->name : NULL;
+	if (!c.name) {
+		snprintf(namebuf, sizeof(namebuf), "syscall_%d", nr);
+		c.name = namebuf;
+	}
+
+	if (req->data.arch != AUDIT_ARCH_X86_64) {
+		/* The guard filter kills other ABIs; never let one through. */
+		verdict_builtin(&c.v, "sysgate:arch", ENOSYS);
+		return finish(s, &c, false);
+	}
+	/* A process is always allowed to end. */
+	if (nr == SYS_exit || nr == SYS_exit_group || nr == SYS_rt_sigreturn)
+		return send_resp(s, req->id, 0, 0, true);
+
+	if (!c.info) {
+		c.v.action = RULES_DENY;
+		c.v.err = ENOSYS;
+		c.v.audit = true;
+		return finish(s, &c, false);
+	}
+	switch (c.info->kind) {
+	case RULES_KIND_SCALAR:
+		return handle_scalar(s, &c);
+	case RULES_KIND_PATH: {
+		enum op op = path_op(nr);
+
+		if (op == OP_OPEN)
+			return handle_open(s, &c);
+		if (op == OP_UNSUPPORTED) {
+			/* Fail closed: a path call we cannot carry out. */
+			verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
+			return finish(s, &c, false);
+		}
+		return handle_change(s, &c, op);
+	}
+	case RULES_KIND_EXEC:
+		return handle_exec(s, &c, p);
+	case RULES_KIND_NET:
+		return handle_net(s, &c);
+	}
+	verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
+	return finish(s, &c, false);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process table: every traced task (thread) by tid, in a hash table
+ * with chaining.  Grows with the tree; memory is linear in live tasks.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/internal.h"
+
+#define PROCS_MIN_BUCKETS 256
+
+static struct proc **buckets;
+static size_t n_buckets;
+static unsigned n_procs;
+
+static size_t slot(pid_t tid)
+{
+	return ((size_t)tid * 2654435761u) & (n_buckets - 1);
+}
+
+static int grow(void)
+{
+	size_t nb = n_buckets ? n_buckets * 2 : PROCS_MIN_BUCKETS;
+	struct proc **nt = calloc(nb, sizeof(*nt));
+	size_t old = n_buckets;
+	struct proc **ot = buckets;
+
+	if (!nt)
+		return -1;
+	buckets = nt;
+	n_buckets = nb;
+	for (size_t i = 0; i < old; i++) {
+		struct proc *p = ot[i];
+
+		while (p) {
+			struct proc *next = p->next;
+			size_t k = slot(p->tid);
+
+			p->next = buckets[k];
+			buckets[k] = p;
+			p = next;
+		}
+	}
+	free(ot);
+	return 0;
+}
+
+struct proc *procs_find(pid_t tid)
+{
+	if (!n_buckets)
+		return NULL;
+	for (struct proc *p = buckets[slot(tid)]; p; p = p->next)
+		if (p->tid == tid)
+			return p;
+	return NULL;
+}
+
+struct proc *procs_add(pid_t tid, pid_t tgid, pid_t ppid)
+{
+	struct proc *p = procs_find(tid);
+
+	if (p)
+		return p;
+	if (n_procs + 1 > n_buckets / 2 && grow() < 0)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tid = tid;
+	p->tgid = tgid;
+	p->ppid = ppid;
+	p->start_us = sup_now_us();
+	size_t k = slot(tid);
+	p->next = buckets[k];
+	buckets[k] = p;
+	n_procs++;
+	return p;
+}
+
+void procs_del(pid_t tid)
+{
+	if (!n_buckets)
+		return;
+	for (struct proc **pp = &buckets[slot(tid)]; *pp; pp = &(*pp)->next) {
+		struct proc *p = *pp;
+
+		if (p->tid == tid) {
+			*pp = p->next;
+			free(p->exe);
+			free(p->exec);
+			free(p);
+			n_procs--;
+			return;
+		}
+	}
+}
+
+bool procs_is_tree_tgid(pid_t pid)
+{
+	struct proc *p = procs_find(pid);
+
+	return p && p->tgid == pid && !p->exited;
+}
+
+unsigned procs_count(void)
+{
+	return n_procs;
+}
+
+void procs_each(void (*fn)(struct proc *p, void *arg), void *arg)
+{
+	for (size_t i = 0; i < n_buckets; i++) {
+		struct proc *p = buckets[i];
+
+		while (p) {
+			struct proc *next = p->next;
+
+			fn(p, arg);
+			p = next;
+		}
+	}
+}
+
+void procs_set_exe(struct proc *p, const char *exe)
+{
+	char *copy = strdup(exe);
+
+	if (!copy)
+		return;	/* keep the old name: it only labels records */
+	free(p->exe);
+	p->exe = copy;
+}

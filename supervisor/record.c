@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Turning events into audit records (audit/ does the format and the chain),
+ * the live -v lines and the end-of-run summary of denials.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "common/util.h"
+#include "supervisor/internal.h"
+
+#define RECORD_MAX_ARGV 64 * 1024
+
+uint64_t sup_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static const char *sig_name(int sig)
+{
+	static char buf[16];
+	const char *n = sigabbrev_np(sig);
+
+	if (!n) {
+		snprintf(buf, sizeof(buf), "%d", sig);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "SIG%s", n);
+	return buf;
+}
+
+static const char *errno_str(int err)
+{
+	const char *n = rules_errno_name(err);
+
+	return n ? n : "E?";
+}
+
+void record_open_flags(char *buf, size_t len, uint64_t flags)
+{
+	static const struct { uint64_t bit; const char *name; } bits[] = {
+		{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" },
+		{ O_NOCTTY, "O_NOCTTY" }, { O_TRUNC, "O_TRUNC" },
+		{ O_APPEND, "O_APPEND" }, { O_NONBLOCK, "O_NONBLOCK" },
+		{ O_SYNC, "O_SYNC" }, { O_DSYNC, "O_DSYNC" }, { O_DIRECT, "O_DIRECT" },
+		{ 0100000, "O_LARGEFILE" }, { O_NOFOLLOW, "O_NOFOLLOW" },
+		{ O_NOATIME, "O_NOATIME" }, { O_CLOEXEC, "O_CLOEXEC" },
+		{ O_PATH, "O_PATH" },
+		{ O_TMPFILE, "O_TMPFILE" }, { O_DIRECTORY, "O_DIRECTORY" },
+	};
+	static const char *const acc[] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
+	size_t off;
+	uint64_t rest = flags & ~(uint64_t)O_ACCMODE;
+
+	off = (size_t)snprintf(buf, len, "%s", acc[flags & O_ACCMODE]);
+	for (size_t i = 0; i < ARRAY_SIZE(bits) && off < len; i++) {
+		if ((rest & bits[i].bit) == bits[i].bit) {
+			off += (size_t)snprintf(buf + off, len - off, "|%s", bits[i].name);
+			rest &= ~bits[i].bit;
+		}
+	}
+	if (rest && off < len)
+		snprintf(buf + off, len - off, "|0x%llx", (unsigned long long)rest);
+}
+
+static void add_addr(struct audit_rec *r, const char *key,
+		     const struct sockaddr_storage *ss, socklen_t len,
+		     char *human, size_t hlen)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	audit_obj_begin(r, key);
+	switch (ss->ss_family) {
+	case AF_INET: {
+		const struct sockaddr_in *in = (const void *)ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		audit_str(r, "family", "AF_INET");
+		audit_str(r, "ip", ip);
+		audit_uint(r, "port", ntohs(in->sin_port));
+		snprintf(human, hlen, "%s:%u", ip, ntohs(in->sin_port));
+		break;
+	}
+	case AF_INET6: {
+		const struct sockaddr_in6 *in6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+		audit_str(r, "family", "AF_INET6");
+		audit_str(r, "ip", ip);
+		audit_uint(r, "port", ntohs(in6->sin6_port));
+		snprintf(human, hlen, "[%s]:%u", ip, ntohs(in6->sin6_port));
+		break;
+	}
+	case AF_UNIX: {
+		const struct sockaddr_un *un = (const void *)ss;
+		size_t off = offsetof(struct sockaddr_un, sun_path);
+		size_t pl = len > off ? len - off : 0;
+
+		audit_str(r, "family", "AF_UNIX");
+		if (pl == 0) {
+			audit_str(r, "path", "");
+			snprintf(human, hlen, "unix:(unnamed)");
+		} else if (un->sun_path[0] == '\0') {
+			audit_bytes(r, "abstract", un->sun_path + 1, pl - 1);
+			snprintf(human, hlen, "unix-abstract:%.*s", (int)(pl - 1),
+				 un->sun_path + 1);
+		} else {
+			size_t n = strnlen(un->sun_path, pl);
+
+			audit_bytes(r, "path", un->sun_path, n);
+			snprintf(human, hlen, "unix:%.*s", (int)n, un->sun_path);
+		}
+		break;
+	}
+	case AF_NETLINK:
+		audit_str(r, "family", "AF_NETLINK");
+		snprintf(human, hlen, "netlink");
+		break;
+	default:
+		audit_int(r, "family", ss->ss_family);
+		snprintf(human, hlen, "family %d", ss->ss_family);
+		break;
+	}
+	audit_obj_end(r);
+}
+
+/* The live line of -v: strace-like. */
+static void verbose_line(const struct call *c, const char *addr_human)
+{
+	char args[PATH_MAX + 512];
+	size_t off = 0;
+
+	args[0] = '\0';
+	for (unsigned i = 0; i < c->n_paths && off < sizeof(args); i++) {
+		const struct call_path *cp = &c->paths[i];
+		char esc[PATH_MAX * 2];
+
+		if (!cp->have_raw)
+			continue;
+		audit_escape(esc, sizeof(esc), cp->raw, cp->raw_len);
+		off += (size_t)snprintf(args + off, sizeof(args) - off, "%s\"%s\"",
+					off ? ", " : "", esc);
+	}
+	if (c->info && c->info->kind == RULES_KIND_PATH && off < sizeof(args)) {
+		int nr = c->req->data.nr;
+		uint64_t fl = nr == SYS_open ? c->req->data.args[1] :
+			      nr == SYS_openat ? c->req->data.args[2] : 0;
+
+		if (nr == SYS_open || nr == SYS_openat) {
+			char fs[256];
+
+			record_open_flags(fs, sizeof(fs), fl);
+			snprintf(args + off, sizeof(args) - off, ", %s", fs);
+		}
+	}
+	if (c->have_addr && addr_human && off < sizeof(args))
+		snprintf(args + off, sizeof(args) - off, "%s%s", off ? ", " : "",
+			 addr_human);
+	if (c->err)
+		fprintf(stderr, "[pid %d] %s(%s) = -1 %s (%s%s)\n", c->tid, c->name,
+			args, errno_str(c->err), c->v.rule ? "rule " : "",
+			c->v.rule ? c->v.rule : "default");
+	else if (c->have_result)
+		fprintf(stderr, "[pid %d] %s(%s) = %lld (%s%s)\n", c->tid, c->name,
+			args, (long long)c->result, c->v.rule ? "rule " : "",
+			c->v.rule ? c->v.rule : "default");
+	else
+		fprintf(stderr, "[pid %d] %s(%s) = ? %s (%s%s)\n", c->tid, c->name,
+			args, rules_action_name(c->v.action),
+			c->v.rule ? "rule " : "", c->v.rule ? c->v.rule : "default");
+}
+
+int record_call(struct sup *s, const struct call *c)
+{
+	struct audit_rec *r;
+	char human[PATH_MAX + 32] = "";
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+
+	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
+		verbose_line(c, NULL);
+	if (!c->v.audit)
+		return 0;
+	r = audit_begin(s->audit, "syscall");
+	audit_int(r, "pid", c->tgid);
+	audit_int(r, "tid", c->tid);
+	audit_str(r, "exe", c->exe);
+	audit_str(r, "syscall", c->name);
+	audit_obj_begin(r, "args");
+	if (c->info && (c->info->kind == RULES_KIND_PATH ||
+			c->info->kind == RULES_KIND_EXEC)) {
+		for (int i = 0; i < 2; i++) {
+			int d = c->info->dirfd_arg[i];
+
+			if (d < 0)
+				continue;
+			if ((int32_t)a[d] == AT_FDCWD)
+				audit_str(r, i ? "newdirfd" : "dirfd", "AT_FDCWD");
+			else
+				audit_int(r, i ? "newdirfd" : "dirfd", (int32_t)a[d]);
+		}
+		for (unsigned i = 0; i < c->n_paths; i++)
+			if (c->paths[i].have_raw)
+				audit_bytes(r, c->paths[i].arg_name, c->paths[i].raw,
+					    c->paths[i].raw_len);
+		if (nr == SYS_open || nr == SYS_openat || nr == SYS_creat) {
+			char fs[256];
+			uint64_t fl = nr == SYS_open ? a[1] : nr == SYS_openat ? a[2] :
+				      (uint64_t)(O_CREAT | O_WRONLY | O_TRUNC);
+			uint64_t mode = nr == SYS_open ? a[2] : nr == SYS_openat ? a[3] : a[1];
+
+			record_open_flags(fs, sizeof(fs), (uint32_t)fl);
+			audit_str(r, "flags", fs);
+			if (fl & (O_CREAT | __O_TMPFILE)) {
+				char m[16];
+
+				snprintf(m, sizeof(m), "0%o", (unsigned)(mode & 07777));
+				audit_str(r, "mode", m);
+			}
+		}
+	} else if (c->info && c->info->kind == RULES_KIND_NET) {
+		audit_int(r, "fd", (int32_t)a[0]);
+		if (c->have_addr)
+			add_addr(r, "addr", &c->addr, c->addr_len, human, sizeof(human));
+	} else {
+		audit_arr_begin(r, "raw");
+		for (int i = 0; i < 6; i++)
+			audit_hex(r, NULL, a[i]);
+		audit_arr_end(r);
+	}
+	audit_obj_end(r);
+	if (c->n_paths) {
+		audit_arr_begin(r, "paths");
+		for (unsigned i = 0; i < c->n_paths; i++) {
+			const struct call_path *cp = &c->paths[i];
+
+			if (!cp->checked)
+				continue;
+			audit_obj_begin(r, NULL);
+			audit_str(r, "arg", cp->arg_name);
+			audit_bytes(r, "path", cp->resolved, strlen(cp->resolved));
+			audit_str(r, "access", rules_access_name(cp->access));
+			audit_str(r, "rule", cp->v.rule);
+			audit_str(r, "action", rules_action_name(cp->v.action));
+			audit_obj_end(r);
+		}
+		audit_arr_end(r);
+	}
+	audit_str(r, "rule", c->v.rule);
+	audit_str(r, "action", rules_action_name(c->v.action));
+	if (c->err)
+		audit_str(r, "errno", errno_str(c->err));
+	else if (c->have_result)
+		audit_int(r, "result", c->result);
+	if (c->emulated)
+		audit_bool(r, "emulated", true);
+	if (c->note)
+		audit_str(r, "note", c->note);
+	return audit_commit(r);
+}
+
+void record_note_denial(struct sup *s, const struct call *c)
+{
+	char what[PATH_MAX + 32] = "";
+	char verb[32];
+	const char *exe = c->exe ? strrchr(c->exe, '/') : NULL;
+	const char *rule = c->v.rule ? c->v.rule : "default";
+
+	exe = exe ? exe + 1 : (c->exe ? c->exe : "?");
+	if (c->have_addr) {
+		if (c->addr.ss_family == AF_INET || c->addr.ss_family == AF_INET6) {
+			char ip[INET6_ADDRSTRLEN];
+			unsigned port;
+
+			if (c->addr.ss_family == AF_INET) {
+				const struct sockaddr_in *in = (const void *)&c->addr;
+
+				inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+				port = ntohs(in->sin_port);
+				snprintf(what, sizeof(what), "%s:%u", ip, port);
+			} else {
+				const struct sockaddr_in6 *in6 = (const void *)&c->addr;
+
+				inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+				port = ntohs(in6->sin6_port);
+				snprintf(what, sizeof(what), "[%s]:%u", ip, port);
+			}
+		} else if (c->n_paths) {
+			snprintf(what, sizeof(what), "%s", c->paths[0].resolved);
+		}
+		snprintf(verb, sizeof(verb), "%s to", c->name);
+	} else {
+		const struct call_path *cp = NULL;
+
+		for (unsigned i = 0; i < c->n_paths; i++)
+			if (c->paths[i].checked &&
+			    c->paths[i].v.action == c->v.action) {
+				cp = &c->paths[i];
+				break;
+			}
+		if (cp) {
+			snprintf(verb, sizeof(verb), "%s of", rules_access_name(cp->access));
+			snprintf(what, sizeof(what), "%s", cp->resolved);
+		} else {
+			snprintf(verb, sizeof(verb), "%s", c->name);
+		}
+	}
+	for (unsigned i = 0; i < s->n_denials; i++) {
+		struct denial *d = &s->denials[i];
+
+		if (!strcmp(d->verb, verb) && !strncmp(d->what, what, sizeof(d->what) - 1) &&
+		    !strcmp(d->exe, exe) && !strcmp(d->rule, rule)) {
+			d->count++;
+			return;
+		}
+	}
+	if (s->n_denials >= SUP_MAX_DENIALS) {
+		s->denials_dropped++;
+		return;
+	}
+	struct denial *d = &s->denials[s->n_denials++];
+
+	snprintf(d->verb, sizeof(d->verb), "%s", verb);
+	snprintf(d->what, sizeof(d->what), "%s", what);
+	snprintf(d->exe, sizeof(d->exe), "%s", exe);
+	snprintf(d->rule, sizeof(d->rule), "%s", rule);
+	d->count = 1;
+}
+
+static void add_str_array_from(struct audit_rec *r, const char *key,
+			       const char *buf, size_t len)
+{
+	audit_arr_begin(r, key);
+	for (size_t off = 0; off < len;) {
+		size_t n = strnlen(buf + off, len - off);
+
+		audit_bytes(r, NULL, buf + off, n);
+		off += n + 1;
+	}
+	audit_arr_end(r);
+}
+
+int record_run_start(struct sup *s)
+{
+	struct audit_rec *r = audit_begin(s->audit, "run.start");
+	struct utsname u;
+	char cwd[PATH_MAX];
+	char host[256] = "";
+
+	audit_str(r, "version", PACKAGE_VERSION);
+	audit_arr_begin(r, "argv");
+	for (char *const *a = s->opts->sysgate_argv; a && *a; a++)
+		audit_bytes(r, NULL, *a, strlen(*a));
+	audit_arr_end(r);
+	audit_arr_begin(r, "command");
+	for (char *const *a = s->opts->argv; *a; a++)
+		audit_bytes(r, NULL, *a, strlen(*a));
+	audit_arr_end(r);
+	if (getcwd(cwd, sizeof(cwd)))
+		audit_bytes(r, "cwd", cwd, strlen(cwd));
+	audit_int(r, "uid", getuid());
+	audit_int(r, "gid", getgid());
+	gethostname(host, sizeof(host) - 1);
+	audit_str(r, "host", host);
+	if (uname(&u) == 0) {
+		char k[sizeof(u.sysname) + sizeof(u.release) + 2];
+
+		snprintf(k, sizeof(k), "%s %s", u.sysname, u.release);
+		audit_str(r, "kernel", k);
+	}
+	audit_int(r, "supervisor_pid", s->self);
+	audit_str(r, "policy", rules_source(s->rules));
+	audit_str(r, "policy_hash", s->opts->policy_hash_hex);
+	audit_str(r, "audit_level",
+		  rules_audit_level(s->rules) == RULES_AUDIT_ALL ? "all" :
+		  rules_audit_level(s->rules) == RULES_AUDIT_DENIED ? "denied" : "none");
+	if (s->opts->tmpdir)
+		audit_str(r, "tmpdir", s->opts->tmpdir);
+	return audit_commit(r);
+}
+
+int record_run_end(struct sup *s, int exit_status)
+{
+	unsigned char h[AUDIT_HASH_BYTES];
+	char hex[2 * AUDIT_HASH_BYTES + 1];
+	struct audit_rec *r;
+
+	audit_last_hash(s->audit, h);
+	for (int i = 0; i < AUDIT_HASH_BYTES; i++)
+		snprintf(hex + 2 * i, 3, "%02x", h[i]);
+	r = audit_begin(s->audit, "run.end");
+	audit_int(r, "exit", exit_status);
+	if (s->failed) {
+		audit_str(r, "status", "failed");
+		audit_str(r, "error", s->fail_msg);
+	} else if (s->child_status >= 0 && WIFSIGNALED(s->child_status)) {
+		audit_str(r, "status", "signaled");
+		audit_str(r, "signal", sig_name(WTERMSIG(s->child_status)));
+	} else {
+		audit_str(r, "status", "exited");
+	}
+	audit_uint(r, "duration_ms", (sup_now_us() - s->start_us) / 1000);
+	audit_obj_begin(r, "counts");
+	audit_uint(r, "allow", s->counts[RULES_ALLOW]);
+	audit_uint(r, "deny", s->counts[RULES_DENY]);
+	audit_uint(r, "kill", s->counts[RULES_KILL]);
+	audit_uint(r, "notifications", s->notifications);
+	audit_obj_end(r);
+	audit_str(r, "final_hash", hex);
+	if (s->opts->sign_key) {
+		char sig[129];
+
+		audit_sign_hash(s->opts->sign_key, h, sig);
+		audit_str(r, "signature", sig);
+	}
+	return audit_commit(r);
+}
+
+int record_fork(struct sup *s, pid_t pid, pid_t ppid, pid_t tgid, const char *kind)
+{
+	struct audit_rec *r = audit_begin(s->audit, "proc.fork");
+
+	audit_int(r, "pid", tgid);
+	audit_int(r, "tid", pid);
+	audit_int(r, "ppid", ppid);
+	audit_str(r, "kind", kind);
+	return audit_commit(r);
+}
+
+int record_exec(struct sup *s, struct proc *p, const char *path)
+{
+	char file[64];
+	AUTO_FREE char *buf = NULL;
+	AUTO_CLOSE int fd = -1;
+	ssize_t n = 0;
+	struct audit_rec *r;
+
+	snprintf(file, sizeof(file), "/proc/%d/cmdline", p->tid);
+	buf = malloc(RECORD_MAX_ARGV);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (buf && fd >= 0) {
+		size_t got = 0;
+
+		while (got < RECORD_MAX_ARGV) {
+			n = read(fd, buf + got, RECORD_MAX_ARGV - got);
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		n = (ssize_t)got;
+	}
+	r = audit_begin(s->audit, "proc.exec");
+	audit_int(r, "pid", p->tgid);
+	audit_int(r, "tid", p->tid);
+	audit_bytes(r, "path", path, strlen(path));
+	add_str_array_from(r, "argv", buf ? buf : "", buf ? (size_t)n : 0);
+	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
+		fprintf(stderr, "[pid %d] exec %s\n", p->tid, path);
+	return audit_commit(r);
+}
+
+int record_exec_violation(struct sup *s, struct proc *p, const char *why,
+			  const char *path)
+{
+	struct audit_rec *r = audit_begin(s->audit, "syscall");
+
+	audit_int(r, "pid", p->tgid);
+	audit_int(r, "tid", p->tid);
+	audit_str(r, "exe", path);
+	audit_str(r, "syscall", "execve");
+	audit_str(r, "rule", "sysgate:exec-check");
+	audit_str(r, "action", "kill");
+	audit_str(r, "note", why);
+	fprintf(stderr, "sysgate: killed process %d: %s (%s)\n", p->tgid, why, path);
+	return audit_commit(r);
+}
+
+int record_exit(struct sup *s, struct proc *p, int status)
+{
+	struct audit_rec *r = audit_begin(s->audit, "proc.exit");
+
+	audit_int(r, "pid", p->tgid);
+	audit_int(r, "tid", p->tid);
+	if (p->tid != p->tgid)
+		audit_bool(r, "thread", true);
+	if (WIFSIGNALED(status)) {
+		audit_str(r, "signal", sig_name(WTERMSIG(status)));
+		if (WCOREDUMP(status))
+			audit_bool(r, "core", true);
+	} else {
+		audit_int(r, "code", WEXITSTATUS(status));
+	}
+	audit_uint(r, "duration_ms", (sup_now_us() - p->start_us) / 1000);
+	return audit_commit(r);
+}
+
+int record_signal(struct sup *s, struct proc *p, int sig)
+{
+	struct audit_rec *r = audit_begin(s->audit, "proc.signal");
+
+	audit_int(r, "pid", p->tgid);
+	audit_int(r, "tid", p->tid);
+	audit_str(r, "signal", sig_name(sig));
+	return audit_commit(r);
+}
+
+void record_summary(struct sup *s, int exit_status)
+{
+	(void)exit_status;
+	if (s->opts->verbosity == SUPERVISOR_QUIET)
+		return;
+	for (unsigned i = 0; i < s->n_denials; i++) {
+		const struct denial *d = &s->denials[i];
+
+		fprintf(stderr, "sysgate: denied %s%s%s by %s (rule %s), %u time%s\n",
+			d->verb, d->what[0] ? " " : "", d->what, d->exe, d->rule,
+			d->count, d->count == 1 ? "" : "s");
+	}
+	if (s->denials_dropped)
+		fprintf(stderr, "sysgate: ... and %lu more denials (see the trail)\n",
+			s->denials_dropped);
+	if (s->opts->audit_path)
+		fprintf(stderr, "sysgate: audit trail: %s (%llu records, %llu denied)\n",
+			s->opts->audit_path,
+			(unsigned long long)audit_last_seq(s->audit),
+			(unsigned long long)(s->counts[RULES_DENY] + s->counts[RULES_KILL]));
+}

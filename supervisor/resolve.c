@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Path resolution as the calling task would see it.  The walk is done by the
+ * supervisor one component at a time with O_PATH|O_NOFOLLOW fds, so that
+ * what is checked is exactly what the emulated call will act on: the caller
+ * cannot swap a buffer (it was copied) nor a symlink (each link is read and
+ * followed here, and the final object is held by an fd).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "supervisor/internal.h"
+
+#define RESOLVE_MAX_LINKS 40
+#define PROC_ROOT_INO 1
+
+void resolved_init(struct resolved *r)
+{
+	r->parent_fd = -1;
+	r->fd = -1;
+	r->name[0] = '\0';
+	r->path[0] = '\0';
+	r->trailing_slash = false;
+}
+
+void resolved_release(struct resolved *r)
+{
+	if (r->parent_fd >= 0)
+		close(r->parent_fd);
+	if (r->fd >= 0)
+		close(r->fd);
+	resolved_init(r);
+}
+
+static int fd_path(int fd, char *buf, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= len - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static bool is_procfs(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/*
+ * Is dir_path + "/" + comp one of procfs's magic links?  Those are
+ * /proc/PID[/task/TID]/{cwd,root,exe} and /proc/PID[/task/TID]/{fd,
+ * map_files,ns}/X.  On success sets *owner and *kind (0 fd, 1 cwd/root/exe,
+ * 2 other).
+ */
+static bool proc_magic(const char *dir_path, const char *comp, pid_t *owner,
+		       int *kind)
+{
+	const char *p = dir_path;
+	const char *d;
+
+	if (strncmp(p, "/proc/", 6) != 0)
+		return false;
+	p += 6;
+	d = p;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (!all_digits(d, (size_t)(p - d)))
+		return false;
+	*owner = (pid_t)strtol(d, NULL, 10);
+	if (strncmp(p, "/task/", 6) == 0) {
+		const char *t = p + 6;
+
+		p = t;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (!all_digits(t, (size_t)(p - t)))
+			return false;
+	}
+	if (*p == '\0') {
+		if (!strcmp(comp, "cwd") || !strcmp(comp, "root") ||
+		    !strcmp(comp, "exe")) {
+			*kind = 1;
+			return true;
+		}
+		return false;
+	}
+	if (!strcmp(p, "/fd")) {
+		*kind = 0;
+		return true;
+	}
+	if (!strcmp(p, "/map_files") || !strcmp(p, "/ns")) {
+		*kind = 2;
+		return true;
+	}
+	return false;
+}
+
+/* The task's own /proc entry for "self" / "thread-self". */
+static void proc_self_name(const char *comp, pid_t tid, pid_t tgid,
+			   char *buf, size_t len)
+{
+	if (!strcmp(comp, "self"))
+		snprintf(buf, len, "%d", tgid);
+	else
+		snprintf(buf, len, "%d/task/%d", tgid, tid);
+}
+
+/* Replace the walk's remaining text with head + rest. */
+static int push_front(char *rem, size_t rem_size, size_t *pos,
+		      const char *head, size_t head_len)
+{
+	size_t rest_len = strlen(rem + *pos);
+	/* rest starts with '/' when anything follows; nothing is added when
+	 * it is empty, so no trailing slash appears that was not there. */
+	size_t need = head_len + rest_len + 1;
+
+	if (need > rem_size)
+		return -ENAMETOOLONG;
+	memmove(rem + head_len, rem + *pos, rest_len + 1);
+	memcpy(rem, head, head_len);
+	*pos = 0;
+	return 0;
+}
+
+static int open_start(pid_t tid, pid_t tgid, int dirfd, int *out)
+{
+	char link[64];
+	int fd;
+
+	if (dirfd == AT_FDCWD) {
+		snprintf(link, sizeof(link), "/proc/%d/cwd", tid);
+		fd = open(link, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT ? -ESRCH : -errno;
+		*out = fd;
+		return 0;
+	}
+	fd = tracee_getfd(tgid, dirfd);
+	if (fd < 0)
+		return fd;
+	*out = fd;
+	return 0;
+}
+
+int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
+		 unsigned flags, struct resolved *out)
+{
+	AUTO_CLOSE int root = -1;
+	AUTO_CLOSE int cur = -1;
+	AUTO_FREE char *rem = NULL;
+	struct stat root_st, cur_st;
+	size_t rem_size = 2 * PATH_MAX;
+	size_t pos = 0;
+	int links = 0;
+	int r;
+	bool scoped = flags & (RES_BENEATH | RES_IN_ROOT);
+
+	resolved_init(out);
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+
+	/* Where the walk starts, and the root ".." cannot climb above. */
+	if (scoped || path[0] != '/' || path[0] == '\0') {
+		r = open_start(tid, tgid, dirfd, &cur);
+		if (r < 0)
+			return r;
+	}
+	if (scoped) {
+		root = dup(cur);
+		if (root < 0)
+			return -errno;
+	} else {
+		char link[64];
+
+		snprintf(link, sizeof(link), "/proc/%d/root", tid);
+		root = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0)
+			return errno == ENOENT ? -ESRCH : -errno;
+	}
+	if (fstat(root, &root_st) < 0)
+		return -errno;
+
+	if (path[0] == '\0') {
+		if (!(flags & RES_EMPTY_PATH))
+			return -ENOENT;
+		/* AT_EMPTY_PATH: the object is dirfd itself. */
+		if (fstat(cur, &out->st) < 0)
+			return -errno;
+		out->fd = steal_fd(&cur);
+		return fd_path(out->fd, out->path, sizeof(out->path));
+	}
+	if (path[0] == '/') {
+		if (flags & RES_BENEATH)
+			return -EXDEV;
+		if (cur >= 0)
+			close(cur);
+		cur = dup(root);
+		if (cur < 0)
+			return -errno;
+	}
+	if (fstat(cur, &cur_st) < 0)
+		return -errno;
+	if (!S_ISDIR(cur_st.st_mode))
+		return -ENOTDIR;
+
+	rem = malloc(rem_size);
+	if (!rem)
+		return -ENOMEM;
+	strcpy(rem, path);
+
+	for (;;) {
+		char comp[NAME_MAX + 1];
+		size_t clen;
+		bool last, slash;
+		int nfd;
+		struct stat st;
+
+		while (rem[pos] == '/')
+			pos++;
+		if (rem[pos] == '\0') {
+			/* "/" or a path of only "." and "/": cur is the object. */
+			out->st = cur_st;
+			out->fd = steal_fd(&cur);
+			out->trailing_slash = true;
+			return fd_path(out->fd, out->path, sizeof(out->path));
+		}
+		clen = strcspn(rem + pos, "/");
+		if (clen > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(comp, rem + pos, clen);
+		comp[clen] = '\0';
+		pos += clen;
+		slash = rem[pos] == '/';
+		{
+			size_t q = pos;
+
+			while (rem[q] == '/')
+				q++;
+			last = rem[q] == '\0';
+		}
+		if (last)
+			out->trailing_slash = slash;
+
+		if (!strcmp(comp, ".")) {
+			if (last) {
+				out->st = cur_st;
+				out->fd = steal_fd(&cur);
+				snprintf(out->name, sizeof(out->name), ".");
+				return fd_path(out->fd, out->path, sizeof(out->path));
+			}
+			continue;
+		}
+		if (!strcmp(comp, "..")) {
+			if (same_file(&cur_st, &root_st)) {
+				if (flags & RES_BENEATH)
+					return -EXDEV;
+				nfd = dup(cur);
+			} else {
+				nfd = openat(cur, "..", O_PATH | O_CLOEXEC);
+			}
+			if (nfd < 0)
+				return -errno;
+			close(cur);
+			cur = nfd;
+			if (fstat(cur, &cur_st) < 0)
+				return -errno;
+			if (last) {
+				out->st = cur_st;
+				out->fd = steal_fd(&cur);
+				snprintf(out->name, sizeof(out->name), "..");
+				return fd_path(out->fd, out->path, sizeof(out->path));
+			}
+			continue;
+		}
+
+		/*
+		 * Security: "self" and "thread-self" at the root of a procfs
+		 * name the caller, not the supervisor doing the walk.
+		 */
+		if (cur_st.st_ino == PROC_ROOT_INO &&
+		    (!strcmp(comp, "self") || !strcmp(comp, "thread-self")) &&
+		    is_procfs(cur)) {
+			char sub[64];
+
+			proc_self_name(comp, tid, tgid, sub, sizeof(sub));
+			r = push_front(rem, rem_size, &pos, sub, strlen(sub));
+			if (r < 0)
+				return r;
+			continue;
+		}
+
+		if (last && !slash && !(flags & RES_FOLLOW)) {
+			/* The last component itself, not what it points to. */
+			nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (nfd < 0 && errno != ENOENT)
+				return -errno;
+			if (nfd >= 0 && fstat(nfd, &out->st) < 0) {
+				r = -errno;
+				close(nfd);
+				return r;
+			}
+			out->fd = nfd;
+			out->parent_fd = steal_fd(&cur);
+			snprintf(out->name, sizeof(out->name), "%s", comp);
+			goto canonical;
+		}
+
+		nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			if (errno == ENOENT && last) {
+				out->parent_fd = steal_fd(&cur);
+				snprintf(out->name, sizeof(out->name), "%s", comp);
+				goto canonical;
+			}
+			return -errno;
+		}
+		if (fstat(nfd, &st) < 0) {
+			r = -errno;
+			close(nfd);
+			return r;
+		}
+		if (flags & RES_NO_XDEV && st.st_dev != cur_st.st_dev) {
+			close(nfd);
+			return -EXDEV;
+		}
+
+		if (S_ISLNK(st.st_mode)) {
+			char dir[PATH_MAX];
+			char target[PATH_MAX];
+			pid_t owner;
+			int kind;
+			ssize_t tl;
+
+			if (flags & RES_NO_SYMLINKS) {
+				close(nfd);
+				return -ELOOP;
+			}
+			if (++links > RESOLVE_MAX_LINKS) {
+				close(nfd);
+				return -ELOOP;
+			}
+			if (is_procfs(nfd) && fd_path(cur, dir, sizeof(dir)) == 0 &&
+			    proc_magic(dir, comp, &owner, &kind)) {
+				int obj;
+
+				close(nfd);
+				/*
+				 * Security: a magic link jumps to an object
+				 * without a path walk.  Only links of
+				 * processes in the traced tree are followed
+				 * (the supervisor's rights as their tracer are
+				 * no wider than theirs over each other), and
+				 * never under RESOLVE_NO_MAGICLINKS or a
+				 * scoped walk.
+				 */
+				if (flags & RES_NO_MAGICLINKS)
+					return -ELOOP;
+				if (scoped)
+					return -EXDEV;
+				if (!procs_find(owner) || owner == getpid())
+					return -EACCES;
+				if (kind == 2)
+					return -EACCES;
+				if (kind == 0) {
+					struct proc *op = procs_find(owner);
+
+					obj = tracee_getfd(op->tgid,
+							   (int)strtol(comp, NULL, 10));
+					if (obj < 0)
+						return obj == -ESRCH ? -ENOENT : -ENOENT;
+				} else {
+					obj = openat(cur, comp, O_PATH | O_CLOEXEC);
+					if (obj < 0)
+						return -errno;
+				}
+				if (fstat(obj, &st) < 0) {
+					r = -errno;
+					close(obj);
+					return r;
+				}
+				close(cur);
+				cur = obj;
+				cur_st = st;
+				if (last) {
+					if (slash && !S_ISDIR(st.st_mode))
+						return -ENOTDIR;
+					out->st = st;
+					out->fd = steal_fd(&cur);
+					goto canonical;
+				}
+				if (!S_ISDIR(st.st_mode))
+					return -ENOTDIR;
+				continue;
+			}
+			tl = readlinkat(nfd, "", target, sizeof(target));
+			r = -errno;
+			close(nfd);
+			if (tl < 0)
+				return r;
+			if (tl == 0)
+				return -ENOENT;
+			if ((size_t)tl >= sizeof(target))
+				return -ENAMETOOLONG;
+			target[tl] = '\0';
+			if (target[0] == '/') {
+				if (flags & RES_BENEATH)
+					return -EXDEV;
+				close(cur);
+				cur = dup(root);
+				if (cur < 0)
+					return -errno;
+				cur_st = root_st;
+			}
+			/* The rest of the walk continues after the target;
+			 * a trailing slash is kept. */
+			r = push_front(rem, rem_size, &pos, target, (size_t)tl);
+			if (r < 0)
+				return r;
+			continue;
+		}
+
+		if (last) {
+			if (slash && !S_ISDIR(st.st_mode)) {
+				close(nfd);
+				return -ENOTDIR;
+			}
+			out->st = st;
+			out->fd = nfd;
+			out->parent_fd = steal_fd(&cur);
+			snprintf(out->name, sizeof(out->name), "%s", comp);
+			goto canonical;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			close(nfd);
+			return -ENOTDIR;
+		}
+		close(cur);
+		cur = nfd;
+		cur_st = st;
+	}
+
+canonical:
+	/*
+	 * The canonical path comes from the kernel's view of the fd we hold,
+	 * not from string bookkeeping: it names what the call will act on.
+	 */
+	if (out->fd >= 0)
+		return fd_path(out->fd, out->path, sizeof(out->path));
+	r = fd_path(out->parent_fd, out->path, sizeof(out->path));
+	if (r < 0)
+		return r;
+	{
+		size_t pl = strlen(out->path);
+		int n = snprintf(out->path + pl, sizeof(out->path) - pl, "%s%s",
+				 pl > 0 && out->path[pl - 1] == '/' ? "" : "/",
+				 out->name);
+
+		if (n < 0 || (size_t)n >= sizeof(out->path) - pl)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}

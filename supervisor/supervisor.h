@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * supervisor: runs a command under a seccomp filter with a user-notification
+ * listener, traces every process and thread it starts, decides each notified
+ * call with rules/ and records it with audit/.
+ *
+ *	struct supervisor_opts o = { .rules = rs, .audit = w, .argv = argv, ... };
+ *	int status = supervisor_run(&o);   // the exit status sysgate returns
+ */
+#ifndef SYSGATE_SUPERVISOR_H
+#define SYSGATE_SUPERVISOR_H
+
+#include <stdbool.h>
+
+struct rules_set;
+struct audit_writer;
+
+/* Exit statuses reserved for sysgate itself (as env(1) and timeout(1)). */
+#define SUPERVISOR_EXIT_FAILURE 125
+#define SUPERVISOR_EXIT_CANNOT_RUN 126
+#define SUPERVISOR_EXIT_NOT_FOUND 127
+
+enum supervisor_verbosity {
+	SUPERVISOR_QUIET = 0,   /* -q: nothing but errors */
+	SUPERVISOR_NORMAL = 1,  /* end-of-run summary */
+	SUPERVISOR_VERBOSE = 2, /* -v: one line per decision */
+};
+
+struct supervisor_opts {
+	const struct rules_set *rules; /* borrowed */
+	struct audit_writer *audit;    /* borrowed; records are added */
+	const char *audit_path;        /* for messages; NULL for an fd sink */
+	const char *run_id;
+	const char *policy_hash_hex;   /* BLAKE2b of the policy text */
+	const char *tmpdir;            /* private per-run temp dir (exported) */
+	const unsigned char *sign_key; /* Ed25519 secret key (64 bytes) or NULL */
+	char *const *argv;             /* the command */
+	char *const *sysgate_argv;     /* sysgate's own argv, for run.start */
+	enum supervisor_verbosity verbosity;
+};
+
+/*
+ * Run the command to completion (the whole process tree).  Returns the exit
+ * status for sysgate: the command's, 128+N for a signal, or one of the
+ * SUPERVISOR_EXIT_* codes.  Prints errors and the summary to stderr.
+ * Blocks until every traced task is gone.
+ */
+int supervisor_run(const struct supervisor_opts *opts);
+
+#endif

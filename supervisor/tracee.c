@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tracee memory and /proc facts.  Every read of tracee memory happens here,
+ * once per event, into a buffer the supervisor owns (STYLE.md 5): matching,
+ * auditing and emulation use that copy only.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "supervisor/internal.h"
+
+#define PAGE 4096u
+
+static int vm_errno(void)
+{
+	/* ESRCH: the task is gone.  Anything else: treat as a bad pointer,
+	 * which is what the kernel would have answered the caller. */
+	return errno == ESRCH ? -ESRCH : -EFAULT;
+}
+
+ssize_t tracee_read_str(pid_t tid, uint64_t addr, char *buf, size_t max)
+{
+	size_t got = 0;
+
+	if (max == 0)
+		return -ENAMETOOLONG;
+	if (addr == 0)
+		return -EFAULT;
+	/*
+	 * Read page by page so that a string ending just before an unmapped
+	 * page is read without touching that page (a partial read there is
+	 * not an error, the kernel's own strncpy_from_user stops the same way).
+	 */
+	while (got < max) {
+		uint64_t a = addr + got;
+		size_t chunk = PAGE - (a & (PAGE - 1));
+
+		if (chunk > max - got)
+			chunk = max - got;
+		struct iovec local = { buf + got, chunk };
+		struct iovec remote = { (void *)(uintptr_t)a, chunk };
+		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+
+		if (n <= 0)
+			return n == 0 ? -EFAULT : vm_errno();
+		char *nul = memchr(buf + got, '\0', (size_t)n);
+
+		if (nul)
+			return nul - buf;
+		got += (size_t)n;
+		if ((size_t)n < chunk)
+			return -EFAULT;
+	}
+	buf[max - 1] = '\0';
+	return -ENAMETOOLONG;
+}
+
+int tracee_read(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return vm_errno();
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+int tracee_write(pid_t tid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec local = { (void *)buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	n = process_vm_writev(tid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return vm_errno();
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/* Read a "Key:\tvalue" number from /proc/TID/status. */
+static long status_field(pid_t tid, const char *key, int base)
+{
+	char path[64], buf[2048];
+	AUTO_CLOSE int fd = -1;
+	ssize_t n;
+	size_t klen = strlen(key);
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = TEMP_FAILURE_RETRY_INT(read(fd, buf, sizeof(buf) - 1));
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	for (char *line = buf; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':')
+			return strtol(line + klen + 1, NULL, base);
+	}
+	return -ENOENT;
+}
+
+int tracee_umask(pid_t tid)
+{
+	long v = status_field(tid, "Umask", 8);
+
+	return v < 0 ? (int)v : (int)(v & 0777);
+}
+
+pid_t tracee_tgid(pid_t tid)
+{
+	return (pid_t)status_field(tid, "Tgid", 10);
+}
+
+int tracee_exe(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", tid);
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int tracee_getfd(pid_t tgid, int fd)
+{
+	AUTO_CLOSE int pidfd = -1;
+	int r;
+
+	if (fd < 0)
+		return -EBADF;
+	pidfd = pidfd_open(tgid, 0);
+	if (pidfd < 0)
+		return -errno;
+	r = pidfd_getfd(pidfd, fd, 0);
+	if (r < 0)
+		return errno == ESRCH ? -ESRCH : -EBADF;
+	return r;
+}

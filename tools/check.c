@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sysgate check POLICY: load the policy with exactly the code `sysgate run`
+ * uses, report the first problem as FILE:LINE, or show per syscall which
+ * mechanism decides it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules/rules.h"
+#include "tools/tools.h"
+
+#define CHECK_MAX_NR 512
+
+void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
+		const char *tmpdir, const char *run)
+{
+	const char *home = getenv("HOME");
+
+	if (!home || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : "/";
+	}
+	if (!getcwd(cwd, cwd_len))
+		snprintf(cwd, cwd_len, "/");
+	v->home = home;
+	v->cwd = cwd;
+	v->tmpdir = tmpdir;
+	v->run = run;
+}
+
+int tools_load_policy(const char *arg, const struct rules_vars *v,
+		      struct rules_set **out, char *err, size_t err_len)
+{
+	char shipped[PATH_MAX];
+
+	if (!arg)
+		return rules_load_default(v, out, err, err_len);
+	/* A bare name that is not a file names a shipped policy. */
+	if (!strchr(arg, '/') && access(arg, F_OK) != 0) {
+		snprintf(shipped, sizeof(shipped), "%s/policies/%s.ini",
+			 SYSGATE_DATADIR, arg);
+		if (access(shipped, F_OK) == 0)
+			return rules_load_file(shipped, v, out, err, err_len);
+		if (!strcmp(arg, "default"))
+			return rules_load_default(v, out, err, err_len);
+	}
+	return rules_load_file(arg, v, out, err, err_len);
+}
+
+static const char *kernel_action(enum rules_action a)
+{
+	switch (a) {
+	case RULES_ALLOW:
+		return "kernel: allow";
+	case RULES_DENY:
+		return "kernel: deny";
+	case RULES_KILL:
+		return "kernel: kill";
+	case RULES_REWRITE:
+		return "kernel: rewrite";
+	}
+	return "kernel: ?";
+}
+
+int tool_check(int argc, char **argv)
+{
+	struct rules_vars v;
+	struct rules_set *rs = NULL;
+	char cwd[PATH_MAX];
+	char tmp[PATH_MAX];
+	char err[RULES_ERR_MAX];
+	const char *t = getenv("TMPDIR");
+	unsigned n_kernel = 0;
+	int r;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: sysgate check POLICY\n");
+		return 125;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/sysgate-RUN", t && t[0] == '/' ? t : "/tmp");
+	tools_vars(&v, cwd, sizeof(cwd), tmp, "RUN");
+	r = tools_load_policy(argv[1], &v, &rs, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 125;
+	}
+	printf("%s: valid (audit %s)\n", rules_source(rs),
+	       rules_audit_level(rs) == RULES_AUDIT_ALL ? "all" :
+	       rules_audit_level(rs) == RULES_AUDIT_DENIED ? "denied" : "none");
+	printf("%-24s %s\n", "SYSCALL", "DECIDED BY");
+	for (int nr = 0; nr < CHECK_MAX_NR; nr++) {
+		const char *name = rules_syscall_name(nr);
+		enum rules_action ka = RULES_ALLOW;
+		enum rules_mech m;
+
+		if (!name)
+			continue;
+		m = rules_mechanism(rs, nr, &ka);
+		switch (m) {
+		case RULES_MECH_KERNEL:
+			if (ka == RULES_ALLOW) {
+				n_kernel++;
+				continue;
+			}
+			printf("%-24s %s\n", name, kernel_action(ka));
+			break;
+		case RULES_MECH_NOTIFY:
+			printf("%-24s notify\n", name);
+			break;
+		case RULES_MECH_TRACE:
+			printf("%-24s trace\n", name);
+			break;
+		}
+	}
+	printf("%-24s kernel: allow (%u syscalls no rule names)\n", "(all others)",
+	       n_kernel);
+	rules_free(rs);
+	return 0;
+}

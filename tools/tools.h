@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools: sysgate's subcommands that only read policies and trails (check,
+ * verify, keygen).  They use rules/ and audit/, never supervisor/.
+ */
+#ifndef SYSGATE_TOOLS_H
+#define SYSGATE_TOOLS_H
+
+#include <stddef.h>
+
+/* Each takes the arguments after the subcommand name (argv[0] is the
+ * subcommand) and returns sysgate's exit status. */
+int tool_check(int argc, char **argv);
+int tool_verify(int argc, char **argv);
+int tool_keygen(int argc, char **argv);
+
+struct rules_vars;
+struct rules_set;
+
+/* Fill the policy variables from the environment (HOME, the cwd); cwd is
+ * the caller's buffer, tmpdir and run are borrowed. */
+void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
+		const char *tmpdir, const char *run);
+/* Load POLICY: a file, a shipped policy's name, or NULL for the built-in
+ * default.  As rules_load_file. */
+int tools_load_policy(const char *arg, const struct rules_vars *v,
+		      struct rules_set **out, char *err, size_t err_len);
+
+#endif
