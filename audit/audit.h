@@ -20,9 +20,17 @@
  *	...
  *	audit_close(w);
  *
+ * Ending a run (signed when a key is given):
+ *
+ *	r = audit_begin(w, "run.end");
+ *	audit_int(r, "status", 0);
+ *	audit_put_final(r, sk_or_NULL);      // final_hash [signature, pubkey]
+ *	audit_commit(r);
+ *
  * Line format: {"seq":N,"ts":"...","run":"...","type":"...",...,"hash":"HEX"}
  * hash = hex(BLAKE2b-256(prev_hash_raw[32] || line bytes before ',"hash"'))
- * with prev_hash_raw of the first record all zero.  See docs/sysgate-audit.5.
+ * with prev_hash_raw of the first record all zero.  See audit/FORMAT.txt
+ * and docs/sysgate-audit.5.
  */
 #ifndef SYSGATE_AUDIT_H
 #define SYSGATE_AUDIT_H
@@ -70,7 +78,8 @@ int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 
 /*
  * Close the trail (fdatasync unless AUDIT_SYNC_NONE).  Returns 0 or the first
- * write error seen since open, as -errno.  Accepts NULL.
+ * write error seen since open, as -errno.  Accepts NULL.  No record may be
+ * open, and no other thread may still use w.
  */
 int audit_close(struct audit_writer *w);
 
@@ -193,6 +202,30 @@ size_t audit_escape(char *dst, size_t dst_len, const void *src, size_t src_len);
  * read) and writes a sentence naming the first bad record into why.
  * pubkey (32 bytes, Ed25519) may be NULL; when given, run.end's signature
  * must verify with it.
+ *
+ * A file may hold several runs one after the other (audit_open_path
+ * appends): after a run.end, a record with seq 1 starts a new chain from the
+ * zero hash.  Every run must end with run.end.  Without pubkey, a signed
+ * run.end is checked against its own "pubkey" (consistency only, it proves
+ * nothing about who signed).  why (may be NULL) gets "" on success and
+ * otherwise one sentence, e.g.
+ *   record 17 (line 17): hash does not match its content: edited
+ *   record 17 missing: line 17 has seq 18: removed
+ *   line 17: seq 18 comes before seq 17 (line 18): reordered
+ *   line 17: seq 16 after 16: record 16 appears twice: inserted
+ *   line 17: not part of the chain (record 17 at line 18 follows
+ *            record 16): inserted
+ *   truncated after record 20 (no run.end)
+ *   truncated after record 20: line 21 is incomplete (no newline)
+ *   record 17 (line 17): not valid JSON
+ *   run.end (record 21, line 21): signature does not verify with the given key
+ *   run.end (record 21, line 21): not signed
+ * The classification is a best guess from the first anomaly; the line it
+ * names is always the first one that is not a valid continuation.  Reads
+ * the file sequentially in constant memory (a line is at most
+ * AUDIT_MAX_LINE); on an anomaly it may read the rest of the file once more
+ * to tell a removal from a reordering.  Errors: -EBADMSG, -ENOMEM, -EIO or
+ * the errno of open/read.
  */
 int audit_verify_path(const char *path, const unsigned char *pubkey,
 		      char *why, size_t why_len);

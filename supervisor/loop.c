@@ -401,12 +401,6 @@ int supervisor_run(const struct supervisor_opts *opts)
 		}
 	}
 
-	/*
-	 * Security: not dumpable, so that no process of the same user can
-	 * ptrace the supervisor or open its /proc files (its listener fd
-	 * above all).
-	 */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (seccomp_notify_sizes_get(&s) < 0) {
 		fprintf(stderr, "sysgate: seccomp user notification is not available: %s\n",
 			strerror(errno));
@@ -477,6 +471,13 @@ int supervisor_run(const struct supervisor_opts *opts)
 	}
 	s.child = lr.pid;
 	s.listener = lr.listener;
+	/*
+	 * Security: not dumpable, so that no process of the same user can
+	 * ptrace the supervisor or open its /proc files (its listener fd
+	 * above all).  Only now: a child forked from a non-dumpable parent
+	 * could not be seized by an unprivileged supervisor.
+	 */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	{
 		struct proc *p = procs_add(lr.pid, lr.pid, s.self);
 

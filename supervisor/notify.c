@@ -260,6 +260,8 @@ static void kill_caller(struct call *c)
  * is never missing from it.  If the trail cannot be written, the call is
  * denied and sysgate fails closed.
  */
+static pthread_mutex_t finish_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int finish(struct sup *s, struct call *c, bool cont)
 {
 	int r;
@@ -268,14 +270,18 @@ static int finish(struct sup *s, struct call *c, bool cont)
 		kill_caller(c);
 	if (c->err == 0 && !cont && !c->have_result && c->v.action != RULES_ALLOW)
 		c->err = c->v.err ? c->v.err : EPERM;
-	r = record_call(s, c);
+	/* Blocking calls finish on their own threads: one record at a time. */
+	pthread_mutex_lock(&finish_lock);
+	r = s->failed ? -EIO : record_call(s, c);
 	if (r < 0) {
 		sup_fail(s, "cannot write the audit trail: %s", strerror(-r));
+		pthread_mutex_unlock(&finish_lock);
 		return send_resp(s, c->req->id, 0, EPERM, false);
 	}
 	if (c->v.action != RULES_ALLOW)
 		record_note_denial(s, c);
 	s->counts[c->v.action]++;
+	pthread_mutex_unlock(&finish_lock);
 	if (cont)
 		return send_resp(s, c->req->id, 0, 0, true);
 	return send_resp(s, c->req->id, c->result, c->err, false);

@@ -203,7 +203,7 @@ int record_call(struct sup *s, const struct call *c)
 	r = audit_begin(s->audit, "syscall");
 	audit_int(r, "pid", c->tgid);
 	audit_int(r, "tid", c->tid);
-	audit_str(r, "exe", c->exe);
+	audit_bytes(r, "exe", c->exe ? c->exe : "?", c->exe ? strlen(c->exe) : 1);
 	audit_str(r, "syscall", c->name);
 	audit_obj_begin(r, "args");
 	if (c->info && (c->info->kind == RULES_KIND_PATH ||
@@ -400,14 +400,8 @@ int record_run_start(struct sup *s)
 
 int record_run_end(struct sup *s, int exit_status)
 {
-	unsigned char h[AUDIT_HASH_BYTES];
-	char hex[2 * AUDIT_HASH_BYTES + 1];
-	struct audit_rec *r;
+	struct audit_rec *r = audit_begin(s->audit, "run.end");
 
-	audit_last_hash(s->audit, h);
-	for (int i = 0; i < AUDIT_HASH_BYTES; i++)
-		snprintf(hex + 2 * i, 3, "%02x", h[i]);
-	r = audit_begin(s->audit, "run.end");
 	audit_int(r, "exit", exit_status);
 	if (s->failed) {
 		audit_str(r, "status", "failed");
@@ -425,13 +419,7 @@ int record_run_end(struct sup *s, int exit_status)
 	audit_uint(r, "kill", s->counts[RULES_KILL]);
 	audit_uint(r, "notifications", s->notifications);
 	audit_obj_end(r);
-	audit_str(r, "final_hash", hex);
-	if (s->opts->sign_key) {
-		char sig[129];
-
-		audit_sign_hash(s->opts->sign_key, h, sig);
-		audit_str(r, "signature", sig);
-	}
+	audit_put_final(r, s->opts->sign_key);
 	return audit_commit(r);
 }
 
@@ -485,7 +473,7 @@ int record_exec_violation(struct sup *s, struct proc *p, const char *why,
 
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
-	audit_str(r, "exe", path);
+	audit_bytes(r, "exe", path, strlen(path));
 	audit_str(r, "syscall", "execve");
 	audit_str(r, "rule", "sysgate:exec-check");
 	audit_str(r, "action", "kill");
