@@ -209,12 +209,18 @@ struct call {
 	int64_t result;        /* value returned on success */
 	bool have_result;
 	bool emulated;
+	uint64_t pre_seq;      /* seq of the record written before a change
+				* was made (0: none); the result follows in a
+				* syscall.result record */
+	bool pending;          /* being recorded before the change is made */
 	const char *note;      /* extra explanation ("path swapped at exec") */
 };
 
 /* Write the call's record (before the reply).  0 or -errno: on failure the
  * caller must fail closed. */
 int record_call(struct sup *s, const struct call *c);
+/* The result of a call recorded before its change was made. */
+int record_result(struct sup *s, const struct call *c);
 int record_run_start(struct sup *s);
 int record_run_end(struct sup *s, int exit_status);
 int record_fork(struct sup *s, pid_t pid, pid_t ppid, pid_t tgid, const char *kind);

@@ -24,6 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "audit/audit.h"
 #include "common/util.h"
 #include "supervisor/internal.h"
 
@@ -272,7 +273,12 @@ static int finish(struct sup *s, struct call *c, bool cont)
 		c->err = c->v.err ? c->v.err : EPERM;
 	/* Blocking calls finish on their own threads: one record at a time. */
 	pthread_mutex_lock(&finish_lock);
-	r = s->failed ? -EIO : record_call(s, c);
+	if (s->failed)
+		r = -EIO;
+	else if (c->pre_seq)
+		r = record_result(s, c);
+	else
+		r = record_call(s, c);
 	if (r < 0) {
 		sup_fail(s, "cannot write the audit trail: %s", strerror(-r));
 		pthread_mutex_unlock(&finish_lock);
@@ -280,11 +286,45 @@ static int finish(struct sup *s, struct call *c, bool cont)
 	}
 	if (c->v.action != RULES_ALLOW)
 		record_note_denial(s, c);
-	s->counts[c->v.action]++;
+	if (!c->pre_seq)
+		s->counts[c->v.action]++;
 	pthread_mutex_unlock(&finish_lock);
 	if (cont)
 		return send_resp(s, c->req->id, 0, 0, true);
 	return send_resp(s, c->req->id, c->result, c->err, false);
+}
+
+/*
+ * Security: a call that changes something (creates, removes, renames,
+ * truncates, binds, connects) is recorded before the supervisor makes the
+ * change, so that a supervisor killed in between leaves no change without
+ * its record.  Its result follows in a syscall.result record.  Returns 0,
+ * or -EIO when the trail cannot be written: then nothing may be done.
+ */
+static int record_before_change(struct sup *s, struct call *c)
+{
+	int r;
+
+	pthread_mutex_lock(&finish_lock);
+	if (s->failed) {
+		pthread_mutex_unlock(&finish_lock);
+		return -EIO;
+	}
+	c->pending = true;
+	r = record_call(s, c);
+	c->pending = false;
+	if (r < 0) {
+		sup_fail(s, "cannot write the audit trail: %s", strerror(-r));
+		pthread_mutex_unlock(&finish_lock);
+		return -EIO;
+	}
+	s->counts[c->v.action]++;
+	/* Only a recorded decision gets a result record. */
+	c->pre_seq = c->v.audit ? audit_last_seq(s->audit) : 0;
+	if (!c->v.audit)
+		c->pre_seq = UINT64_MAX;
+	pthread_mutex_unlock(&finish_lock);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -614,9 +654,28 @@ static int handle_open(struct sup *s, struct call *c)
 				return 0;
 			}
 		}
+		if ((!exists && (o.flags & O_CREAT)) || (exists && (o.flags & O_TRUNC))) {
+			if (record_before_change(s, c) < 0)
+				break;
+		}
 		nf = do_open(c, &o, &r);
-		if (nf == -EAGAIN)
+		if (nf == -EAGAIN) {
+			/* Something appeared where we were to create: the
+			 * recorded decision gets its outcome, and the call is
+			 * decided again on what is there now. */
+			if (c->pre_seq) {
+				c->err = EAGAIN;
+				c->note = "raced: decided again";
+				pthread_mutex_lock(&finish_lock);
+				if (record_result(s, c) < 0)
+					sup_fail(s, "cannot write the audit trail");
+				pthread_mutex_unlock(&finish_lock);
+				c->pre_seq = 0;
+				c->err = 0;
+				c->note = NULL;
+			}
 			continue;
+		}
 		c->emulated = true;
 		if (nf < 0) {
 			c->err = -nf;
@@ -916,6 +975,8 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 		goto out;
 	}
 	c->emulated = true;
+	if (record_before_change(s, c) < 0)
+		goto out;
 	rc = emulate_change(c, op, r);
 	if (rc < 0)
 		c->err = -rc;
@@ -1289,6 +1350,8 @@ static int handle_net(struct sup *s, struct call *c)
 		goto out;
 
 	c->emulated = true;
+	if (record_before_change(s, c) < 0)
+		goto out;
 	if (is_bind) {
 		int um = caller_umask(c);
 		/* A unix socket file gets the caller's umask. */
@@ -1384,6 +1447,14 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 
 	memset(&c, 0, sizeof(c));
 	c.req = req;
+	/*
+	 * Until a rule decides, a call that fails on its own (a bad pointer,
+	 * a missing directory) is recorded as the kernel's answer: allowed
+	 * to fail, under audit = all.
+	 */
+	c.v.action = RULES_ALLOW;
+	c.v.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL;
+	c.note = NULL;
 	c.tid = (pid_t)req->pid;
 	p = procs_find(c.tid);
 	if (!p) {

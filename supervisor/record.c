@@ -175,18 +175,23 @@ static void verbose_line(const struct call *c, const char *addr_human)
 	if (c->have_addr && addr_human && off < sizeof(args))
 		snprintf(args + off, sizeof(args) - off, "%s%s", off ? ", " : "",
 			 addr_human);
-	if (c->err)
-		fprintf(stderr, "[pid %d] %s(%s) = -1 %s (%s%s)\n", c->tid, c->name,
-			args, errno_str(c->err), c->v.rule ? "rule " : "",
-			c->v.rule ? c->v.rule : "default");
-	else if (c->have_result)
-		fprintf(stderr, "[pid %d] %s(%s) = %lld (%s%s)\n", c->tid, c->name,
-			args, (long long)c->result, c->v.rule ? "rule " : "",
-			c->v.rule ? c->v.rule : "default");
+	char why[128];
+
+	if (c->v.rule)
+		snprintf(why, sizeof(why), "rule %s", c->v.rule);
+	else if (!c->n_paths || !c->paths[0].checked)
+		snprintf(why, sizeof(why), "%s", c->note ? c->note : "not decided: failed before");
 	else
-		fprintf(stderr, "[pid %d] %s(%s) = ? %s (%s%s)\n", c->tid, c->name,
-			args, rules_action_name(c->v.action),
-			c->v.rule ? "rule " : "", c->v.rule ? c->v.rule : "default");
+		snprintf(why, sizeof(why), "policy default");
+	if (c->err)
+		fprintf(stderr, "[pid %d] %s(%s) = -1 %s (%s)\n", c->tid, c->name,
+			args, errno_str(c->err), why);
+	else if (c->have_result)
+		fprintf(stderr, "[pid %d] %s(%s) = %lld (%s)\n", c->tid, c->name,
+			args, (long long)c->result, why);
+	else
+		fprintf(stderr, "[pid %d] %s(%s) = ? %s (%s)\n", c->tid, c->name,
+			args, rules_action_name(c->v.action), why);
 }
 
 int record_call(struct sup *s, const struct call *c)
@@ -196,7 +201,7 @@ int record_call(struct sup *s, const struct call *c)
 	const __u64 *a = c->req->data.args;
 	int nr = c->req->data.nr;
 
-	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
+	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
 		verbose_line(c, NULL);
 	if (!c->v.audit)
 		return 0;
@@ -267,7 +272,9 @@ int record_call(struct sup *s, const struct call *c)
 	}
 	audit_str(r, "rule", c->v.rule);
 	audit_str(r, "action", rules_action_name(c->v.action));
-	if (c->err)
+	if (c->pending)
+		audit_bool(r, "pending", true);
+	else if (c->err)
 		audit_str(r, "errno", errno_str(c->err));
 	else if (c->have_result)
 		audit_int(r, "result", c->result);
@@ -275,6 +282,26 @@ int record_call(struct sup *s, const struct call *c)
 		audit_bool(r, "emulated", true);
 	if (c->note)
 		audit_str(r, "note", c->note);
+	return audit_commit(r);
+}
+
+int record_result(struct sup *s, const struct call *c)
+{
+	struct audit_rec *r;
+
+	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
+		verbose_line(c, NULL);
+	if (!c->v.audit)
+		return 0;
+	r = audit_begin(s->audit, "syscall.result");
+	audit_int(r, "pid", c->tgid);
+	audit_int(r, "tid", c->tid);
+	audit_str(r, "syscall", c->name);
+	audit_uint(r, "ref", c->pre_seq);
+	if (c->err)
+		audit_str(r, "errno", errno_str(c->err));
+	else
+		audit_int(r, "result", c->result);
 	return audit_commit(r);
 }
 
