@@ -145,6 +145,9 @@ struct resolved {
 	char path[PATH_MAX]; /* canonical absolute path (of the object, or of
 			      * parent + name when it does not exist) */
 	bool trailing_slash; /* the path ended in '/' */
+	pid_t via_pid;       /* the object was reached through the magic link
+			      * /proc/via_pid/fd/via_fd (0 when not) */
+	int via_fd;
 };
 
 /*
@@ -213,6 +216,7 @@ struct call {
 				* was made (0: none); the result follows in a
 				* syscall.result record */
 	bool pending;          /* being recorded before the change is made */
+	uint64_t open_flags;   /* open family: the flags asked for */
 	const char *note;      /* extra explanation ("path swapped at exec") */
 };
 

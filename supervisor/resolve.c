@@ -31,6 +31,8 @@ void resolved_init(struct resolved *r)
 	r->name[0] = '\0';
 	r->path[0] = '\0';
 	r->trailing_slash = false;
+	r->via_pid = 0;
+	r->via_fd = -1;
 }
 
 void resolved_release(struct resolved *r)
@@ -397,10 +399,13 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				if (kind == 0) {
 					struct proc *op = procs_find(owner);
 
-					obj = tracee_getfd(op->tgid,
-							   (int)strtol(comp, NULL, 10));
+					int nfdn = (int)strtol(comp, NULL, 10);
+
+					obj = tracee_getfd(op->tgid, nfdn);
 					if (obj < 0)
-						return obj == -ESRCH ? -ENOENT : -ENOENT;
+						return -ENOENT;
+					out->via_pid = op->tgid;
+					out->via_fd = nfdn;
 				} else {
 					obj = openat(cur, comp, O_PATH | O_CLOEXEC);
 					if (obj < 0)
@@ -423,6 +428,8 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				}
 				if (!S_ISDIR(st.st_mode))
 					return -ENOTDIR;
+				out->via_pid = 0;
+				out->via_fd = -1;
 				continue;
 			}
 			tl = readlinkat(nfd, "", target, sizeof(target));
