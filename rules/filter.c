@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules/filter.c: which mechanism decides each syscall under a policy, and
+ * the seccomp BPF programs (the policy filter and the fixed guard filter),
+ * built with libseccomp and exported as raw sock_filter arrays.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/filter.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "rules/internal.h"
+
+/* The decision plan for one syscall. */
+struct plan {
+	enum rules_mech mech;
+	/* KERNEL: the action when no rule condition selects another. */
+	enum rules_action action;
+	int err;
+	/* KERNEL with a conditional rule: the rule (its action applies when
+	 * its conditions hold, plan.action otherwise). */
+	const struct rules_rule *cond_rule;
+};
+
+static bool is_unconditional(const struct rules_rule *r)
+{
+	return rules_rule_is_scalar(r) && r->n_conds == 0;
+}
+
+static int popcount64(uint64_t v)
+{
+	return __builtin_popcountll(v);
+}
+
+/* Translate one condition for syscall nr into a libseccomp comparison;
+ * false when one comparison cannot express it exactly. */
+static bool cond_to_scmp(const struct rules_argcond *c, int nr,
+			 struct scmp_arg_cmp *out)
+{
+	uint64_t v = c->value, m = c->mask;
+
+	*out = (struct scmp_arg_cmp){ .arg = c->arg };
+	switch (rules_arg_width(nr, c->arg)) {
+	case RULES_WIDTH_UNKNOWN:
+		return false;
+	case RULES_WIDTH_32:
+		/* libseccomp 2.5 has no 32-bit compare (SCMP_A0_32 only
+		 * truncates the datum): mask the low half instead. */
+		v &= UINT32_MAX;
+		m &= UINT32_MAX;
+		switch (c->op) {
+		case RULES_OP_EQ:
+			out->op = SCMP_CMP_MASKED_EQ;
+			out->datum_a = UINT32_MAX;
+			out->datum_b = v;
+			return true;
+		case RULES_OP_MASKED_EQ:
+			out->op = SCMP_CMP_MASKED_EQ;
+			out->datum_a = m;
+			out->datum_b = v;
+			return true;
+		case RULES_OP_ANY:
+			if (popcount64(m) != 1)
+				return false;
+			out->op = SCMP_CMP_MASKED_EQ;
+			out->datum_a = m;
+			out->datum_b = m;
+			return true;
+		case RULES_OP_NE:
+		case RULES_OP_LT:
+		case RULES_OP_LE:
+		case RULES_OP_GT:
+		case RULES_OP_GE:
+			return false;
+		}
+		return false;
+	case RULES_WIDTH_64:
+		out->datum_a = v;
+		switch (c->op) {
+		case RULES_OP_EQ:
+			out->op = SCMP_CMP_EQ;
+			return true;
+		case RULES_OP_NE:
+			out->op = SCMP_CMP_NE;
+			return true;
+		case RULES_OP_LT:
+			out->op = SCMP_CMP_LT;
+			return true;
+		case RULES_OP_LE:
+			out->op = SCMP_CMP_LE;
+			return true;
+		case RULES_OP_GT:
+			out->op = SCMP_CMP_GT;
+			return true;
+		case RULES_OP_GE:
+			out->op = SCMP_CMP_GE;
+			return true;
+		case RULES_OP_MASKED_EQ:
+			out->op = SCMP_CMP_MASKED_EQ;
+			out->datum_a = m;
+			out->datum_b = v;
+			return true;
+		case RULES_OP_ANY:
+			if (popcount64(m) != 1)
+				return false;
+			out->op = SCMP_CMP_MASKED_EQ;
+			out->datum_a = m;
+			out->datum_b = m;
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+static bool rule_expressible(const struct rules_rule *r, int nr)
+{
+	struct scmp_arg_cmp cmp;
+	size_t i;
+
+	if (!rules_rule_is_scalar(r))
+		return false;
+	for (i = 0; i < r->n_conds; i++)
+		if (!cond_to_scmp(&r->conds[i], nr, &cmp))
+			return false;
+	return true;
+}
+
+static bool default_records(const struct rules_set *rs)
+{
+	return rules_level_records(rs->audit, rs->def, true);
+}
+
+static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
+{
+	const struct rules_rule *first = NULL;
+	bool notify = false, record = false, stopped = false;
+	size_t i, reached = 0;
+
+	*p = (struct plan){ .mech = RULES_MECH_KERNEL, .action = rs->def,
+			    .err = rs->def_err };
+	for (i = 0; i < rs->n_rules; i++) {
+		const struct rules_rule *r = &rs->rules[i];
+
+		if (!rules_nr_has(r->nrs, nr))
+			continue;
+		reached++;
+		if (!first)
+			first = r;
+		if (!rules_rule_is_scalar(r))
+			notify = true;
+		if (rules_level_records(rs->audit, r->action, r->audit))
+			record = true;
+		if (is_unconditional(r)) {
+			stopped = true;
+			break;
+		}
+	}
+	if (reached == 0) {
+		if (rs->def != RULES_ALLOW && default_records(rs))
+			p->mech = RULES_MECH_NOTIFY;
+		return;
+	}
+	if (!stopped && default_records(rs))
+		record = true;
+	if (notify || record || reached != 1) {
+		p->mech = RULES_MECH_NOTIFY;
+		return;
+	}
+	if (stopped) {
+		p->action = first->action;
+		p->err = first->err;
+		return;
+	}
+	if (!rule_expressible(first, nr)) {
+		p->mech = RULES_MECH_NOTIFY;
+		return;
+	}
+	p->cond_rule = first;
+}
+
+enum rules_mech rules_mechanism(const struct rules_set *rs, int nr,
+				enum rules_action *kernel_action)
+{
+	struct plan p;
+
+	if (!rs)
+		return RULES_MECH_NOTIFY;
+	plan_for(rs, nr, &p);
+	if (p.mech == RULES_MECH_KERNEL && kernel_action)
+		*kernel_action = p.action;
+	return p.mech;
+}
+
+static uint32_t scmp_action(enum rules_action a, int err)
+{
+	switch (a) {
+	case RULES_ALLOW:
+		return SCMP_ACT_ALLOW;
+	case RULES_DENY:
+		return SCMP_ACT_ERRNO((uint32_t)err);
+	case RULES_KILL:
+		return SCMP_ACT_KILL_PROCESS;
+	case RULES_REWRITE:
+		break;
+	}
+	/* Never produced by the parser; let the supervisor decide. */
+	return SCMP_ACT_NOTIFY;
+}
+
+static int scmp_rc(int rc)
+{
+	if (rc == 0)
+		return 0;
+	return rc == -ENOMEM ? -ENOMEM : -EINVAL;
+}
+
+/* Add a rule unless it would repeat the filter's default action (which
+ * libseccomp refuses with -EACCES). */
+static int add_rule(scmp_filter_ctx ctx, uint32_t def_act, uint32_t act,
+		    int nr, unsigned n, const struct scmp_arg_cmp *cmps)
+{
+	if (act == def_act)
+		return 0;
+	return scmp_rc(seccomp_rule_add_exact_array(ctx, act, nr, n, cmps));
+}
+
+static scmp_filter_ctx new_ctx(uint32_t def_act)
+{
+	scmp_filter_ctx ctx = seccomp_init(def_act);
+
+	if (!ctx)
+		return NULL;
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+			     SCMP_ACT_KILL_PROCESS) < 0) {
+		seccomp_release(ctx);
+		return NULL;
+	}
+	/* A binary tree of syscall numbers; optional, the filter is the same
+	 * without it, only slower. */
+	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	return ctx;
+}
+
+/*
+ * Export the program.  libseccomp puts the x86_64 arch check first and,
+ * on SCMP_ARCH_X86_64, sends every number >= 0x40000000 (x32) except -1 to
+ * the bad-arch action, KILL_PROCESS here (checked by the unit test).
+ */
+static int export_ctx(scmp_filter_ctx ctx, struct sock_fprog *prog)
+{
+	AUTO_CLOSE int fd = -1;
+	AUTO_FREE struct sock_filter *insns = NULL;
+	off_t size;
+	size_t done = 0;
+	int rc;
+
+	fd = memfd_create("sysgate-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	rc = seccomp_export_bpf(ctx, fd);
+	if (rc < 0)
+		return scmp_rc(rc);
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+	    size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return -EINVAL;
+	insns = malloc((size_t)size);
+	if (!insns)
+		return -ENOMEM;
+	while (done < (size_t)size) {
+		ssize_t n = TEMP_FAILURE_RETRY_INT(
+			pread(fd, (char *)insns + done, (size_t)size - done,
+			      (off_t)done));
+
+		if (n <= 0)
+			return -EINVAL;
+		done += (size_t)n;
+	}
+	prog->len = (unsigned short)((size_t)size / sizeof(struct sock_filter));
+	prog->filter = steal_ptr(&insns);
+	return 0;
+}
+
+/* The fixed guards, on a context whose default is def_act. */
+static int add_guards(scmp_filter_ctx ctx, uint32_t def_act)
+{
+	struct scmp_arg_cmp untraced = {
+		.arg = 0, .op = SCMP_CMP_MASKED_EQ,
+		.datum_a = CLONE_UNTRACED, .datum_b = CLONE_UNTRACED,
+	};
+	int rc;
+
+	rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), __NR_clone3, 0,
+		      NULL);
+	if (rc < 0)
+		return rc;
+	return add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_clone, 1,
+			&untraced);
+}
+
+int rules_build_guard_filter(struct sock_fprog *prog)
+{
+	scmp_filter_ctx ctx;
+	int rc;
+
+	if (!prog)
+		return -EINVAL;
+	ctx = new_ctx(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -ENOMEM;
+	rc = add_guards(ctx, SCMP_ACT_ALLOW);
+	if (rc == 0)
+		rc = export_ctx(ctx, prog);
+	seccomp_release(ctx);
+	return rc;
+}
+
+/* The filter action of a plan when no rule condition applies. */
+static uint32_t plan_action(const struct plan *p)
+{
+	if (p->mech != RULES_MECH_KERNEL)
+		return SCMP_ACT_NOTIFY;
+	return scmp_action(p->action, p->err);
+}
+
+static int add_cond_rule(scmp_filter_ctx ctx, uint32_t def_act, int nr,
+			 const struct rules_rule *r, bool guard_clone)
+{
+	struct scmp_arg_cmp cmps[RULES_NARGS + 1];
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < r->n_conds; i++) {
+		if (!cond_to_scmp(&r->conds[i], nr, &cmps[n]))
+			return -EINVAL;
+		n++;
+	}
+	if (guard_clone) {
+		cmps[n++] = (struct scmp_arg_cmp){
+			.arg = 0, .op = SCMP_CMP_MASKED_EQ,
+			.datum_a = CLONE_UNTRACED, .datum_b = 0,
+		};
+	}
+	return add_rule(ctx, def_act, scmp_action(r->action, r->err), nr, n,
+			cmps);
+}
+
+static bool cond_uses_arg0(const struct rules_rule *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_conds; i++)
+		if (r->conds[i].arg == 0)
+			return true;
+	return false;
+}
+
+/* clone: the policy's decision for calls without CLONE_UNTRACED, EPERM for
+ * calls with it, where that can be said in one filter; where not (a kill,
+ * or the policy's own conditions on arg0), only the guard filter guards. */
+static int add_clone(scmp_filter_ctx ctx, uint32_t def_act,
+		     const struct plan *p)
+{
+	struct scmp_arg_cmp traced = {
+		.arg = 0, .op = SCMP_CMP_MASKED_EQ,
+		.datum_a = CLONE_UNTRACED, .datum_b = 0,
+	};
+	struct scmp_arg_cmp untraced = traced;
+	uint32_t act = plan_action(p);
+	int rc;
+
+	untraced.datum_b = CLONE_UNTRACED;
+	if (p->mech == RULES_MECH_KERNEL && p->cond_rule) {
+		bool guard = !cond_uses_arg0(p->cond_rule) &&
+			     p->cond_rule->action != RULES_KILL &&
+			     p->action != RULES_KILL;
+
+		rc = add_cond_rule(ctx, def_act, __NR_clone, p->cond_rule,
+				   guard);
+		if (rc < 0 || !guard)
+			return rc;
+		rc = add_rule(ctx, def_act, act, __NR_clone, 1, &traced);
+		if (rc < 0)
+			return rc;
+		return add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM),
+				__NR_clone, 1, &untraced);
+	}
+	if (act == SCMP_ACT_KILL_PROCESS)
+		return add_rule(ctx, def_act, act, __NR_clone, 0, NULL);
+	rc = add_rule(ctx, def_act, act, __NR_clone, 1, &traced);
+	if (rc < 0)
+		return rc;
+	return add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_clone, 1,
+			&untraced);
+}
+
+static int add_syscall(scmp_filter_ctx ctx, uint32_t def_act, int nr,
+		       const struct plan *p)
+{
+	if (nr == __NR_clone)
+		return add_clone(ctx, def_act, p);
+	if (nr == __NR_clone3) {
+		/* Guard: ENOSYS makes libc fall back to clone, whose flags
+		 * the filter can see; only a kill is stronger. */
+		if (p->mech == RULES_MECH_KERNEL && !p->cond_rule &&
+		    p->action == RULES_KILL)
+			return add_rule(ctx, def_act, SCMP_ACT_KILL_PROCESS, nr,
+					0, NULL);
+		return add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), nr, 0,
+				NULL);
+	}
+	if (p->mech == RULES_MECH_KERNEL && p->cond_rule) {
+		int rc = add_cond_rule(ctx, def_act, nr, p->cond_rule, false);
+
+		if (rc < 0)
+			return rc;
+	}
+	return add_rule(ctx, def_act, plan_action(p), nr, 0, NULL);
+}
+
+int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
+{
+	uint64_t named[RULES_NR_WORDS] = { 0 };
+	scmp_filter_ctx ctx;
+	uint32_t def_act;
+	size_t i, w;
+	int nr, rc = 0;
+
+	if (!rs || !prog)
+		return -EINVAL;
+	if (rs->def == RULES_ALLOW || !default_records(rs))
+		def_act = scmp_action(rs->def, rs->def_err);
+	else
+		def_act = SCMP_ACT_NOTIFY;
+	for (i = 0; i < rs->n_rules; i++)
+		for (w = 0; w < RULES_NR_WORDS; w++)
+			named[w] |= rs->rules[i].nrs[w];
+	rules_nr_add(named, __NR_clone);
+	rules_nr_add(named, __NR_clone3);
+
+	ctx = new_ctx(def_act);
+	if (!ctx)
+		return -ENOMEM;
+	for (nr = 0; nr < RULES_NR_MAX && rc == 0; nr++) {
+		struct plan p;
+
+		if (!rules_nr_has(named, nr))
+			continue;
+		plan_for(rs, nr, &p);
+		rc = add_syscall(ctx, def_act, nr, &p);
+	}
+	if (rc == 0)
+		rc = export_ctx(ctx, prog);
+	seccomp_release(ctx);
+	return rc;
+}

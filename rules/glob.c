@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules/glob.c: path globs.  A pattern is compiled into a small NFA on the
+ * stack and run over the path once, so matching costs O(path * pattern)
+ * whatever the input: no backtracking, no allocation.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rules/internal.h"
+
+/*
+ * Pattern syntax (bytes; no escapes, no classes):
+ *   '*'   any run of bytes other than '/', possibly empty
+ *   '?'   one byte other than '/'
+ *   "**"  as a whole component: any number of components, including none.
+ *         "/a/ ** /b" (without the spaces) matches /a/b, /a/x/b, /a/x/y/b;
+ *         a trailing "/ **" matches the directory itself and everything
+ *         below it; a leading "** /" matches in any directory.
+ *   anything else matches itself.
+ * A "**" that is not a whole component behaves as '*' (the parser refuses
+ * it in policies).
+ */
+
+enum glob_kind {
+	G_LIT,		/* consume byte c, go to s + 1 */
+	G_ONE,		/* consume a non-'/' byte, go to s + 1 */
+	G_STAR,		/* consume a non-'/' byte and stay; or skip to s + 1 */
+	G_ANY,		/* consume any byte and stay; or skip to s + 1 */
+	G_SPLIT,	/* epsilon to s + 1 and to alt */
+	G_ACCEPT,
+};
+
+struct glob_state {
+	uint8_t kind;
+	uint8_t c;
+	uint16_t alt;
+};
+
+/* At most one state per pattern byte, plus the accepting state. */
+#define GLOB_STATES_MAX (RULES_GLOB_MAX + 2)
+#define GLOB_WORDS ((GLOB_STATES_MAX + 63) / 64)
+
+static bool is_globstar(const char *p, size_t i, size_t n)
+{
+	return i + 1 < n && p[i] == '*' && p[i + 1] == '*' &&
+	       (i == 0 || p[i - 1] == '/') && (i + 2 == n || p[i + 2] == '/');
+}
+
+/* Returns the number of states, 0 when the pattern is too long. */
+static size_t glob_compile(const char *p, struct glob_state *st)
+{
+	size_t n = strlen(p), i = 0, k = 0;
+
+	if (n > RULES_GLOB_MAX)
+		return 0;
+	while (i < n) {
+		if (p[i] == '/' && i + 3 == n && is_globstar(p, i + 1, n)) {
+			/* "/ **" at the end: (/.*)? */
+			st[k] = (struct glob_state){ .kind = G_SPLIT,
+						     .alt = k + 3 };
+			st[k + 1] = (struct glob_state){ .kind = G_LIT,
+							 .c = '/' };
+			st[k + 2] = (struct glob_state){ .kind = G_ANY };
+			k += 3;
+			i += 3;
+		} else if (is_globstar(p, i, n) && i + 2 == n) {
+			st[k++] = (struct glob_state){ .kind = G_ANY };
+			i += 2;
+		} else if (is_globstar(p, i, n)) {
+			/* "** /" (leading or after a '/'): (.* /)? */
+			st[k] = (struct glob_state){ .kind = G_SPLIT,
+						     .alt = k + 3 };
+			st[k + 1] = (struct glob_state){ .kind = G_ANY };
+			st[k + 2] = (struct glob_state){ .kind = G_LIT,
+							 .c = '/' };
+			k += 3;
+			i += 3;
+		} else if (p[i] == '*') {
+			st[k++] = (struct glob_state){ .kind = G_STAR };
+			while (i < n && p[i] == '*')
+				i++;
+		} else if (p[i] == '?') {
+			st[k++] = (struct glob_state){ .kind = G_ONE };
+			i++;
+		} else {
+			st[k++] = (struct glob_state){ .kind = G_LIT,
+						       .c = (uint8_t)p[i] };
+			i++;
+		}
+	}
+	st[k++] = (struct glob_state){ .kind = G_ACCEPT };
+	return k;
+}
+
+static inline bool bit_get(const uint64_t *set, size_t s)
+{
+	return (set[s / 64] >> (s % 64)) & 1;
+}
+
+static inline void bit_set(uint64_t *set, size_t s)
+{
+	set[s / 64] |= UINT64_C(1) << (s % 64);
+}
+
+/* Add s and everything reachable from it by epsilon moves.  A state is
+ * pushed only when it enters the set, so the stack never holds more than
+ * GLOB_STATES_MAX entries. */
+static void add_state(const struct glob_state *st, uint64_t *set, size_t s)
+{
+	uint16_t stack[GLOB_STATES_MAX];
+	size_t top = 0;
+
+	if (bit_get(set, s))
+		return;
+	bit_set(set, s);
+	stack[top++] = (uint16_t)s;
+	while (top > 0) {
+		size_t cur = stack[--top];
+		size_t to[2];
+		size_t n_to = 0, j;
+
+		switch ((enum glob_kind)st[cur].kind) {
+		case G_STAR:
+		case G_ANY:
+			to[n_to++] = cur + 1;
+			break;
+		case G_SPLIT:
+			to[n_to++] = cur + 1;
+			to[n_to++] = st[cur].alt;
+			break;
+		case G_LIT:
+		case G_ONE:
+		case G_ACCEPT:
+			break;
+		}
+		for (j = 0; j < n_to; j++) {
+			if (bit_get(set, to[j]))
+				continue;
+			bit_set(set, to[j]);
+			stack[top++] = (uint16_t)to[j];
+		}
+	}
+}
+
+bool rules_glob_match_n(const char *pattern, const char *s, size_t len)
+{
+	struct glob_state st[GLOB_STATES_MAX];
+	uint64_t cur[GLOB_WORDS], next[GLOB_WORDS];
+	size_t n_states, words, i, k;
+
+	if (!pattern || !s)
+		return false;
+	n_states = glob_compile(pattern, st);
+	if (n_states == 0)
+		return false;
+	words = (n_states + 63) / 64;
+	memset(cur, 0, words * sizeof(cur[0]));
+	add_state(st, cur, 0);
+	for (i = 0; i < len; i++) {
+		uint8_t c = (uint8_t)s[i];
+		bool any = false;
+
+		memset(next, 0, words * sizeof(next[0]));
+		for (k = 0; k < n_states; k++) {
+			if (!bit_get(cur, k))
+				continue;
+			switch ((enum glob_kind)st[k].kind) {
+			case G_LIT:
+				if (c == st[k].c)
+					add_state(st, next, k + 1);
+				break;
+			case G_ONE:
+				if (c != '/')
+					add_state(st, next, k + 1);
+				break;
+			case G_STAR:
+				if (c != '/')
+					add_state(st, next, k);
+				break;
+			case G_ANY:
+				add_state(st, next, k);
+				break;
+			case G_SPLIT:
+			case G_ACCEPT:
+				break;
+			}
+		}
+		for (k = 0; k < words; k++) {
+			cur[k] = next[k];
+			any |= next[k] != 0;
+		}
+		if (!any)
+			return false;
+	}
+	return bit_get(cur, n_states - 1);
+}
+
+bool rules_glob_match(const char *pattern, const char *path)
+{
+	if (!path)
+		return false;
+	return rules_glob_match_n(pattern, path, strlen(path));
+}
+
+int rules_glob_check(const char *p, const char **why)
+{
+	size_t n = strlen(p), i;
+
+	if (n == 0) {
+		*why = "empty glob";
+		return -EINVAL;
+	}
+	if (n > RULES_GLOB_MAX) {
+		*why = "glob too long (the limit is 1024 bytes)";
+		return -EINVAL;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		if (p[i] == '*' && p[i + 1] == '*') {
+			size_t j = i;
+
+			while (j < n && p[j] == '*')
+				j++;
+			if (j - i != 2 || !is_globstar(p, i, n)) {
+				*why = "'**' must be a whole path component";
+				return -EINVAL;
+			}
+			i = j - 1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules/internal.h: the parsed policy and the helpers shared by the files of
+ * rules/.  Not installed, not for other modules: they use rules.h.
+ */
+#ifndef SYSGATE_RULES_INTERNAL_H
+#define SYSGATE_RULES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules/rules.h"
+
+/* Syscall numbers 0..RULES_NR_MAX-1 can be named by a policy. */
+#define RULES_NR_MAX 512
+#define RULES_NR_WORDS (RULES_NR_MAX / 64)
+
+/* Limits on what a policy may contain; each one is checked with a message. */
+#define RULES_MAX_FILE (1024 * 1024)	/* bytes of policy text */
+#define RULES_LINE_MAX 199		/* a line this long is refused (inih) */
+#define RULES_MAX_RULES 1024
+#define RULES_MAX_ITEMS 512		/* paths, addrs or exes in one rule */
+#define RULES_NAME_MAX 40		/* bytes of a rule name */
+#define RULES_GLOB_MAX 1024		/* bytes of a glob after expansion */
+#define RULES_NARGS 6
+
+/* Longest name in any suggestion table (syscalls, errno names, keys). */
+#define RULES_WORD_MAX 64
+
+/* Scalar argument comparisons (see GRAMMAR.txt, "Argument conditions"). */
+enum rules_op {
+	RULES_OP_EQ = 0,
+	RULES_OP_NE,
+	RULES_OP_LT,
+	RULES_OP_LE,
+	RULES_OP_GT,
+	RULES_OP_GE,
+	RULES_OP_ANY,	   /* (arg & mask) != 0 */
+	RULES_OP_MASKED_EQ /* (arg & mask) == value */
+};
+
+struct rules_argcond {
+	unsigned arg;	/* 0..5 */
+	enum rules_op op;
+	uint64_t mask;	/* RULES_OP_ANY, RULES_OP_MASKED_EQ */
+	uint64_t value;
+};
+
+/* How wide an argument of a syscall is, as the kernel reads it. */
+enum rules_width {
+	RULES_WIDTH_UNKNOWN = 0, /* both readings are tried, fail closed */
+	RULES_WIDTH_32,		 /* int-sized: only the low 32 bits count */
+	RULES_WIDTH_64,		 /* pointer, size, long: all 64 bits */
+};
+
+enum rules_addr_type {
+	RULES_ADDR_INET4 = 0,
+	RULES_ADDR_INET6,
+	RULES_ADDR_UNIX,	  /* path socket; glob on sun_path */
+	RULES_ADDR_UNIX_ABSTRACT, /* abstract name, without the leading NUL */
+};
+
+struct rules_addr {
+	enum rules_addr_type type;
+	uint8_t ip[16];	/* network byte order; INET4 uses ip[0..3] */
+	unsigned prefix; /* bits */
+	uint16_t port_lo, port_hi; /* host byte order; 0..65535 = any */
+	char *glob;	/* UNIX, UNIX_ABSTRACT */
+};
+
+struct rules_rule {
+	char *name;
+	unsigned line;
+	uint64_t nrs[RULES_NR_WORDS];
+	char **paths;
+	size_t n_paths;
+	unsigned access; /* 0: any */
+	struct rules_addr *addrs;
+	size_t n_addrs;
+	char **exes;
+	size_t n_exes;
+	struct rules_argcond conds[RULES_NARGS];
+	size_t n_conds;
+	enum rules_action action;
+	int err;	/* positive errno for RULES_DENY */
+	bool stack;
+	bool audit;
+};
+
+struct rules_set {
+	char *source;
+	enum rules_action def;
+	int def_err;
+	enum rules_audit_level audit;
+	struct rules_rule *rules;
+	size_t n_rules;
+	uint64_t limits[RULES_LIMIT_COUNT];
+	bool limit_set[RULES_LIMIT_COUNT];
+};
+
+static inline bool rules_nr_has(const uint64_t *set, int nr)
+{
+	if (nr < 0 || nr >= RULES_NR_MAX)
+		return false;
+	return (set[nr / 64] >> (nr % 64)) & 1;
+}
+
+static inline void rules_nr_add(uint64_t *set, int nr)
+{
+	if (nr >= 0 && nr < RULES_NR_MAX)
+		set[nr / 64] |= UINT64_C(1) << (nr % 64);
+}
+
+/* glob.c */
+bool rules_glob_match_n(const char *pattern, const char *s, size_t len);
+/* 0, or -EINVAL with a static reason in *why. */
+int rules_glob_check(const char *pattern, const char **why);
+
+/* addr.c: parse one address item; -EINVAL with a static reason in *why
+ * (or a suggestion-free message), -ENOMEM. */
+int rules_addr_parse(const char *text, struct rules_addr *out,
+		     const char **why);
+/* connect_semantics: 0.0.0.0 and :: mean the local host (connect), not
+ * "any interface" (bind). */
+bool rules_addr_match(const struct rules_addr *a, const struct sockaddr *sa,
+		      socklen_t len, bool connect_semantics);
+void rules_addr_release(struct rules_addr *a);
+
+/* syscalls.c */
+int rules_group_lookup(const char *name, uint64_t *set); /* 0 / -ENOENT */
+const char *rules_group_suggest(const char *name);
+const char *rules_syscall_suggest(const char *name);
+const char *rules_errno_suggest(const char *name);
+enum rules_width rules_arg_width(int nr, unsigned arg);
+
+/* consts.c: parse "EXPR" (constants and numbers joined by '|').
+ * Returns 0, or -EINVAL with a message written to why (why_len bytes). */
+int rules_expr_parse(const char *text, uint64_t *out, char *why,
+		     size_t why_len);
+/* Parse an argN value: "EXPR", "OP EXPR", "& MASK", "& MASK == EXPR". */
+int rules_argcond_parse(const char *text, unsigned arg,
+			struct rules_argcond *out, char *why, size_t why_len);
+
+/* parse.c: Damerau-Levenshtein suggestion from a NULL-terminated list or
+ * a table walked by the caller. */
+size_t rules_edit_distance(const char *a, const char *b);
+/* Keep the best candidate so far: call for each candidate. */
+void rules_suggest_consider(const char *word, const char *cand,
+			    const char **best, size_t *best_dist);
+/* Is the best distance close enough to suggest? */
+const char *rules_suggest_result(const char *word, const char *best,
+				 size_t best_dist);
+
+/* match.c: does a scalar condition hold for syscall nr and a rule action? */
+bool rules_cond_holds(const struct rules_argcond *c, int nr,
+		      const uint64_t *args, enum rules_action action);
+bool rules_rule_is_scalar(const struct rules_rule *r);
+/* Does the audit level record a decision with this action (and rule flag,
+ * true for the default)? */
+bool rules_level_records(enum rules_audit_level level, enum rules_action a,
+			 bool rule_flag);
+
+#endif

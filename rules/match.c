@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules/match.c: rules_match(), the decision for one copied event.  Part of
+ * the trusted path: a pure function of the set and the event, no
+ * allocation, no I/O.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include "rules/internal.h"
+
+static bool eval(const struct rules_argcond *c, uint64_t a, bool narrow)
+{
+	uint64_t v = c->value, m = c->mask;
+
+	if (narrow) {
+		a &= UINT32_MAX;
+		v &= UINT32_MAX;
+		m &= UINT32_MAX;
+	}
+	switch (c->op) {
+	case RULES_OP_EQ:
+		return a == v;
+	case RULES_OP_NE:
+		return a != v;
+	case RULES_OP_LT:
+		return a < v;
+	case RULES_OP_LE:
+		return a <= v;
+	case RULES_OP_GT:
+		return a > v;
+	case RULES_OP_GE:
+		return a >= v;
+	case RULES_OP_ANY:
+		return (a & m) != 0;
+	case RULES_OP_MASKED_EQ:
+		return (a & m) == v;
+	}
+	return false;
+}
+
+/*
+ * Security: for an argument whose width is not known, an allow needs the
+ * condition under both readings and a deny or kill under either, so a
+ * caller cannot slip past a rule by setting or clearing the upper 32 bits.
+ */
+bool rules_cond_holds(const struct rules_argcond *c, int nr,
+		      const uint64_t *args, enum rules_action action)
+{
+	uint64_t a;
+	bool n, w;
+
+	if (c->arg >= RULES_NARGS)
+		return false;
+	a = args[c->arg];
+	switch (rules_arg_width(nr, c->arg)) {
+	case RULES_WIDTH_32:
+		return eval(c, a, true);
+	case RULES_WIDTH_64:
+		return eval(c, a, false);
+	case RULES_WIDTH_UNKNOWN:
+		break;
+	}
+	n = eval(c, a, true);
+	w = eval(c, a, false);
+	switch (action) {
+	case RULES_ALLOW:
+		return n && w;
+	case RULES_REWRITE:
+	case RULES_DENY:
+	case RULES_KILL:
+		break;
+	}
+	return n || w;
+}
+
+bool rules_rule_is_scalar(const struct rules_rule *r)
+{
+	return r->n_paths == 0 && r->n_addrs == 0 && r->n_exes == 0 &&
+	       r->access == 0;
+}
+
+/* An allow must cover every access class the event has, a deny or kill
+ * any of them (the supervisor passes one, this keeps a stray extra bit
+ * from widening an allow). */
+static bool access_ok(const struct rules_rule *r, unsigned ev_access)
+{
+	if (r->access == 0)
+		return true;
+	if (ev_access == 0)
+		return false;
+	if (r->action == RULES_ALLOW)
+		return (ev_access & ~r->access) == 0;
+	return (ev_access & r->access) != 0;
+}
+
+static bool rule_matches(const struct rules_rule *r,
+			 const struct rules_event *ev)
+{
+	size_t i;
+
+	if (!rules_nr_has(r->nrs, ev->nr))
+		return false;
+	if (r->n_paths) {
+		bool hit = false;
+
+		if (!ev->path)
+			return false;
+		for (i = 0; i < r->n_paths && !hit; i++)
+			hit = rules_glob_match(r->paths[i], ev->path);
+		if (!hit)
+			return false;
+	}
+	if (!access_ok(r, ev->access))
+		return false;
+	if (r->n_addrs) {
+		bool hit = false;
+		bool connect_semantics = ev->nr != __NR_bind;
+
+		if (!ev->addr)
+			return false;
+		for (i = 0; i < r->n_addrs && !hit; i++)
+			hit = rules_addr_match(&r->addrs[i], ev->addr,
+					       ev->addr_len, connect_semantics);
+		if (!hit)
+			return false;
+	}
+	if (r->n_exes) {
+		bool hit = false;
+
+		if (!ev->exe)
+			return false;
+		for (i = 0; i < r->n_exes && !hit; i++)
+			hit = rules_glob_match(r->exes[i], ev->exe);
+		if (!hit)
+			return false;
+	}
+	for (i = 0; i < r->n_conds; i++)
+		if (!rules_cond_holds(&r->conds[i], ev->nr, ev->args,
+				      r->action))
+			return false;
+	return true;
+}
+
+bool rules_level_records(enum rules_audit_level level, enum rules_action a,
+			  bool rule_flag)
+{
+	switch (level) {
+	case RULES_AUDIT_ALL:
+		return rule_flag;
+	case RULES_AUDIT_DENIED:
+		return a == RULES_DENY || a == RULES_KILL;
+	case RULES_AUDIT_NONE:
+		return false;
+	}
+	return true;
+}
+
+void rules_match(const struct rules_set *rs, const struct rules_event *ev,
+		 struct rules_verdict *out)
+{
+	size_t i;
+
+	/* Fail closed on a missing set or event. */
+	*out = (struct rules_verdict){ .action = RULES_DENY, .err = EPERM,
+				       .audit = true };
+	if (!rs || !ev)
+		return;
+	for (i = 0; i < rs->n_rules; i++) {
+		const struct rules_rule *r = &rs->rules[i];
+
+		if (!rule_matches(r, ev))
+			continue;
+		out->action = r->action;
+		out->err = r->action == RULES_DENY ? r->err : 0;
+		out->rule = r->name;
+		out->audit = rules_level_records(rs->audit, r->action,
+						 r->audit);
+		out->stack = r->stack;
+		return;
+	}
+	out->action = rs->def;
+	out->err = rs->def == RULES_DENY ? rs->def_err : 0;
+	out->rule = NULL;
+	out->audit = rules_level_records(rs->audit, rs->def, true);
+	out->stack = false;
+}

@@ -1,0 +1,1447 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules/parse.c: loading a policy.  The INI text is read by our own strict
+ * line scanner (which keeps line numbers and refuses what inih would
+ * silently reinterpret), cross-checked against inih, then checked key by
+ * key into an immutable struct rules_set.  Every error names FILE:LINE.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "rules/internal.h"
+
+extern const char rules_default_policy[];
+
+#define DEFAULT_SOURCE "<default>"
+#define SECTION_MAX 49		/* inih copies section names into 50 bytes */
+#define KEY_MAX 32		/* bytes of a key name */
+#define WHY_MAX 256
+
+/* ---------------------------------------------------------------------
+ * Suggestions (optimal string alignment distance, case-insensitive).
+ */
+
+size_t rules_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	/* Distances are at most RULES_WORD_MAX: a short fits. */
+	unsigned short d[RULES_WORD_MAX + 1][RULES_WORD_MAX + 1];
+
+	if (la > RULES_WORD_MAX || lb > RULES_WORD_MAX)
+		return SIZE_MAX;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (unsigned short)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (unsigned short)j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]);
+			int cb = tolower((unsigned char)b[j - 1]);
+			size_t cost = ca != cb;
+			size_t v = d[i - 1][j] + 1;
+
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 &&
+			    ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = (unsigned short)v;
+		}
+	}
+	return d[la][lb];
+}
+
+void rules_suggest_consider(const char *word, const char *cand,
+			    const char **best, size_t *best_dist)
+{
+	size_t d = rules_edit_distance(word, cand);
+
+	if (d < *best_dist) {
+		*best_dist = d;
+		*best = cand;
+	}
+}
+
+const char *rules_suggest_result(const char *word, const char *best,
+				 size_t best_dist)
+{
+	size_t len = strlen(word);
+	size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+
+	if (!best || best_dist > limit)
+		return NULL;
+	return best;
+}
+
+static const char *suggest_from(const char *word, const char *const *list)
+{
+	const char *best = NULL;
+	size_t best_dist = SIZE_MAX, i;
+
+	for (i = 0; list[i]; i++)
+		rules_suggest_consider(word, list[i], &best, &best_dist);
+	return rules_suggest_result(word, best, best_dist);
+}
+
+/* ---------------------------------------------------------------------
+ * Messages.
+ */
+
+struct pctx {
+	const char *name;
+	char *err;
+	size_t err_len;
+	const struct rules_vars *vars;
+	struct rules_set *rs;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct pctx *c, unsigned line, const char *fmt, ...)
+{
+	char msg[RULES_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->err && c->err_len) {
+		if (line)
+			snprintf(c->err, c->err_len, "%s:%u: %s", c->name, line,
+				 msg);
+		else
+			snprintf(c->err, c->err_len, "%s: %s", c->name, msg);
+	}
+	return -EINVAL;
+}
+
+/* "unknown WHAT 'word' (did you mean 'x'?)" */
+static int fail_unknown(struct pctx *c, unsigned line, const char *what,
+			const char *word, const char *sugg)
+{
+	if (sugg)
+		return fail(c, line, "unknown %s '%s' (did you mean '%s'?)",
+			    what, word, sugg);
+	return fail(c, line, "unknown %s '%s'", what, word);
+}
+
+/* ---------------------------------------------------------------------
+ * The line scanner.  It accepts a strict subset of what inih accepts:
+ *   [section]            no spaces inside the brackets
+ *   key = value          value ends at " ;" (an inline comment)
+ *   ; comment, # comment, blank lines
+ * and refuses, with the line number, what inih would reinterpret:
+ * lines of RULES_LINE_MAX bytes or more (inih splits them), indented lines
+ * (inih continues the previous value), ':' as the delimiter, text after a
+ * section header, control characters.
+ */
+
+enum entry_type { ENT_SECTION, ENT_KEY };
+
+struct entry {
+	enum entry_type type;
+	unsigned line;
+	const char *section; /* the section it belongs to (ENT_KEY) */
+	const char *key;
+	const char *value;
+};
+
+struct scan {
+	char *buf;
+	struct entry *ents;
+	size_t n, cap;
+};
+
+static void scan_release(struct scan *s)
+{
+	free(s->buf);
+	free(s->ents);
+}
+
+static int scan_add(struct scan *s, struct entry e)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct entry *n = reallocarray(s->ents, cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->ents = n;
+		s->cap = cap;
+	}
+	s->ents[s->n++] = e;
+	return 0;
+}
+
+static bool is_space(char ch)
+{
+	return isspace((unsigned char)ch) != 0;
+}
+
+static char *rstrip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && is_space(s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+/* As inih's find_chars_or_comment: the first char of chars, or a ';'
+ * that follows whitespace. */
+static char *find_or_comment(char *s, const char *chars)
+{
+	bool was_space = false;
+
+	while (*s && (!chars || !strchr(chars, *s)) &&
+	       !(was_space && *s == ';')) {
+		was_space = is_space(*s);
+		s++;
+	}
+	return s;
+}
+
+static int scan_line(struct pctx *c, struct scan *s, char *line,
+		     unsigned lineno, const char **section)
+{
+	char *p, *end;
+
+	rstrip(line);
+	for (p = line; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			return fail(c, lineno, "control character 0x%02x in line",
+				    ch);
+	}
+	p = line;
+	while (is_space(*p))
+		p++;
+	if (*p == '\0' || *p == ';' || *p == '#')
+		return 0;
+	if (p != line)
+		return fail(c, lineno,
+			    "line starts with whitespace (it would continue the previous value); remove the indentation");
+	if (*p == '[') {
+		char *name = p + 1;
+		size_t len;
+
+		end = find_or_comment(name, "]");
+		if (*end != ']')
+			return fail(c, lineno, "section header without ']'");
+		*end = '\0';
+		p = end + 1;
+		while (is_space(*p))
+			p++;
+		if (*p && *p != ';' && *p != '#')
+			return fail(c, lineno, "unexpected text after ']'");
+		len = strlen(name);
+		if (len == 0)
+			return fail(c, lineno, "empty section name");
+		if (is_space(name[0]) || is_space(name[len - 1]))
+			return fail(c, lineno,
+				    "section name '%s' has surrounding spaces",
+				    name);
+		if (len > SECTION_MAX)
+			return fail(c, lineno,
+				    "section name too long (%zu bytes, the limit is %d)",
+				    len, SECTION_MAX);
+		*section = name;
+		return scan_add(s, (struct entry){ .type = ENT_SECTION,
+						   .line = lineno,
+						   .section = name });
+	}
+	end = find_or_comment(p, "=:");
+	if (*end != '=' && *end != ':')
+		return fail(c, lineno, "expected 'key = value'");
+	if (*end == ':')
+		return fail(c, lineno, "use '=' between key and value, not ':'");
+	*end = '\0';
+	rstrip(p);
+	if (*p == '\0')
+		return fail(c, lineno, "missing key name before '='");
+	if (!*section)
+		return fail(c, lineno, "key '%s' outside of any section", p);
+	{
+		char *value = end + 1;
+
+		/* As inih: the comment is found before the value is trimmed,
+		 * so "k = ; c" has an empty value. */
+		end = find_or_comment(value, NULL);
+		*end = '\0';
+		while (is_space(*value))
+			value++;
+		rstrip(value);
+		return scan_add(s, (struct entry){ .type = ENT_KEY,
+						   .line = lineno,
+						   .section = *section,
+						   .key = p,
+						   .value = value });
+	}
+}
+
+static int scan_text(struct pctx *c, const char *text, struct scan *s)
+{
+	const char *section = NULL;
+	size_t len = strlen(text), bom = 0;
+	unsigned lineno = 0;
+	char *p;
+	int rc;
+
+	if (len > RULES_MAX_FILE)
+		return fail(c, 0, "policy too large (%zu bytes, the limit is %d)",
+			    len, RULES_MAX_FILE);
+	s->buf = strdup(text);
+	if (!s->buf)
+		return -ENOMEM;
+	p = s->buf;
+	/* inih skips a BOM after reading the line: it counts in the first
+	 * line's length. */
+	if (strncmp(p, "\xEF\xBB\xBF", 3) == 0) {
+		p += 3;
+		bom = 3;
+	}
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		size_t n = (nl ? (size_t)(nl - p) : strlen(p)) + bom;
+
+		bom = 0;
+		lineno++;
+		if (nl)
+			*nl = '\0';
+		if (n >= RULES_LINE_MAX)
+			return fail(c, lineno,
+				    "line too long (%zu bytes, the limit is %d)",
+				    n, RULES_LINE_MAX - 1);
+		rc = scan_line(c, s, p, lineno, &section);
+		if (rc < 0)
+			return rc;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/* Cross-check: inih must see exactly the keys we saw, in order. */
+struct xcheck {
+	const struct scan *s;
+	size_t next;
+	unsigned bad_line;
+	bool extra;
+};
+
+static int xcheck_handler(void *user, const char *section, const char *name,
+			  const char *value)
+{
+	struct xcheck *x = user;
+
+	while (x->next < x->s->n && x->s->ents[x->next].type != ENT_KEY)
+		x->next++;
+	if (x->next >= x->s->n) {
+		x->extra = true;
+		return 1;
+	}
+	{
+		const struct entry *e = &x->s->ents[x->next++];
+
+		if (!x->bad_line &&
+		    (strcmp(e->section, section) || strcmp(e->key, name) ||
+		     strcmp(e->value, value)))
+			x->bad_line = e->line;
+	}
+	return 1;
+}
+
+static int cross_check(struct pctx *c, const char *text,
+		       const struct scan *s, unsigned last_line)
+{
+	struct xcheck x = { .s = s };
+	int rc = ini_parse_string(text, xcheck_handler, &x);
+
+	if (rc != 0)
+		return fail(c, rc > 0 ? (unsigned)rc : 0,
+			    "inih cannot parse this line");
+	if (x.bad_line)
+		return fail(c, x.bad_line,
+			    "inih reads this line differently (internal check)");
+	while (x.next < s->n && s->ents[x.next].type != ENT_KEY)
+		x.next++;
+	if (x.extra || x.next != s->n)
+		return fail(c, last_line,
+			    "inih reads this file differently (internal check)");
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Values.
+ */
+
+static const char *const action_names[] = { "allow", "deny", "kill", NULL };
+
+static int parse_action(struct pctx *c, unsigned line, const char *v,
+			enum rules_action *out)
+{
+	if (strcmp(v, "allow") == 0)
+		*out = RULES_ALLOW;
+	else if (strcmp(v, "deny") == 0)
+		*out = RULES_DENY;
+	else if (strcmp(v, "kill") == 0)
+		*out = RULES_KILL;
+	else if (strcmp(v, "rewrite") == 0 || strcmp(v, "ask") == 0)
+		return fail(c, line,
+			    "action '%s' is not supported in this version (use allow, deny or kill)",
+			    v);
+	else
+		return fail_unknown(c, line, "action", v,
+				    suggest_from(v, action_names));
+	return 0;
+}
+
+static int parse_errno(struct pctx *c, unsigned line, const char *v,
+		       int *out)
+{
+	int e = rules_errno_by_name(v);
+
+	if (e <= 0)
+		return fail_unknown(c, line, "errno", v,
+				    rules_errno_suggest(v));
+	*out = e;
+	return 0;
+}
+
+static int parse_yesno(struct pctx *c, unsigned line, const char *key,
+		       const char *v, bool *out)
+{
+	if (strcmp(v, "yes") == 0)
+		*out = true;
+	else if (strcmp(v, "no") == 0)
+		*out = false;
+	else
+		return fail(c, line, "invalid value '%s' for '%s' (expected yes or no)",
+			    v, key);
+	return 0;
+}
+
+/* Split a comma list in place; calls fn for each trimmed item. */
+typedef int (*item_fn)(struct pctx *c, unsigned line, char *item,
+		       void *arg);
+
+static int for_each_item(struct pctx *c, unsigned line, const char *key,
+			 const char *value, item_fn fn, void *arg)
+{
+	AUTO_FREE char *copy = strdup(value);
+	char *p, *next;
+	int rc;
+
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy; p; p = next) {
+		char *item = p;
+
+		next = strchr(p, ',');
+		if (next)
+			*next++ = '\0';
+		while (is_space(*item))
+			item++;
+		rstrip(item);
+		if (*item == '\0')
+			return fail(c, line, "empty item in the list of '%s'",
+				    key);
+		rc = fn(c, line, item, arg);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ${HOME} ${CWD} ${TMPDIR} ${RUN}. */
+static const char *const var_names[] = { "HOME", "CWD", "TMPDIR", "RUN",
+					 NULL };
+
+static int var_value(struct pctx *c, unsigned line, const char *name,
+		     const char **out)
+{
+	const struct rules_vars *v = c->vars;
+	const char *val = NULL;
+	bool is_path = true;
+	const char *sugg;
+
+	if (strcmp(name, "HOME") == 0) {
+		val = v ? v->home : NULL;
+	} else if (strcmp(name, "CWD") == 0) {
+		val = v ? v->cwd : NULL;
+	} else if (strcmp(name, "TMPDIR") == 0) {
+		val = v ? v->tmpdir : NULL;
+	} else if (strcmp(name, "RUN") == 0) {
+		val = v ? v->run : NULL;
+		is_path = false;
+	} else {
+		sugg = suggest_from(name, var_names);
+		if (sugg)
+			return fail(c, line,
+				    "unknown variable ${%s} (did you mean ${%s}?)",
+				    name, sugg);
+		return fail(c, line, "unknown variable ${%s}", name);
+	}
+	if (!val)
+		return fail(c, line, "variable ${%s} is not set", name);
+	if (is_path && val[0] != '/')
+		return fail(c, line, "variable ${%s} is not an absolute path ('%s')",
+			    name, val);
+	if (strpbrk(val, "*?") || (!is_path && strchr(val, '/')))
+		return fail(c, line,
+			    "variable ${%s} holds characters that would change the glob ('%s')",
+			    name, val);
+	*out = val;
+	return 0;
+}
+
+static int expand(struct pctx *c, unsigned line, const char *in, char *out,
+		  size_t out_len)
+{
+	size_t o = 0;
+
+	while (*in) {
+		const char *add = in;
+		size_t add_len = 1;
+		char name[KEY_MAX];
+
+		if (in[0] == '$' && in[1] == '{') {
+			const char *close = strchr(in + 2, '}');
+			size_t n;
+			int rc;
+
+			if (!close)
+				return fail(c, line, "'${' without '}'");
+			n = (size_t)(close - in - 2);
+			if (n == 0 || n >= sizeof(name))
+				return fail(c, line, "invalid variable name");
+			memcpy(name, in + 2, n);
+			name[n] = '\0';
+			rc = var_value(c, line, name, &add);
+			if (rc < 0)
+				return rc;
+			add_len = strlen(add);
+			in = close + 1;
+			/* "/" + "/x" would give "//x". */
+			while (add_len > 1 && add[add_len - 1] == '/')
+				add_len--;
+			if (add_len == 1 && add[0] == '/' && *in == '/')
+				add_len = 0;
+		} else {
+			in++;
+		}
+		if (add_len >= out_len - o)
+			return fail(c, line,
+				    "glob too long after expansion (the limit is %d bytes)",
+				    RULES_GLOB_MAX);
+		memcpy(out + o, add, add_len);
+		o += add_len;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* A path glob must be absolute (or start with "**") and canonical, since
+ * it is matched against canonical paths: no ".", "..", "//", trailing
+ * '/'. */
+static int check_path_glob(struct pctx *c, unsigned line, const char *g)
+{
+	const char *why, *p;
+
+	if (g[0] != '/' && strncmp(g, "**", 2) != 0)
+		return fail(c, line,
+			    "relative path glob '%s' (paths must start with '/' or '**')",
+			    g);
+	if (rules_glob_check(g, &why) < 0)
+		return fail(c, line, "%s: '%s'", why, g);
+	if (strcmp(g, "/") == 0)
+		return 0;
+	for (p = g; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 0 && p != g) || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return fail(c, line,
+				    "path glob '%s' is not canonical (no '.', '..', '//' or trailing '/')",
+				    g);
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	if (g[strlen(g) - 1] == '/')
+		return fail(c, line,
+			    "path glob '%s' is not canonical (no '.', '..', '//' or trailing '/')",
+			    g);
+	return 0;
+}
+
+static int push_str(char ***list, size_t *n, const char *s)
+{
+	char **nl;
+	char *dup;
+
+	if (*n >= RULES_MAX_ITEMS)
+		return -E2BIG;
+	dup = strdup(s);
+	if (!dup)
+		return -ENOMEM;
+	nl = reallocarray(*list, *n + 1, sizeof(*nl));
+	if (!nl) {
+		free(dup);
+		return -ENOMEM;
+	}
+	nl[(*n)++] = dup;
+	*list = nl;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Sections and keys.
+ */
+
+enum section_kind { SEC_NONE, SEC_POLICY, SEC_LIMITS, SEC_RULE };
+
+enum rule_key {
+	RK_SYSCALLS, RK_PATH, RK_ACCESS, RK_ADDR, RK_EXE,
+	RK_ARG0, RK_ARG1, RK_ARG2, RK_ARG3, RK_ARG4, RK_ARG5,
+	RK_ACTION, RK_ERRNO, RK_STACK, RK_AUDIT, RK_COUNT
+};
+
+static const char *const rule_keys[] = {
+	"syscalls", "path", "access", "addr", "exe",
+	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+	"action", "errno", "stack", "audit", NULL
+};
+
+/* Keys that may repeat (their items append). */
+static bool rule_key_repeats(enum rule_key k)
+{
+	return k == RK_SYSCALLS || k == RK_PATH || k == RK_ACCESS ||
+	       k == RK_ADDR || k == RK_EXE;
+}
+
+static const char *const policy_keys[] = { "default", "errno", "audit",
+					   NULL };
+static const char *const limit_keys[] = { "processes", "memory", "cpu",
+					  "wall", "file_size", "open_files",
+					  NULL };
+static const char *const audit_levels[] = { "all", "denied", "none", NULL };
+static const char *const access_names[] = { "read", "write", "create",
+					    "delete", "exec", "stat", NULL };
+
+struct state {
+	enum section_kind sec;
+	unsigned sec_line;
+	unsigned key_line[RK_COUNT]; /* first line of each key, 0 unseen */
+	unsigned policy_line, limits_line;
+	unsigned policy_key_line[3];
+	unsigned limit_key_line[RULES_LIMIT_COUNT];
+	bool rule_err_set[RULES_MAX_RULES];
+};
+
+static int find_key(const char *const *keys, const char *k)
+{
+	int i;
+
+	for (i = 0; keys[i]; i++)
+		if (strcmp(keys[i], k) == 0)
+			return i;
+	return -1;
+}
+
+static int unknown_key(struct pctx *c, unsigned line, const char *key,
+		       const char *section, const char *const *keys)
+{
+	const char *sugg = suggest_from(key, keys);
+
+	if (strcmp(key, "redirect") == 0)
+		return fail(c, line,
+			    "key 'redirect' is not supported in this version");
+	if (sugg)
+		return fail(c, line,
+			    "unknown key '%s' in [%s] (did you mean '%s'?)", key,
+			    section, sugg);
+	return fail(c, line, "unknown key '%s' in [%s]", key, section);
+}
+
+static int policy_key(struct pctx *c, struct state *st,
+		      const struct entry *e)
+{
+	struct rules_set *rs = c->rs;
+	int k = find_key(policy_keys, e->key);
+
+	if (k < 0)
+		return unknown_key(c, e->line, e->key, "policy", policy_keys);
+	if (st->policy_key_line[k])
+		return fail(c, e->line,
+			    "duplicate key '%s' in [policy] (first at line %u)",
+			    e->key, st->policy_key_line[k]);
+	st->policy_key_line[k] = e->line;
+	switch (k) {
+	case 0:
+		return parse_action(c, e->line, e->value, &rs->def);
+	case 1:
+		return parse_errno(c, e->line, e->value, &rs->def_err);
+	default: {
+		int lvl = find_key(audit_levels, e->value);
+
+		if (lvl < 0)
+			return fail_unknown(c, e->line, "audit level", e->value,
+					    suggest_from(e->value,
+							 audit_levels));
+		rs->audit = (enum rules_audit_level)lvl;
+		return 0;
+	}
+	}
+}
+
+/* Digits only, no sign, no overflow. */
+static int parse_digits(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -EINVAL;
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
+			return -ERANGE;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_limit(struct pctx *c, unsigned line, enum rules_limit which,
+		       const char *v, uint64_t *out)
+{
+	size_t n = strspn(v, "0123456789");
+	const char *unit = v + n;
+	uint64_t num, mul = 1;
+	int rc = parse_digits(v, n, &num);
+
+	switch (which) {
+	case RULES_LIMIT_PROCESSES:
+	case RULES_LIMIT_OPEN_FILES:
+		if (*unit)
+			rc = -EINVAL;
+		break;
+	case RULES_LIMIT_MEMORY:
+	case RULES_LIMIT_FILE_SIZE:
+		if (*unit == '\0' || strcmp(unit, "B") == 0)
+			mul = 1;
+		else if (strchr("KkMmGgTt", unit[0]) &&
+			 (unit[1] == '\0' || strcmp(unit + 1, "B") == 0 ||
+			  strcmp(unit + 1, "iB") == 0))
+			mul = UINT64_C(1)
+			      << (10 * (strchr("KMGT", toupper(unit[0])) -
+					"KMGT" + 1));
+		else
+			rc = -EINVAL;
+		break;
+	case RULES_LIMIT_CPU:
+	case RULES_LIMIT_WALL:
+		if (*unit == '\0' || strcmp(unit, "s") == 0)
+			mul = 1000;
+		else if (strcmp(unit, "ms") == 0)
+			mul = 1;
+		else if (strcmp(unit, "m") == 0 || strcmp(unit, "min") == 0)
+			mul = 60 * 1000;
+		else if (strcmp(unit, "h") == 0)
+			mul = 3600 * 1000;
+		else
+			rc = -EINVAL;
+		break;
+	case RULES_LIMIT_COUNT:
+		rc = -EINVAL;
+		break;
+	}
+	if (rc == -ERANGE ||
+	    (rc == 0 && __builtin_mul_overflow(num, mul, &num)))
+		return fail(c, line, "value '%s' of '%s' is too large", v,
+			    limit_keys[which]);
+	if (rc < 0) {
+		const char *hint = " (a number)";
+
+		if (which == RULES_LIMIT_MEMORY ||
+		    which == RULES_LIMIT_FILE_SIZE)
+			hint = " (a number with an optional K, M, G or T)";
+		else if (which == RULES_LIMIT_CPU || which == RULES_LIMIT_WALL)
+			hint = " (a number with an optional ms, s, m or h)";
+		return fail(c, line, "invalid value '%s' for '%s'%s", v,
+			    limit_keys[which], hint);
+	}
+	if (num == 0)
+		return fail(c, line, "'%s' must be more than 0", limit_keys[which]);
+	if ((which == RULES_LIMIT_PROCESSES ||
+	     which == RULES_LIMIT_OPEN_FILES) && num > INT32_MAX)
+		return fail(c, line, "value '%s' of '%s' is too large", v,
+			    limit_keys[which]);
+	*out = num;
+	return 0;
+}
+
+static int limits_key(struct pctx *c, struct state *st,
+		      const struct entry *e)
+{
+	struct rules_set *rs = c->rs;
+	int k = find_key(limit_keys, e->key);
+
+	if (k < 0)
+		return unknown_key(c, e->line, e->key, "limits", limit_keys);
+	if (st->limit_key_line[k])
+		return fail(c, e->line,
+			    "duplicate key '%s' in [limits] (first at line %u)",
+			    e->key, st->limit_key_line[k]);
+	st->limit_key_line[k] = e->line;
+	rs->limit_set[k] = true;
+	return parse_limit(c, e->line, (enum rules_limit)k, e->value,
+			   &rs->limits[k]);
+}
+
+static struct rules_rule *cur_rule(struct pctx *c)
+{
+	return &c->rs->rules[c->rs->n_rules - 1];
+}
+
+static int item_syscall(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	struct rules_rule *r = arg;
+	const struct rules_syscall_info *si;
+
+	if (item[0] == '@') {
+		if (rules_group_lookup(item, r->nrs) < 0)
+			return fail_unknown(c, line, "group", item,
+					    rules_group_suggest(item));
+		return 0;
+	}
+	si = rules_syscall_by_name(item);
+	if (!si)
+		return fail_unknown(c, line, "syscall", item,
+				    rules_syscall_suggest(item));
+	rules_nr_add(r->nrs, si->nr);
+	return 0;
+}
+
+static int push_checked(struct pctx *c, unsigned line, char ***list,
+			size_t *n, const char *s)
+{
+	int rc = push_str(list, n, s);
+
+	if (rc == -E2BIG)
+		return fail(c, line, "too many items (the limit is %d per rule)",
+			    RULES_MAX_ITEMS);
+	return rc;
+}
+
+static int item_path(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	struct rules_rule *r = arg;
+	char g[RULES_GLOB_MAX + 1];
+	int rc = expand(c, line, item, g, sizeof(g));
+
+	if (rc < 0)
+		return rc;
+	rc = check_path_glob(c, line, g);
+	if (rc < 0)
+		return rc;
+	return push_checked(c, line, &r->paths, &r->n_paths, g);
+}
+
+static int item_exe(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	struct rules_rule *r = arg;
+	char g[RULES_GLOB_MAX + 1];
+	int rc = expand(c, line, item, g, sizeof(g));
+
+	if (rc < 0)
+		return rc;
+	rc = check_path_glob(c, line, g);
+	if (rc < 0)
+		return rc;
+	return push_checked(c, line, &r->exes, &r->n_exes, g);
+}
+
+static int item_access(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	struct rules_rule *r = arg;
+	int k = find_key(access_names, item);
+
+	if (k < 0)
+		return fail_unknown(c, line, "access", item,
+				    suggest_from(item, access_names));
+	r->access |= 1u << k;
+	return 0;
+}
+
+static int item_addr(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	struct rules_rule *r = arg;
+	char text[RULES_GLOB_MAX + 1];
+	struct rules_addr a, *na;
+	const char *why = "invalid address";
+	int rc = expand(c, line, item, text, sizeof(text));
+
+	if (rc < 0)
+		return rc;
+	if (r->n_addrs >= RULES_MAX_ITEMS)
+		return fail(c, line, "too many items (the limit is %d per rule)",
+			    RULES_MAX_ITEMS);
+	rc = rules_addr_parse(text, &a, &why);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		return fail(c, line, "invalid address '%s': %s", text, why);
+	na = reallocarray(r->addrs, r->n_addrs + 1, sizeof(*na));
+	if (!na) {
+		rules_addr_release(&a);
+		return -ENOMEM;
+	}
+	na[r->n_addrs++] = a;
+	r->addrs = na;
+	return 0;
+}
+
+static int rule_key(struct pctx *c, struct state *st, const struct entry *e)
+{
+	struct rules_rule *r = cur_rule(c);
+	char section[SECTION_MAX + 8];
+	char why[WHY_MAX];
+	int k = find_key(rule_keys, e->key);
+	int rc;
+
+	snprintf(section, sizeof(section), "rule %s", r->name);
+	if (k < 0)
+		return unknown_key(c, e->line, e->key, section, rule_keys);
+	if (st->key_line[k] && !rule_key_repeats((enum rule_key)k))
+		return fail(c, e->line,
+			    "duplicate key '%s' in [rule %s] (first at line %u)",
+			    e->key, r->name, st->key_line[k]);
+	if (!st->key_line[k])
+		st->key_line[k] = e->line;
+	switch ((enum rule_key)k) {
+	case RK_SYSCALLS:
+		return for_each_item(c, e->line, e->key, e->value,
+				     item_syscall, r);
+	case RK_PATH:
+		return for_each_item(c, e->line, e->key, e->value, item_path,
+				     r);
+	case RK_EXE:
+		return for_each_item(c, e->line, e->key, e->value, item_exe, r);
+	case RK_ACCESS:
+		return for_each_item(c, e->line, e->key, e->value,
+				     item_access, r);
+	case RK_ADDR:
+		return for_each_item(c, e->line, e->key, e->value, item_addr,
+				     r);
+	case RK_ARG0:
+	case RK_ARG1:
+	case RK_ARG2:
+	case RK_ARG3:
+	case RK_ARG4:
+	case RK_ARG5:
+		rc = rules_argcond_parse(e->value, (unsigned)(k - RK_ARG0),
+					 &r->conds[r->n_conds], why,
+					 sizeof(why));
+		if (rc < 0)
+			return fail(c, e->line, "%s: %s", e->key, why);
+		r->n_conds++;
+		return 0;
+	case RK_ACTION:
+		return parse_action(c, e->line, e->value, &r->action);
+	case RK_ERRNO:
+		st->rule_err_set[c->rs->n_rules - 1] = true;
+		return parse_errno(c, e->line, e->value, &r->err);
+	case RK_STACK:
+		return parse_yesno(c, e->line, e->key, e->value, &r->stack);
+	case RK_AUDIT:
+		return parse_yesno(c, e->line, e->key, e->value, &r->audit);
+	case RK_COUNT:
+		break;
+	}
+	return -EINVAL;
+}
+
+/* The first syscall of r's set that fails pred, or NULL. */
+static const struct rules_syscall_info *
+first_without(const struct rules_rule *r,
+	      bool (*pred)(const struct rules_syscall_info *))
+{
+	int nr;
+
+	for (nr = 0; nr < RULES_NR_MAX; nr++) {
+		const struct rules_syscall_info *si;
+
+		if (!rules_nr_has(r->nrs, nr))
+			continue;
+		si = rules_syscall_by_nr(nr);
+		if (!si || !pred(si))
+			return si;
+	}
+	return NULL;
+}
+
+static bool takes_path(const struct rules_syscall_info *si)
+{
+	return si->kind == RULES_KIND_PATH || si->kind == RULES_KIND_EXEC;
+}
+
+static bool takes_addr(const struct rules_syscall_info *si)
+{
+	return si->kind == RULES_KIND_NET;
+}
+
+static bool has_access(const struct rules_syscall_info *si)
+{
+	return si->access != 0;
+}
+
+static bool nrs_empty(const uint64_t *set)
+{
+	size_t w;
+
+	for (w = 0; w < RULES_NR_WORDS; w++)
+		if (set[w])
+			return false;
+	return true;
+}
+
+/* Checks that need the whole rule. */
+static int rule_finish(struct pctx *c, struct state *st)
+{
+	struct rules_rule *r = cur_rule(c);
+	const struct rules_syscall_info *si;
+	unsigned possible = 0;
+	int nr;
+
+	if (!st->key_line[RK_SYSCALLS] || nrs_empty(r->nrs))
+		return fail(c, st->sec_line, "rule '%s' has no 'syscalls'",
+			    r->name);
+	if (!st->key_line[RK_ACTION])
+		return fail(c, st->sec_line, "rule '%s' has no 'action'",
+			    r->name);
+	if (st->key_line[RK_ERRNO] && r->action != RULES_DENY)
+		return fail(c, st->key_line[RK_ERRNO],
+			    "'errno' is only valid with action = deny (rule '%s' has action = %s)",
+			    r->name, rules_action_name(r->action));
+	if (r->n_paths && (si = first_without(r, takes_path)))
+		return fail(c, st->key_line[RK_PATH],
+			    "'path' in rule '%s', but syscall '%s' takes no path",
+			    r->name, si->name);
+	if (r->n_addrs && (si = first_without(r, takes_addr)))
+		return fail(c, st->key_line[RK_ADDR],
+			    "'addr' in rule '%s', but syscall '%s' has no socket address",
+			    r->name, si->name);
+	if (r->access) {
+		if ((si = first_without(r, has_access)))
+			return fail(c, st->key_line[RK_ACCESS],
+				    "'access' in rule '%s', but syscall '%s' has no path to check",
+				    r->name, si->name);
+		for (nr = 0; nr < RULES_NR_MAX; nr++)
+			if (rules_nr_has(r->nrs, nr) &&
+			    (si = rules_syscall_by_nr(nr)))
+				possible |= si->access;
+		if (r->access & ~possible) {
+			unsigned bit = r->access & ~possible;
+
+			bit &= -bit;
+			return fail(c, st->key_line[RK_ACCESS],
+				    "access '%s' never applies to the syscalls of rule '%s'",
+				    rules_access_name(bit), r->name);
+		}
+	}
+	return 0;
+}
+
+static bool valid_rule_name(const char *n)
+{
+	if (!*n)
+		return false;
+	for (; *n; n++)
+		if (!isalnum((unsigned char)*n) && *n != '-' && *n != '_' &&
+		    *n != '.')
+			return false;
+	return true;
+}
+
+static int section_start(struct pctx *c, struct state *st,
+			 const struct entry *e)
+{
+	struct rules_set *rs = c->rs;
+	const char *name = e->section;
+	static const char *const sections[] = { "policy", "limits", "rule",
+						NULL };
+
+	memset(st->key_line, 0, sizeof(st->key_line));
+	st->sec_line = e->line;
+	if (strcmp(name, "policy") == 0) {
+		if (st->policy_line)
+			return fail(c, e->line,
+				    "duplicate section [policy] (first at line %u)",
+				    st->policy_line);
+		st->policy_line = e->line;
+		st->sec = SEC_POLICY;
+		return 0;
+	}
+	if (strcmp(name, "limits") == 0) {
+		if (st->limits_line)
+			return fail(c, e->line,
+				    "duplicate section [limits] (first at line %u)",
+				    st->limits_line);
+		st->limits_line = e->line;
+		st->sec = SEC_LIMITS;
+		return 0;
+	}
+	if (strcmp(name, "rule") == 0 || strncmp(name, "rule ", 5) == 0) {
+		const char *rname = name + 4;
+		struct rules_rule *nr;
+		size_t i;
+
+		if (*rname == '\0')
+			return fail(c, e->line,
+				    "a rule section needs a name: [rule NAME]");
+		rname++;
+		if (!valid_rule_name(rname))
+			return fail(c, e->line,
+				    "invalid rule name '%s' (letters, digits, '-', '_' and '.')",
+				    rname);
+		if (strlen(rname) > RULES_NAME_MAX)
+			return fail(c, e->line,
+				    "rule name too long (the limit is %d bytes)",
+				    RULES_NAME_MAX);
+		for (i = 0; i < rs->n_rules; i++)
+			if (strcmp(rs->rules[i].name, rname) == 0)
+				return fail(c, e->line,
+					    "duplicate rule '%s' (first at line %u)",
+					    rname, rs->rules[i].line);
+		if (rs->n_rules >= RULES_MAX_RULES)
+			return fail(c, e->line,
+				    "too many rules (the limit is %d)",
+				    RULES_MAX_RULES);
+		nr = reallocarray(rs->rules, rs->n_rules + 1, sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		rs->rules = nr;
+		nr = &rs->rules[rs->n_rules];
+		*nr = (struct rules_rule){ .line = e->line, .audit = true,
+					   .action = RULES_DENY };
+		nr->name = strdup(rname);
+		if (!nr->name)
+			return -ENOMEM;
+		rs->n_rules++;
+		st->sec = SEC_RULE;
+		return 0;
+	}
+	{
+		char first[SECTION_MAX + 1];
+		const char *sugg;
+		size_t n = strcspn(name, " ");
+
+		snprintf(first, sizeof(first), "%.*s", (int)n, name);
+		sugg = suggest_from(first, sections);
+		if (sugg && strcmp(sugg, "rule") == 0)
+			return fail(c, e->line,
+				    "unknown section [%s] (did you mean [rule%s]?)",
+				    name, name[n] ? name + n : " NAME");
+		if (sugg)
+			return fail(c, e->line,
+				    "unknown section [%s] (did you mean [%s]?)",
+				    name, sugg);
+		return fail(c, e->line, "unknown section [%s]", name);
+	}
+}
+
+static int section_end(struct pctx *c, struct state *st)
+{
+	if (st->sec == SEC_RULE)
+		return rule_finish(c, st);
+	return 0;
+}
+
+static int interpret(struct pctx *c, const struct scan *s)
+{
+	struct state *st;
+	size_t i;
+	int rc = 0;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	for (i = 0; i < s->n && rc == 0; i++) {
+		const struct entry *e = &s->ents[i];
+
+		if (e->type == ENT_SECTION) {
+			rc = section_end(c, st);
+			if (rc == 0)
+				rc = section_start(c, st, e);
+			continue;
+		}
+		if (e->value[0] == '\0') {
+			rc = fail(c, e->line, "empty value for '%s'", e->key);
+			break;
+		}
+		switch (st->sec) {
+		case SEC_POLICY:
+			rc = policy_key(c, st, e);
+			break;
+		case SEC_LIMITS:
+			rc = limits_key(c, st, e);
+			break;
+		case SEC_RULE:
+			rc = rule_key(c, st, e);
+			break;
+		case SEC_NONE:
+			rc = fail(c, e->line, "key '%s' outside of any section",
+				  e->key);
+			break;
+		}
+	}
+	if (rc == 0)
+		rc = section_end(c, st);
+	/* Denies without their own errno take [policy] errno, wherever
+	 * [policy] is in the file. */
+	for (i = 0; rc == 0 && i < c->rs->n_rules; i++)
+		if (!st->rule_err_set[i])
+			c->rs->rules[i].err = c->rs->def_err;
+	free(st);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * Public entry points.
+ */
+
+void rules_free(struct rules_set *rs)
+{
+	size_t i, j;
+
+	if (!rs)
+		return;
+	for (i = 0; i < rs->n_rules; i++) {
+		struct rules_rule *r = &rs->rules[i];
+
+		free(r->name);
+		for (j = 0; j < r->n_paths; j++)
+			free(r->paths[j]);
+		free(r->paths);
+		for (j = 0; j < r->n_exes; j++)
+			free(r->exes[j]);
+		free(r->exes);
+		for (j = 0; j < r->n_addrs; j++)
+			rules_addr_release(&r->addrs[j]);
+		free(r->addrs);
+	}
+	free(rs->rules);
+	free(rs->source);
+	free(rs);
+}
+
+int rules_load_string(const char *text, const char *name,
+		      const struct rules_vars *vars, struct rules_set **out,
+		      char *err, size_t err_len)
+{
+	struct pctx c = { .name = name ? name : "<string>", .err = err,
+			  .err_len = err_len, .vars = vars };
+	struct scan s = { 0 };
+	struct rules_set *rs;
+	unsigned last_line = 1;
+	int rc;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (!text || !out)
+		return fail(&c, 0, "no policy text");
+	rs = calloc(1, sizeof(*rs));
+	if (!rs) {
+		fail(&c, 0, "out of memory");
+		return -ENOMEM;
+	}
+	/* Defaults when [policy] leaves them out: fail closed. */
+	rs->def = RULES_DENY;
+	rs->def_err = EPERM;
+	rs->audit = RULES_AUDIT_ALL;
+	rs->source = strdup(c.name);
+	c.rs = rs;
+	rc = rs->source ? scan_text(&c, text, &s) : -ENOMEM;
+	if (rc == 0) {
+		if (s.n)
+			last_line = s.ents[s.n - 1].line;
+		rc = cross_check(&c, text, &s, last_line);
+	}
+	if (rc == 0)
+		rc = interpret(&c, &s);
+	scan_release(&s);
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			fail(&c, 0, "out of memory");
+		rules_free(rs);
+		return rc;
+	}
+	*out = rs;
+	return 0;
+}
+
+int rules_load_file(const char *path, const struct rules_vars *vars,
+		    struct rules_set **out, char *err, size_t err_len)
+{
+	struct pctx c = { .name = path ? path : "<null>", .err = err,
+			  .err_len = err_len };
+	AUTO_CLOSE int fd = -1;
+	AUTO_FREE char *text = NULL;
+	size_t len = 0, line = 1, i;
+	struct stat sb;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (!path || !out)
+		return fail(&c, 0, "no policy file");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		int e = errno;
+
+		fail(&c, 0, "cannot read: %s", strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		fail(&c, 0, "not a regular file");
+		return -EINVAL;
+	}
+	text = malloc(RULES_MAX_FILE + 2);
+	if (!text) {
+		fail(&c, 0, "out of memory");
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = TEMP_FAILURE_RETRY_INT(
+			read(fd, text + len, RULES_MAX_FILE + 1 - len));
+
+		if (n < 0) {
+			int e = errno;
+
+			fail(&c, 0, "cannot read: %s", strerror(e));
+			return -e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > RULES_MAX_FILE)
+			return fail(&c, 0,
+				    "policy too large (the limit is %d bytes)",
+				    RULES_MAX_FILE);
+	}
+	text[len] = '\0';
+	for (i = 0; i < len; i++) {
+		if (text[i] == '\0')
+			return fail(&c, (unsigned)line, "NUL byte in line");
+		if (text[i] == '\n')
+			line++;
+	}
+	return rules_load_string(text, path, vars, out, err, err_len);
+}
+
+int rules_load_default(const struct rules_vars *vars, struct rules_set **out,
+		       char *err, size_t err_len)
+{
+	return rules_load_string(rules_default_policy, DEFAULT_SOURCE, vars,
+				 out, err, err_len);
+}
+
+const char *rules_default_text(void)
+{
+	return rules_default_policy;
+}
+
+enum rules_audit_level rules_audit_level(const struct rules_set *rs)
+{
+	return rs ? rs->audit : RULES_AUDIT_ALL;
+}
+
+const char *rules_source(const struct rules_set *rs)
+{
+	return rs ? rs->source : NULL;
+}
+
+int rules_limit(const struct rules_set *rs, enum rules_limit which,
+		uint64_t *out)
+{
+	if (!rs || (unsigned)which >= RULES_LIMIT_COUNT)
+		return -EINVAL;
+	if (!rs->limit_set[which])
+		return -ENOENT;
+	if (out)
+		*out = rs->limits[which];
+	return 0;
+}
+
+const char *rules_limit_name(enum rules_limit which)
+{
+	if ((unsigned)which >= RULES_LIMIT_COUNT)
+		return NULL;
+	return limit_keys[which];
+}
+
+enum rules_action rules_default_action(const struct rules_set *rs, int *err)
+{
+	if (!rs) {
+		if (err)
+			*err = EPERM;
+		return RULES_DENY;
+	}
+	if (err)
+		*err = rs->def_err;
+	return rs->def;
+}
+
+size_t rules_rule_count(const struct rules_set *rs)
+{
+	return rs ? rs->n_rules : 0;
+}
+
+const char *rules_rule_name(const struct rules_set *rs, size_t i)
+{
+	if (!rs || i >= rs->n_rules)
+		return NULL;
+	return rs->rules[i].name;
+}
+
+const char *rules_action_name(enum rules_action a)
+{
+	switch (a) {
+	case RULES_ALLOW:
+		return "allow";
+	case RULES_REWRITE:
+		return "rewrite";
+	case RULES_DENY:
+		return "deny";
+	case RULES_KILL:
+		return "kill";
+	}
+	return "unknown";
+}
+
+const char *rules_access_name(unsigned one_access_bit)
+{
+	size_t i;
+
+	for (i = 0; access_names[i]; i++)
+		if (one_access_bit == 1u << i)
+			return access_names[i];
+	return NULL;
+}

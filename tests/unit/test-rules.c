@@ -1,0 +1,1941 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test-rules.c: CUnit tests of rules/: the parser and each of its
+ * messages, globs, addresses, matching, mechanisms, the syscall table against
+ * libseccomp, and the BPF filters (loaded in forked children).
+ */
+#define _GNU_SOURCE
+#include <CUnit/Basic.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rules/internal.h"
+#include "rules/rules.h"
+
+#define NAME "policy.ini"
+
+static const struct rules_vars vars = {
+	.home = "/home/u",
+	.cwd = "/work/p",
+	.tmpdir = "/tmp/sg",
+	.run = "r1",
+};
+
+static struct rules_set *load_ok(const char *text)
+{
+	struct rules_set *rs = NULL;
+	char err[RULES_ERR_MAX] = "";
+	int rc = rules_load_string(text, NAME, &vars, &rs, err, sizeof(err));
+
+	if (rc != 0)
+		fprintf(stderr, "\nunexpected error: %s\n", err);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	return rs;
+}
+
+/* ---------------------------------------------------------------------
+ * Parser errors: each message, with its exact FILE:LINE.
+ */
+
+#define R "[rule x]\n"
+#define OK_RULE "[rule x]\nsyscalls = openat\naction = allow\n"
+
+static const struct {
+	const char *text;
+	const char *msg;
+} bad[] = {
+	/* Lines and sections (the inih traps). */
+	{ "[policy]\ndefault = al\001low\n",
+	  NAME ":2: control character 0x01 in line" },
+	{ "[policy]\ndefault = allow\n  errno = EPERM\n",
+	  NAME ":3: line starts with whitespace (it would continue the previous value); remove the indentation" },
+	{ "[policy]\ndefault = allow\n\tpath = /x\n",
+	  NAME ":3: line starts with whitespace (it would continue the previous value); remove the indentation" },
+	{ "[policy\n", NAME ":1: section header without ']'" },
+	{ "[policy ;x]\n", NAME ":1: section header without ']'" },
+	{ "\n[policy] x\n", NAME ":2: unexpected text after ']'" },
+	{ "[]\n", NAME ":1: empty section name" },
+	{ "[ policy ]\n", NAME ":1: section name ' policy ' has surrounding spaces" },
+	{ "[rule aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n",
+	  NAME ":1: section name too long (54 bytes, the limit is 49)" },
+	{ "[policy]\ndefault\n", NAME ":2: expected 'key = value'" },
+	{ "[policy]\ndefault ; = allow\n", NAME ":2: expected 'key = value'" },
+	{ "[policy]\ndefault: allow\n",
+	  NAME ":2: use '=' between key and value, not ':'" },
+	{ "[policy]\n= allow\n", NAME ":2: missing key name before '='" },
+	{ "; c\ndefault = allow\n",
+	  NAME ":2: key 'default' outside of any section" },
+	{ "[policy]\ndefault =\n", NAME ":2: empty value for 'default'" },
+	/* An inline comment right after '=' leaves an empty value, while a
+	 * ';' glued to the '=' is part of the value (as in inih). */
+	{ "[policy]\ndefault = ; comment\n",
+	  NAME ":2: empty value for 'default'" },
+	{ "[policy]\ndefault =;comment\n",
+	  NAME ":2: unknown action ';comment'" },
+	/* Sections. */
+	{ "[polciy]\n", NAME ":1: unknown section [polciy] (did you mean [policy]?)" },
+	{ "[rules x]\n", NAME ":1: unknown section [rules x] (did you mean [rule x]?)" },
+	{ "[frobnicate]\n", NAME ":1: unknown section [frobnicate]" },
+	{ "[policy]\n[policy]\n",
+	  NAME ":2: duplicate section [policy] (first at line 1)" },
+	{ "[limits]\n\n[limits]\n",
+	  NAME ":3: duplicate section [limits] (first at line 1)" },
+	{ "[rule]\n", NAME ":1: a rule section needs a name: [rule NAME]" },
+	{ "[rule a b]\n",
+	  NAME ":1: invalid rule name 'a b' (letters, digits, '-', '_' and '.')" },
+	{ "[rule aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n",
+	  NAME ":1: rule name too long (the limit is 40 bytes)" },
+	{ OK_RULE "[rule x]\n", NAME ":4: duplicate rule 'x' (first at line 1)" },
+	/* [policy] */
+	{ "[policy]\ndefualt = allow\n",
+	  NAME ":2: unknown key 'defualt' in [policy] (did you mean 'default'?)" },
+	{ "[policy]\ndefault = allow\ndefault = deny\n",
+	  NAME ":3: duplicate key 'default' in [policy] (first at line 2)" },
+	{ "[policy]\ndefault = alow\n",
+	  NAME ":2: unknown action 'alow' (did you mean 'allow'?)" },
+	{ "[policy]\ndefault = rewrite\n",
+	  NAME ":2: action 'rewrite' is not supported in this version (use allow, deny or kill)" },
+	{ "[policy]\nerrno = EACCESS\n",
+	  NAME ":2: unknown errno 'EACCESS' (did you mean 'EACCES'?)" },
+	{ "[policy]\nerrno = 13\n", NAME ":2: unknown errno '13'" },
+	{ "[policy]\naudit = denid\n",
+	  NAME ":2: unknown audit level 'denid' (did you mean 'denied'?)" },
+	{ "[policy]\naudit = everything\n",
+	  NAME ":2: unknown audit level 'everything'" },
+	/* [limits] */
+	{ "[limits]\nmemroy = 1G\n",
+	  NAME ":2: unknown key 'memroy' in [limits] (did you mean 'memory'?)" },
+	{ "[limits]\ncpu = 1s\ncpu = 2s\n",
+	  NAME ":3: duplicate key 'cpu' in [limits] (first at line 2)" },
+	{ "[limits]\nprocesses = 10x\n",
+	  NAME ":2: invalid value '10x' for 'processes' (a number)" },
+	{ "[limits]\nopen_files = -1\n",
+	  NAME ":2: invalid value '-1' for 'open_files' (a number)" },
+	{ "[limits]\nmemory = 2X\n",
+	  NAME ":2: invalid value '2X' for 'memory' (a number with an optional K, M, G or T)" },
+	{ "[limits]\nfile_size = G\n",
+	  NAME ":2: invalid value 'G' for 'file_size' (a number with an optional K, M, G or T)" },
+	{ "[limits]\ncpu = 5y\n",
+	  NAME ":2: invalid value '5y' for 'cpu' (a number with an optional ms, s, m or h)" },
+	{ "[limits]\nwall = 0\n", NAME ":2: 'wall' must be more than 0" },
+	{ "[limits]\nmemory = 99999999999999999999\n",
+	  NAME ":2: value '99999999999999999999' of 'memory' is too large" },
+	{ "[limits]\nmemory = 20000000T\n",
+	  NAME ":2: value '20000000T' of 'memory' is too large" },
+	{ "[limits]\nprocesses = 3000000000\n",
+	  NAME ":2: value '3000000000' of 'processes' is too large" },
+	/* Rule keys. */
+	{ R "syscalls = opne\n",
+	  NAME ":2: unknown syscall 'opne' (did you mean 'open'?)" },
+	{ R "syscalls = open, xyzzyplugh\n",
+	  NAME ":2: unknown syscall 'xyzzyplugh'" },
+	{ R "syscalls = @fil\n",
+	  NAME ":2: unknown group '@fil' (did you mean '@file'?)" },
+	{ R "syscalls = open,,read\n",
+	  NAME ":2: empty item in the list of 'syscalls'" },
+	{ R "syscalls = open,\n",
+	  NAME ":2: empty item in the list of 'syscalls'" },
+	{ R "acton = deny\n",
+	  NAME ":2: unknown key 'acton' in [rule x] (did you mean 'action'?)" },
+	{ R "redirect = /tmp\n",
+	  NAME ":2: key 'redirect' is not supported in this version" },
+	{ R "syscalls = open\naction = deny\naction = allow\n",
+	  NAME ":4: duplicate key 'action' in [rule x] (first at line 3)" },
+	{ R "syscalls = open\nerrno = EPERM\nerrno = EPERM\n",
+	  NAME ":4: duplicate key 'errno' in [rule x] (first at line 3)" },
+	{ R "syscalls = socket\narg0 = 1\narg0 = 2\n",
+	  NAME ":4: duplicate key 'arg0' in [rule x] (first at line 3)" },
+	{ R "action = ask\n",
+	  NAME ":2: action 'ask' is not supported in this version (use allow, deny or kill)" },
+	{ R "action = frobnicate\n", NAME ":2: unknown action 'frobnicate'" },
+	{ R "stack = maybe\n",
+	  NAME ":2: invalid value 'maybe' for 'stack' (expected yes or no)" },
+	{ R "audit = 1\n",
+	  NAME ":2: invalid value '1' for 'audit' (expected yes or no)" },
+	{ R "access = reed\n",
+	  NAME ":2: unknown access 'reed' (did you mean 'read'?)" },
+	{ R "path = ${HOEM}/x\n",
+	  NAME ":2: unknown variable ${HOEM} (did you mean ${HOME}?)" },
+	{ R "path = ${FOOBARBAZ}/x\n",
+	  NAME ":2: unknown variable ${FOOBARBAZ}" },
+	{ R "path = ${HOME/x\n", NAME ":2: '${' without '}'" },
+	{ R "path = ${}/x\n", NAME ":2: invalid variable name" },
+	{ R "path = foo/*\n",
+	  NAME ":2: relative path glob 'foo/*' (paths must start with '/' or '**')" },
+	{ R "exe = python3\n",
+	  NAME ":2: relative path glob 'python3' (paths must start with '/' or '**')" },
+	{ R "path = /x, ${RUN}/y\n",
+	  NAME ":2: relative path glob 'r1/y' (paths must start with '/' or '**')" },
+	{ R "path = /a**\n",
+	  NAME ":2: '**' must be a whole path component: '/a**'" },
+	{ R "path = /a/***\n",
+	  NAME ":2: '**' must be a whole path component: '/a/***'" },
+	{ R "path = /a/../b\n",
+	  NAME ":2: path glob '/a/../b' is not canonical (no '.', '..', '//' or trailing '/')" },
+	{ R "path = /a/./b\n",
+	  NAME ":2: path glob '/a/./b' is not canonical (no '.', '..', '//' or trailing '/')" },
+	{ R "path = /a//b\n",
+	  NAME ":2: path glob '/a//b' is not canonical (no '.', '..', '//' or trailing '/')" },
+	{ R "path = /a/\n",
+	  NAME ":2: path glob '/a/' is not canonical (no '.', '..', '//' or trailing '/')" },
+	{ R "addr = 1.2.3.4/33\n",
+	  NAME ":2: invalid address '1.2.3.4/33': invalid prefix length" },
+	{ R "addr = 127.0.0.1/8\n",
+	  NAME ":2: invalid address '127.0.0.1/8': the address has bits set beyond its prefix" },
+	{ R "addr = [fe80::1]/10\n",
+	  NAME ":2: invalid address '[fe80::1]/10': the address has bits set beyond its prefix" },
+	{ R "addr = [::1\n",
+	  NAME ":2: invalid address '[::1': missing ']' after the IPv6 address" },
+	{ R "addr = [zz]\n",
+	  NAME ":2: invalid address '[zz]': invalid IPv6 address" },
+	{ R "addr = 1.2.3:80\n",
+	  NAME ":2: invalid address '1.2.3:80': invalid IPv4 address" },
+	{ R "addr = 1.2.3.4:99999\n",
+	  NAME ":2: invalid address '1.2.3.4:99999': invalid port" },
+	{ R "addr = 1.2.3.4:90-80\n",
+	  NAME ":2: invalid address '1.2.3.4:90-80': port range is backwards" },
+	{ R "addr = [::1]x\n",
+	  NAME ":2: invalid address '[::1]x': unexpected text after the address" },
+	{ R "addr = localhost\n",
+	  NAME ":2: invalid address 'localhost': not an address (IPv4, [IPv6], unix:GLOB or unix-abstract:GLOB)" },
+	{ R "addr = *\n",
+	  NAME ":2: invalid address '*': not an address (IPv4, [IPv6], unix:GLOB or unix-abstract:GLOB)" },
+	{ R "addr = unix:\n",
+	  NAME ":2: invalid address 'unix:': empty socket glob" },
+	{ R "addr = unix-abstract:a**\n",
+	  NAME ":2: invalid address 'unix-abstract:a**': '**' must be a whole path component" },
+	{ R "arg0 = O_RDONYL\n",
+	  NAME ":2: arg0: unknown constant 'O_RDONYL' (did you mean 'O_RDONLY'?)" },
+	{ R "arg1 = FROB\n", NAME ":2: arg1: unknown constant 'FROB'" },
+	{ R "arg0 = 12abc\n", NAME ":2: arg0: invalid number '12abc'" },
+	{ R "arg0 = 99999999999999999999\n",
+	  NAME ":2: arg0: invalid number '99999999999999999999'" },
+	{ R "arg0 = -\n", NAME ":2: arg0: invalid number '-'" },
+	{ R "arg0 = =< 3\n", NAME ":2: arg0: unknown operator at '=< 3'" },
+	{ R "arg0 = & 0\n", NAME ":2: arg0: mask is zero" },
+	{ R "arg0 = & 4 = 4\n",
+	  NAME ":2: arg0: expected '== VALUE' after the mask, not '= 4'" },
+	{ R "arg0 = 1 2\n", NAME ":2: arg0: unexpected text '2'" },
+	{ R "arg5 = |\n",
+	  NAME ":2: arg5: expected a constant or a number at '|'" },
+	{ R "arg2 = O_CREAT |\n",
+	  NAME ":2: arg2: expected a constant or a number" },
+	{ R "arg6 = 1\n",
+	  NAME ":2: unknown key 'arg6' in [rule x] (did you mean 'arg0'?)" },
+	/* Whole-rule checks. */
+	{ "[rule x]\naction = deny\n\n", NAME ":1: rule 'x' has no 'syscalls'" },
+	{ OK_RULE "[rule y]\nsyscalls = read\n[policy]\n",
+	  NAME ":4: rule 'y' has no 'action'" },
+	{ R "syscalls = openat\naction = allow\nerrno = EPERM\n",
+	  NAME ":4: 'errno' is only valid with action = deny (rule 'x' has action = allow)" },
+	{ R "syscalls = openat\nerrno = EPERM\naction = kill\n",
+	  NAME ":3: 'errno' is only valid with action = deny (rule 'x' has action = kill)" },
+	{ R "syscalls = openat, read\npath = /x\naction = deny\n",
+	  NAME ":3: 'path' in rule 'x', but syscall 'read' takes no path" },
+	{ R "syscalls = @network, getpid\naddr = [::1]\naction = deny\n",
+	  NAME ":3: 'addr' in rule 'x', but syscall 'getpid' has no socket address" },
+	{ R "syscalls = openat\naddr = [::1]\naction = deny\n",
+	  NAME ":3: 'addr' in rule 'x', but syscall 'openat' has no socket address" },
+	{ R "syscalls = @file, read\naccess = read\naction = deny\n",
+	  NAME ":3: 'access' in rule 'x', but syscall 'read' has no path to check" },
+	{ R "syscalls = @file\naccess = exec\naction = deny\n",
+	  NAME ":3: access 'exec' never applies to the syscalls of rule 'x'" },
+	{ R "syscalls = unlink\naccess = delete, read\naction = deny\n",
+	  NAME ":3: access 'read' never applies to the syscalls of rule 'x'" },
+};
+
+static void test_parse_errors(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rules_set *rs = NULL;
+		char err[RULES_ERR_MAX] = "";
+		int rc = rules_load_string(bad[i].text, NAME, &vars, &rs, err,
+					   sizeof(err));
+
+		if (rc != -EINVAL || strcmp(err, bad[i].msg) != 0)
+			fprintf(stderr, "\ncase %zu: rc=%d\n  got  '%s'\n  want '%s'\n",
+				i, rc, err, bad[i].msg);
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, bad[i].msg);
+		CU_ASSERT_PTR_NULL(rs);
+		rules_free(rs);
+	}
+}
+
+/* Variables: unset, relative, holding glob characters. */
+static void test_parse_vars(void)
+{
+	static const struct {
+		struct rules_vars v;
+		const char *text;
+		const char *msg;
+	} cases[] = {
+		{ { .home = "/h", .cwd = "/c", .tmpdir = "/t" },
+		  R "path = /tmp/${RUN}\n", NAME ":2: variable ${RUN} is not set" },
+		{ { .cwd = "/c" }, R "path = ${HOME}/x\n",
+		  NAME ":2: variable ${HOME} is not set" },
+		{ { .home = "relative" }, R "path = ${HOME}/x\n",
+		  NAME ":2: variable ${HOME} is not an absolute path ('relative')" },
+		{ { .home = "/home/a*" }, R "path = ${HOME}/x\n",
+		  NAME ":2: variable ${HOME} holds characters that would change the glob ('/home/a*')" },
+		{ { .run = "a/b" }, R "path = /tmp/${RUN}\n",
+		  NAME ":2: variable ${RUN} holds characters that would change the glob ('a/b')" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rules_set *rs = NULL;
+		char err[RULES_ERR_MAX] = "";
+		int rc = rules_load_string(cases[i].text, NAME, &cases[i].v,
+					   &rs, err, sizeof(err));
+
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, cases[i].msg);
+		CU_ASSERT_PTR_NULL(rs);
+	}
+	/* A NULL vars pointer is fine until a variable is used. */
+	{
+		struct rules_set *rs = NULL;
+		char err[RULES_ERR_MAX];
+
+		CU_ASSERT_EQUAL(rules_load_string(OK_RULE, NAME, NULL, &rs, err,
+						  sizeof(err)), 0);
+		rules_free(rs);
+		rs = NULL;
+		CU_ASSERT_EQUAL(rules_load_string(R "path = ${CWD}\n", NAME,
+						  NULL, &rs, err, sizeof(err)),
+				-EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, NAME ":2: variable ${CWD} is not set");
+	}
+	/* Too long after expansion. */
+	{
+		char home[700];
+		struct rules_vars v = { .home = home };
+		struct rules_set *rs = NULL;
+		char err[RULES_ERR_MAX];
+
+		home[0] = '/';
+		memset(home + 1, 'h', sizeof(home) - 2);
+		home[sizeof(home) - 1] = '\0';
+		CU_ASSERT_EQUAL(rules_load_string(R "path = ${HOME}${HOME}\n",
+						  NAME, &v, &rs, err,
+						  sizeof(err)), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, NAME ":2: glob too long after expansion (the limit is 1024 bytes)");
+	}
+}
+
+/* The inih traps: a long line, a continuation line, a BOM, comments. */
+static void test_parse_inih_traps(void)
+{
+	char text[512];
+	struct rules_set *rs = NULL;
+	char err[RULES_ERR_MAX];
+
+	/* 198 bytes is the longest line accepted; 199 is refused. */
+	snprintf(text, sizeof(text),
+		 "[rule x]\nsyscalls = openat\naction = allow\npath = /%0*d\n",
+		 198 - 8, 0);
+	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
+					  sizeof(err)), 0);
+	rules_free(rs);
+	rs = NULL;
+	snprintf(text, sizeof(text),
+		 "[rule x]\nsyscalls = openat\naction = allow\npath = /%0*d\n",
+		 199 - 8, 0);
+	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
+					  sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, NAME ":4: line too long (199 bytes, the limit is 198)");
+	/* The attack of PLATFORM.md: the tail of a long line read as a key. */
+	snprintf(text, sizeof(text),
+		 "[rule x]\nsyscalls = openat\naction = deny\npath = /%0*d/allow = /etc/shadow\n",
+		 192, 0);
+	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
+					  sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, NAME ":4: line too long (220 bytes, the limit is 198)");
+	CU_ASSERT_PTR_NULL(rs);
+
+	/* A BOM counts in the first line's length, as inih reads it. */
+	snprintf(text, sizeof(text), "\xEF\xBB\xBF;%0*d\n[policy]\n", 194, 0);
+	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
+					  sizeof(err)), 0);
+	rules_free(rs);
+	rs = NULL;
+	snprintf(text, sizeof(text), "\xEF\xBB\xBF;%0*d\n[policy]\n", 195, 0);
+	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
+					  sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, NAME ":1: line too long (199 bytes, the limit is 198)");
+
+	/* BOM, CRLF, comments, inline comments. */
+	rs = NULL;
+	CU_ASSERT_EQUAL(rules_load_string(
+		"\xEF\xBB\xBF; comment\r\n# comment\r\n  ; indented comment\r\n"
+		"[policy] ; c\r\ndefault = deny ; why\r\nerrno = EXDEV\r\n\r\n"
+		"[rule a.b-c_d]\r\nsyscalls = getppid\r\naction = deny;x\r\n",
+		NAME, &vars, &rs, err, sizeof(err)), -EINVAL);
+	/* "deny;x": ';' without a space before is not a comment. */
+	CU_ASSERT_STRING_EQUAL(err, NAME ":10: unknown action 'deny;x' (did you mean 'deny'?)");
+	rs = load_ok("\xEF\xBB\xBF; comment\r\n# comment\r\n  ; indented\r\n"
+		     "[policy] ; c\r\ndefault = deny ; why\r\nerrno = EXDEV\r\n\r\n"
+		     "[rule a.b-c_d]\r\nsyscalls = getppid\r\naction = allow\r\n");
+	if (rs) {
+		int e = 0;
+
+		CU_ASSERT_EQUAL(rules_default_action(rs, &e), RULES_DENY);
+		CU_ASSERT_EQUAL(e, EXDEV);
+		CU_ASSERT_EQUAL(rules_rule_count(rs), 1);
+		CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 0), "a.b-c_d");
+		CU_ASSERT_PTR_NULL(rules_rule_name(rs, 1));
+		CU_ASSERT_STRING_EQUAL(rules_source(rs), NAME);
+	}
+	rules_free(rs);
+}
+
+static void test_parse_limits(void)
+{
+	struct rules_set *rs;
+	uint64_t v = 0;
+
+	rs = load_ok("[limits]\nprocesses = 64\nmemory = 2G\ncpu = 60s\n"
+		     "wall = 5m\nfile_size = 512KiB\n");
+	if (!rs)
+		return;
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_PROCESSES, &v), 0);
+	CU_ASSERT_EQUAL(v, 64);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_MEMORY, &v), 0);
+	CU_ASSERT_EQUAL(v, UINT64_C(2) << 30);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_CPU, &v), 0);
+	CU_ASSERT_EQUAL(v, 60000);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_WALL, &v), 0);
+	CU_ASSERT_EQUAL(v, 300000);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_FILE_SIZE, &v), 0);
+	CU_ASSERT_EQUAL(v, 512 * 1024);
+	v = 7;
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_OPEN_FILES, &v), -ENOENT);
+	CU_ASSERT_EQUAL(v, 7);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_COUNT, &v), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(rules_limit_name(RULES_LIMIT_OPEN_FILES),
+			       "open_files");
+	rules_free(rs);
+
+	rs = load_ok("[limits]\nopen_files = 1024\nmemory = 100\ncpu = 1500ms\n"
+		     "wall = 2h\nfile_size = 1M\n");
+	if (!rs)
+		return;
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_OPEN_FILES, &v), 0);
+	CU_ASSERT_EQUAL(v, 1024);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_MEMORY, &v), 0);
+	CU_ASSERT_EQUAL(v, 100);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_CPU, &v), 0);
+	CU_ASSERT_EQUAL(v, 1500);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_WALL, &v), 0);
+	CU_ASSERT_EQUAL(v, 7200000);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_FILE_SIZE, &v), 0);
+	CU_ASSERT_EQUAL(v, 1 << 20);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_PROCESSES, &v), -ENOENT);
+	rules_free(rs);
+}
+
+static void test_parse_policy_defaults(void)
+{
+	struct rules_set *rs;
+	int e = 0;
+
+	/* Without [policy]: deny with EPERM, audit all (fail closed). */
+	rs = load_ok(OK_RULE);
+	if (!rs)
+		return;
+	CU_ASSERT_EQUAL(rules_default_action(rs, &e), RULES_DENY);
+	CU_ASSERT_EQUAL(e, EPERM);
+	CU_ASSERT_EQUAL(rules_audit_level(rs), RULES_AUDIT_ALL);
+	rules_free(rs);
+
+	/* A rule's deny takes [policy] errno even when [policy] comes last. */
+	rs = load_ok("[rule x]\nsyscalls = getppid\naction = deny\n"
+		     "[policy]\ndefault = kill\nerrno = EXDEV\naudit = none\n");
+	if (!rs)
+		return;
+	{
+		struct rules_event ev = { .nr = __NR_getppid };
+		struct rules_verdict vd;
+
+		rules_match(rs, &ev, &vd);
+		CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+		CU_ASSERT_EQUAL(vd.err, EXDEV);
+		ev.nr = __NR_getpid;
+		rules_match(rs, &ev, &vd);
+		CU_ASSERT_EQUAL(vd.action, RULES_KILL);
+		CU_ASSERT_EQUAL(vd.err, 0);
+		CU_ASSERT_PTR_NULL(vd.rule);
+	}
+	CU_ASSERT_EQUAL(rules_audit_level(rs), RULES_AUDIT_NONE);
+	rules_free(rs);
+}
+
+/* Limits of size: items, rules, file. */
+static void test_parse_sizes(void)
+{
+	size_t cap = 2 * 1024 * 1024, len = 0, i;
+	char *text = malloc(cap);
+	struct rules_set *rs = NULL;
+	char err[RULES_ERR_MAX];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	/* 513 paths in one rule. */
+	len = (size_t)snprintf(text, cap, OK_RULE);
+	for (i = 0; i < 513; i++)
+		len += (size_t)snprintf(text + len, cap - len, "path = /p%zu\n",
+					i);
+	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
+					  sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, NAME ":516: too many items (the limit is 512 per rule)");
+	/* 1025 rules. */
+	len = 0;
+	for (i = 0; i < 1025; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"[rule r%zu]\nsyscalls = read\naction = allow\n",
+					i);
+	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
+					  sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, NAME ":3073: too many rules (the limit is 1024)");
+	/* 1 MiB + 1 byte of comments. */
+	memset(text, '\n', 1024 * 1024 + 1);
+	text[0] = ';';
+	text[1024 * 1024 + 1] = '\0';
+	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
+					  sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, NAME ": policy too large (1048577 bytes, the limit is 1048576)");
+	CU_ASSERT_PTR_NULL(rs);
+	free(text);
+
+	/* A small error buffer is still NUL-terminated. */
+	{
+		char small[8];
+
+		CU_ASSERT_EQUAL(rules_load_string("[x]\n", NAME, &vars, &rs,
+						  small, sizeof(small)), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(small, "policy.");
+		CU_ASSERT_EQUAL(rules_load_string("[x]\n", NAME, &vars, &rs,
+						  NULL, 0), -EINVAL);
+	}
+}
+
+/* Files in tests/data, found through $srcdir. */
+static void data_path(char *buf, size_t len, const char *file)
+{
+	const char *srcdir = getenv("srcdir");
+
+	snprintf(buf, len, "%s/tests/data/%s", srcdir ? srcdir : ".", file);
+}
+
+static void test_parse_files(void)
+{
+	static const struct {
+		const char *file;
+		const char *msg; /* after "PATH:" */
+	} files[] = {
+		{ "unknown-syscall.ini",
+		  "12: unknown syscall 'opne' (did you mean 'open'?)" },
+		{ "long-line.ini", "7: line too long (230 bytes, the limit is 198)" },
+		{ "continuation.ini",
+		  "8: line starts with whitespace (it would continue the previous value); remove the indentation" },
+		{ "unknown-key.ini",
+		  "9: unknown key 'pathh' in [rule secrets] (did you mean 'path'?)" },
+		{ "rewrite.ini",
+		  "6: action 'rewrite' is not supported in this version (use allow, deny or kill)" },
+		{ "path-on-read.ini",
+		  "5: 'path' in rule 'reads', but syscall 'read' takes no path" },
+	};
+	char path[4096], want[4200], err[RULES_ERR_MAX];
+	struct rules_set *rs = NULL;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		data_path(path, sizeof(path), files[i].file);
+		snprintf(want, sizeof(want), "%s:%s", path, files[i].msg);
+		rc = rules_load_file(path, &vars, &rs, err, sizeof(err));
+		if (strcmp(err, want) != 0)
+			fprintf(stderr, "\n%s: got '%s'\n", files[i].file, err);
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, want);
+		CU_ASSERT_PTR_NULL(rs);
+	}
+	data_path(path, sizeof(path), "valid.ini");
+	rc = rules_load_file(path, &vars, &rs, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "\nvalid.ini: %s\n", err);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(rs);
+	if (rs) {
+		CU_ASSERT_STRING_EQUAL(rules_source(rs), path);
+		CU_ASSERT_EQUAL(rules_rule_count(rs), 3);
+	}
+	rules_free(rs);
+	rs = NULL;
+
+	/* Missing file, directory, NUL byte. */
+	data_path(path, sizeof(path), "does-not-exist.ini");
+	snprintf(want, sizeof(want), "%s: cannot read: No such file or directory",
+		 path);
+	CU_ASSERT_EQUAL(rules_load_file(path, &vars, &rs, err, sizeof(err)),
+			-ENOENT);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	data_path(path, sizeof(path), "");
+	CU_ASSERT_EQUAL(rules_load_file(path, &vars, &rs, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT(strstr(err, ": not a regular file") != NULL);
+	{
+		char tmpl[] = "/tmp/test-rules-XXXXXX";
+		int fd = mkstemp(tmpl);
+		static const char nul[] = "[policy]\ndefault = allow\nerrno = E\0PERM\n";
+
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL(write(fd, nul, sizeof(nul) - 1),
+				(ssize_t)sizeof(nul) - 1);
+		close(fd);
+		snprintf(want, sizeof(want), "%s:3: NUL byte in line", tmpl);
+		CU_ASSERT_EQUAL(rules_load_file(tmpl, &vars, &rs, err,
+						sizeof(err)), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, want);
+		unlink(tmpl);
+	}
+	CU_ASSERT_PTR_NULL(rs);
+}
+
+/* ---------------------------------------------------------------------
+ * Globs.
+ */
+
+static void test_glob_table(void)
+{
+	static const struct {
+		const char *pattern, *path;
+		bool match;
+	} cases[] = {
+		{ "/a/**", "/a", true },
+		{ "/a/**", "/a/x", true },
+		{ "/a/**", "/a/x/y", true },
+		{ "/a/**", "/ab", false },
+		{ "/a/**", "/", false },
+		{ "/a/**", "/b/a/x", false },
+		{ "/home/u/.ssh/**", "/home/u/.ssh", true },
+		{ "/home/u/.ssh/**", "/home/u/.sshx", false },
+		{ "**/.env", "/.env", true },
+		{ "**/.env", "/x/y/.env", true },
+		{ "**/.env", "/x/y/a.env", false },
+		{ "**/.env", "/x/.env/y", false },
+		{ "**/.env", "/x/.envy", false },
+		{ "**/.env.*", "/p/.env.local", true },
+		{ "**/.env.*", "/p/.env", false },
+		{ "/a/*/c", "/a/b/c", true },
+		{ "/a/*/c", "/a/b/x/c", false },
+		{ "/a/*/c", "/a//c", true },
+		{ "/a/*", "/a/", true },
+		{ "/a/*", "/a", false },
+		{ "/a/?", "/a/b", true },
+		{ "/a/?", "/a/bc", false },
+		{ "/a/?", "/a/", false },
+		{ "/a/?/c", "/a///c", false },
+		{ "/a/**/c", "/a/c", true },
+		{ "/a/**/c", "/a/b/c", true },
+		{ "/a/**/c", "/a/b/d/c", true },
+		{ "/a/**/c", "/a/bc", false },
+		{ "/a/**/c", "/ac", false },
+		{ "/a/**/c", "/a/b/cd", false },
+		{ "/a/**/b/**", "/a/x/b", true },
+		{ "/a/**/b/**", "/a/b/y/z", true },
+		{ "/a/**/b/**", "/a/x/bb", false },
+		{ "**", "/anything/at/all", true },
+		{ "**", "", true },
+		{ "/**", "/", true },
+		{ "/**", "/x/y", true },
+		{ "/dev/pts/*", "/dev/pts/0", true },
+		{ "/dev/pts/*", "/dev/pts/0/x", false },
+		{ "/x*y", "/xaby", true },
+		{ "/x*y", "/xy", true },
+		{ "/x*y", "/xa/by", false },
+		{ "/x*y*z", "/xyyyzzz", true },
+		{ "/a*", "/a/b", false },
+		{ "/a[b]", "/a[b]", true },
+		{ "/a[b]", "/ab", false },
+		{ "/etc/shadow", "/etc/shadow", true },
+		{ "/etc/shadow", "/etc/shadow-", false },
+		{ "/etc/shadow", "/etc/shado", false },
+		{ "/etc/shadow-", "/etc/shadow-", true },
+		{ "/a\xff*", "/a\xff\xfe\x01", true },
+		{ "/a\xff*", "/a\xfe", false },
+		{ "/a**b", "/axxb", true }, /* not a component: as '*' */
+		{ "/a**b", "/ax/xb", false },
+		{ "", "", true },
+		{ "", "/", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool got = rules_glob_match(cases[i].pattern, cases[i].path);
+
+		if (got != cases[i].match)
+			fprintf(stderr, "\nglob '%s' vs '%s': got %d\n",
+				cases[i].pattern, cases[i].path, got);
+		CU_ASSERT_EQUAL(got, cases[i].match);
+	}
+	CU_ASSERT_FALSE(rules_glob_match(NULL, "/a"));
+	CU_ASSERT_FALSE(rules_glob_match("/a", NULL));
+	/* Bytes after a NUL (abstract socket names) are matched too. */
+	CU_ASSERT_TRUE(rules_glob_match_n("a?b", "a\0b", 3));
+	CU_ASSERT_FALSE(rules_glob_match_n("a?b", "a\0c", 3));
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_glob_limits(void)
+{
+	static char path[4097], pattern[RULES_GLOB_MAX + 2];
+	double t0, t;
+	size_t i;
+
+	/* A hostile 4096-byte path against nested globstars: linear. */
+	for (i = 0; i < 4096; i += 2) {
+		path[i] = '/';
+		path[i + 1] = 'a';
+	}
+	path[4096] = '\0';
+	t0 = now_s();
+	CU_ASSERT_FALSE(rules_glob_match("**/**/**/**/x", path));
+	CU_ASSERT_FALSE(rules_glob_match("/**/a*a*a*a*a*a*a*x", path));
+	CU_ASSERT_FALSE(rules_glob_match("/*/*/*/*/*/*/*/*/*/*/**/x", path));
+	path[4095] = 'x';
+	CU_ASSERT_TRUE(rules_glob_match("**/**/**/**/x", path));
+	t = now_s() - t0;
+	CU_ASSERT(t < 1.0);
+	if (t >= 1.0)
+		fprintf(stderr, "\nglob took %.3f s\n", t);
+
+	/* The longest pattern works; a longer one matches nothing. */
+	memset(pattern, 'p', RULES_GLOB_MAX);
+	pattern[0] = '/';
+	pattern[RULES_GLOB_MAX] = '\0';
+	CU_ASSERT_TRUE(rules_glob_match(pattern, pattern));
+	pattern[RULES_GLOB_MAX] = 'p';
+	pattern[RULES_GLOB_MAX + 1] = '\0';
+	CU_ASSERT_FALSE(rules_glob_match(pattern, pattern));
+}
+
+/* ---------------------------------------------------------------------
+ * Addresses.
+ */
+
+struct sa_buf {
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+
+static void mk_in4(struct sa_buf *b, const char *ip, int port)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port) };
+
+	CU_ASSERT_EQUAL(inet_pton(AF_INET, ip, &in.sin_addr), 1);
+	memset(b, 0, sizeof(*b));
+	memcpy(&b->ss, &in, sizeof(in));
+	b->len = sizeof(in);
+}
+
+static void mk_in6(struct sa_buf *b, const char *ip, int port)
+{
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6,
+				    .sin6_port = htons((uint16_t)port) };
+
+	CU_ASSERT_EQUAL(inet_pton(AF_INET6, ip, &in6.sin6_addr), 1);
+	memset(b, 0, sizeof(*b));
+	memcpy(&b->ss, &in6, sizeof(in6));
+	b->len = sizeof(in6);
+}
+
+/* name starting with '@' is abstract; NULL is unnamed. */
+static void mk_un(struct sa_buf *b, const char *name)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	size_t n;
+
+	memset(b, 0, sizeof(*b));
+	if (!name) {
+		memcpy(&b->ss, &un, sizeof(sa_family_t));
+		b->len = sizeof(sa_family_t);
+		return;
+	}
+	n = strlen(name);
+	memcpy(un.sun_path, name, n);
+	if (name[0] == '@')
+		un.sun_path[0] = '\0';
+	else
+		n++; /* count the NUL, as most callers do */
+	memcpy(&b->ss, &un, sizeof(un));
+	b->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+}
+
+static void test_addr_table(void)
+{
+	static const struct {
+		const char *pattern;
+		char kind; /* 4, 6, u(nix) */
+		const char *addr;
+		int port;
+		bool connect;
+		bool match;
+	} cases[] = {
+		{ "127.0.0.0/8", '4', "127.0.0.1", 80, true, true },
+		{ "127.0.0.0/8", '4', "127.255.1.2", 1, true, true },
+		{ "127.0.0.0/8", '4', "128.0.0.1", 80, true, false },
+		{ "127.0.0.0/8", '4', "0.0.0.0", 80, true, true },
+		{ "127.0.0.0/8", '4', "0.0.0.0", 80, false, false },
+		{ "127.0.0.0/8", '6', "::ffff:127.0.0.1", 80, true, true },
+		{ "127.0.0.0/8", '6', "::ffff:10.0.0.1", 80, true, false },
+		{ "127.0.0.0/8", '6', "::ffff:0.0.0.0", 80, true, true },
+		{ "127.0.0.0/8", '6', "::1", 80, true, false },
+		{ "[::1]", '6', "::1", 80, true, true },
+		{ "[::1]", '6', "::", 80, true, true },
+		{ "[::1]", '6', "::", 80, false, false },
+		{ "[::1]", '6', "::2", 80, true, false },
+		{ "[::1]", '4', "127.0.0.1", 80, true, false },
+		{ "[::]", '6', "::", 80, false, true },
+		{ "0.0.0.0", '4', "0.0.0.0", 80, false, true },
+		{ "0.0.0.0", '4', "0.0.0.0", 80, true, false },
+		{ "[fe80::]/10:443", '6', "fe80::1", 443, true, true },
+		{ "[fe80::]/10:443", '6', "febf::1", 443, true, true },
+		{ "[fe80::]/10:443", '6', "fec0::1", 443, true, false },
+		{ "[fe80::]/10:443", '6', "fe80::1", 444, true, false },
+		{ "[::ffff:10.0.0.0]/104", '4', "10.1.2.3", 1, true, true },
+		{ "[::ffff:10.0.0.0]/104", '6', "::ffff:10.1.2.3", 1, true, true },
+		{ "[::ffff:10.0.0.0]/104", '4', "11.1.2.3", 1, true, false },
+		{ "10.0.0.1:53", '4', "10.0.0.1", 53, true, true },
+		{ "10.0.0.1:53", '4', "10.0.0.1", 54, true, false },
+		{ "10.0.0.1:53", '4', "10.0.0.2", 53, true, false },
+		{ "10.0.0.0/24:8000-8999", '4', "10.0.0.9", 8000, true, true },
+		{ "10.0.0.0/24:8000-8999", '4', "10.0.0.9", 8999, true, true },
+		{ "10.0.0.0/24:8000-8999", '4', "10.0.0.9", 7999, true, false },
+		{ "10.0.0.0/24:8000-8999", '4', "10.0.0.9", 9000, true, false },
+		{ "10.0.0.0/24:8000-8999", '4', "10.0.1.9", 8000, true, false },
+		{ "0.0.0.0/0", '4', "203.0.113.9", 1, true, true },
+		{ "0.0.0.0/0", '6', "2001:db8::1", 1, true, false },
+		{ "[::]/0", '6', "2001:db8::1", 1, true, true },
+		{ "[::]/0", '4', "203.0.113.9", 1, true, false },
+		{ "10.0.0.0/31", '4', "10.0.0.1", 1, true, true },
+		{ "10.0.0.0/31", '4', "10.0.0.2", 1, true, false },
+		{ "unix:/run/*.sock", 'u', "/run/a.sock", 0, true, true },
+		{ "unix:/run/*.sock", 'u', "/run/x/a.sock", 0, true, false },
+		{ "unix:/run/*.sock", 'u', "@/run/a.sock", 0, true, false },
+		{ "unix:**", 'u', "relative.sock", 0, true, true },
+		{ "unix:**", 'u', "@abstract", 0, true, false },
+		{ "unix:**", 'u', NULL, 0, false, false },
+		{ "unix-abstract:**", 'u', "@abstract", 0, true, true },
+		{ "unix-abstract:**", 'u', "/run/a.sock", 0, true, false },
+		{ "unix-abstract:**", 'u', NULL, 0, false, true },
+		{ "unix-abstract:dbus-*", 'u', "@dbus-1234", 0, true, true },
+		{ "unix-abstract:dbus-*", 'u', "@x11", 0, true, false },
+		{ "unix-abstract:dbus-*", 'u', NULL, 0, false, false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rules_addr a;
+		const char *why = NULL;
+		struct sa_buf b;
+		bool got;
+
+		CU_ASSERT_EQUAL_FATAL(rules_addr_parse(cases[i].pattern, &a,
+						       &why), 0);
+		if (cases[i].kind == '4')
+			mk_in4(&b, cases[i].addr, cases[i].port);
+		else if (cases[i].kind == '6')
+			mk_in6(&b, cases[i].addr, cases[i].port);
+		else
+			mk_un(&b, cases[i].addr);
+		got = rules_addr_match(&a, (struct sockaddr *)&b.ss, b.len,
+				       cases[i].connect);
+		if (got != cases[i].match)
+			fprintf(stderr, "\naddr case %zu '%s' vs '%s': got %d\n",
+				i, cases[i].pattern,
+				cases[i].addr ? cases[i].addr : "(unnamed)", got);
+		CU_ASSERT_EQUAL(got, cases[i].match);
+		rules_addr_release(&a);
+	}
+}
+
+static void test_addr_edges(void)
+{
+	struct rules_addr a;
+	const char *why;
+	struct sa_buf b;
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+
+	CU_ASSERT_EQUAL_FATAL(rules_addr_parse("127.0.0.0/8", &a, &why), 0);
+	/* Short lengths match nothing. */
+	mk_in4(&b, "127.0.0.1", 1);
+	CU_ASSERT_TRUE(rules_addr_match(&a, (struct sockaddr *)&b.ss, b.len, true));
+	CU_ASSERT_FALSE(rules_addr_match(&a, (struct sockaddr *)&b.ss, b.len - 1, true));
+	CU_ASSERT_FALSE(rules_addr_match(&a, (struct sockaddr *)&b.ss, 1, true));
+	CU_ASSERT_FALSE(rules_addr_match(&a, NULL, b.len, true));
+	/* Other families match nothing. */
+	b.ss.ss_family = AF_NETLINK;
+	CU_ASSERT_FALSE(rules_addr_match(&a, (struct sockaddr *)&b.ss, b.len, true));
+	rules_addr_release(&a);
+
+	/* A sun_path that fills the array without a NUL. */
+	CU_ASSERT_EQUAL_FATAL(rules_addr_parse("unix:/x*", &a, &why), 0);
+	un.sun_path[0] = '/';
+	memset(un.sun_path + 1, 'x', sizeof(un.sun_path) - 1);
+	CU_ASSERT_TRUE(rules_addr_match(&a, (struct sockaddr *)&un,
+					sizeof(un), true));
+	rules_addr_release(&a);
+	/* Abstract names may hold NUL bytes. */
+	CU_ASSERT_EQUAL_FATAL(rules_addr_parse("unix-abstract:a?b", &a, &why), 0);
+	memset(&un, 0, sizeof(un));
+	un.sun_family = AF_UNIX;
+	memcpy(un.sun_path, "\0a\0b", 4);
+	CU_ASSERT_TRUE(rules_addr_match(&a, (struct sockaddr *)&un,
+					offsetof(struct sockaddr_un, sun_path) + 4,
+					true));
+	CU_ASSERT_FALSE(rules_addr_match(&a, (struct sockaddr *)&un,
+					 offsetof(struct sockaddr_un, sun_path) + 5,
+					 true));
+	rules_addr_release(&a);
+}
+
+/* ---------------------------------------------------------------------
+ * Constants and argument conditions.
+ */
+
+static void test_consts(void)
+{
+	static const struct {
+		const char *text;
+		uint64_t value;
+	} ok[] = {
+		{ "O_WRONLY|O_CREAT", O_WRONLY | O_CREAT },
+		{ " O_RDONLY ", O_RDONLY },
+		{ "AT_FDCWD", (uint64_t)(int64_t)AT_FDCWD },
+		{ "-100", (uint64_t)(int64_t)-100 },
+		{ "0x10 | 010 | 1", 0x10 | 8 | 1 },
+		{ "AF_INET6", AF_INET6 },
+		{ "SOCK_STREAM|SOCK_CLOEXEC", SOCK_STREAM | SOCK_CLOEXEC },
+		{ "CLONE_NEWUSER|CLONE_NEWNET", CLONE_NEWUSER | CLONE_NEWNET },
+		{ "PROT_READ|PROT_EXEC", 5 },
+		{ "MAP_SHARED|MAP_ANONYMOUS", 0x21 },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	char why[256];
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		CU_ASSERT_EQUAL(rules_expr_parse(ok[i].text, &v, why,
+						 sizeof(why)), 0);
+		CU_ASSERT_EQUAL(v, ok[i].value);
+	}
+	CU_ASSERT_EQUAL(rules_expr_parse("O_CREAT O_EXCL", &v, why,
+					 sizeof(why)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "unexpected text 'O_EXCL'");
+}
+
+static void test_argcond_parse(void)
+{
+	struct rules_argcond c;
+	char why[256];
+
+	CU_ASSERT_EQUAL(rules_argcond_parse("AF_INET", 0, &c, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_EQ);
+	CU_ASSERT_EQUAL(c.value, AF_INET);
+	CU_ASSERT_EQUAL(rules_argcond_parse("!= 3", 2, &c, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_NE);
+	CU_ASSERT_EQUAL(c.arg, 2);
+	CU_ASSERT_EQUAL(rules_argcond_parse("<= 4096", 1, &c, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_LE);
+	CU_ASSERT_EQUAL(rules_argcond_parse("< 1", 1, &c, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_LT);
+	CU_ASSERT_EQUAL(rules_argcond_parse(">= 1", 1, &c, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_GE);
+	CU_ASSERT_EQUAL(rules_argcond_parse("> 1", 1, &c, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_GT);
+	CU_ASSERT_EQUAL(rules_argcond_parse("== 1", 1, &c, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_EQ);
+	CU_ASSERT_EQUAL(rules_argcond_parse("& CLONE_NEWUSER|CLONE_NEWNS", 0,
+					    &c, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_ANY);
+	CU_ASSERT_EQUAL(c.mask, CLONE_NEWUSER | CLONE_NEWNS);
+	CU_ASSERT_EQUAL(rules_argcond_parse("&O_ACCMODE==O_WRONLY", 2, &c, why,
+					    sizeof(why)), 0);
+	CU_ASSERT_EQUAL(c.op, RULES_OP_MASKED_EQ);
+	CU_ASSERT_EQUAL(c.mask, O_ACCMODE);
+	CU_ASSERT_EQUAL(c.value, O_WRONLY);
+}
+
+static void match_args(const struct rules_set *rs, int nr, const uint64_t *a,
+		       struct rules_verdict *vd)
+{
+	struct rules_event ev = { .nr = nr };
+
+	memcpy(ev.args, a, sizeof(ev.args));
+	rules_match(rs, &ev, vd);
+}
+
+static void test_arg_match(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = allow\naudit = none\n"
+		/* socket's domain is an int: only the low 32 bits count. */
+		"[rule no-inet]\nsyscalls = socket\narg0 = AF_INET\n"
+		"action = deny\nerrno = EAFNOSUPPORT\n"
+		/* mmap's length is 64-bit. */
+		"[rule big-map]\nsyscalls = mmap\narg1 = > 0x100000\n"
+		"action = deny\nerrno = ENOMEM\n"
+		"[rule wx]\nsyscalls = mmap, mprotect\narg2 = & PROT_EXEC\n"
+		"action = deny\nerrno = EACCES\n"
+		"[rule wronly]\nsyscalls = openat\narg0 = AT_FDCWD\n"
+		"arg2 = & O_ACCMODE == O_WRONLY\naction = deny\nerrno = EROFS\n"
+		/* getpriority is not in the width table: both readings. */
+		"[rule prio-allow]\nsyscalls = getpriority\narg0 = 1\naction = allow\n"
+		"[rule prio-deny]\nsyscalls = getpriority\naction = deny\nerrno = EPERM\n"
+		"[rule kill-a]\nsyscalls = setpriority\narg0 = 7\naction = kill\n");
+	struct rules_verdict vd;
+
+	if (!rs)
+		return;
+	match_args(rs, __NR_socket, (uint64_t[6]){ AF_INET, 1 }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	CU_ASSERT_EQUAL(vd.err, EAFNOSUPPORT);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "no-inet");
+	match_args(rs, __NR_socket, (uint64_t[6]){ 0xffffffff00000002ull }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	match_args(rs, __NR_socket, (uint64_t[6]){ AF_UNIX }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_ALLOW);
+	CU_ASSERT_PTR_NULL(vd.rule);
+
+	match_args(rs, __NR_mmap, (uint64_t[6]){ 0, 0x100001, 3 }, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "big-map");
+	match_args(rs, __NR_mmap, (uint64_t[6]){ 0, 0x100000000ull, 3 }, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "big-map");
+	match_args(rs, __NR_mmap, (uint64_t[6]){ 0, 0x100000, 3 }, &vd);
+	CU_ASSERT_PTR_NULL(vd.rule);
+	match_args(rs, __NR_mmap, (uint64_t[6]){ 0, 4096, PROT_READ | PROT_EXEC }, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "wx");
+	CU_ASSERT_EQUAL(vd.err, EACCES);
+	match_args(rs, __NR_mprotect, (uint64_t[6]){ 0, 4096, PROT_EXEC }, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "wx");
+
+	/* glibc's AT_FDCWD (zero-extended) and a sign-extended one. */
+	match_args(rs, __NR_openat, (uint64_t[6]){ 0xffffff9cull, 0, O_WRONLY | O_CREAT }, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "wronly");
+	CU_ASSERT_EQUAL(vd.err, EROFS);
+	match_args(rs, __NR_openat, (uint64_t[6]){ (uint64_t)(int64_t)AT_FDCWD, 0, O_WRONLY }, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "wronly");
+	match_args(rs, __NR_openat, (uint64_t[6]){ (uint64_t)(int64_t)AT_FDCWD, 0, O_RDWR }, &vd);
+	CU_ASSERT_PTR_NULL(vd.rule);
+	match_args(rs, __NR_openat, (uint64_t[6]){ 3, 0, O_WRONLY }, &vd);
+	CU_ASSERT_PTR_NULL(vd.rule);
+
+	/* Unknown width: the allow needs both readings. */
+	match_args(rs, __NR_getpriority, (uint64_t[6]){ 1 }, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "prio-allow");
+	match_args(rs, __NR_getpriority, (uint64_t[6]){ 0x100000001ull }, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "prio-deny");
+	/* ... and the kill either. */
+	match_args(rs, __NR_setpriority, (uint64_t[6]){ 0x700000007ull }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_KILL);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "kill-a");
+	match_args(rs, __NR_setpriority, (uint64_t[6]){ 0x700000000ull }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_ALLOW);
+	rules_free(rs);
+
+	/* Comparisons are unsigned; several argN are ANDed. */
+	rs = load_ok("[policy]\ndefault = deny\naudit = none\n"
+		     "[rule r]\nsyscalls = write\narg0 = 1\narg2 = <= 100\naction = allow\n"
+		     "[rule ne]\nsyscalls = read\narg0 = != 0\naction = allow\n");
+	if (!rs)
+		return;
+	match_args(rs, __NR_write, (uint64_t[6]){ 1, 0, 100 }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_ALLOW);
+	match_args(rs, __NR_write, (uint64_t[6]){ 1, 0, 101 }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	match_args(rs, __NR_write, (uint64_t[6]){ 2, 0, 1 }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	match_args(rs, __NR_write, (uint64_t[6]){ 1, 0, (uint64_t)-1 }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	match_args(rs, __NR_read, (uint64_t[6]){ 0 }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	match_args(rs, __NR_read, (uint64_t[6]){ 0x100000000ull }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY); /* fd: low 32 bits are 0 */
+	match_args(rs, __NR_read, (uint64_t[6]){ 5 }, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_ALLOW);
+	rules_free(rs);
+}
+
+/* ---------------------------------------------------------------------
+ * Matching: order, conditions, verdict fields.
+ */
+
+static void test_match_order(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = deny\nerrno = EXDEV\n"
+		"[rule first]\nsyscalls = openat\npath = /a/**\naccess = write\n"
+		"action = deny\nerrno = EROFS\nstack = yes\n"
+		"[rule second]\nsyscalls = openat, open\npath = /a/**\naction = allow\naudit = no\n"
+		"[rule third]\nsyscalls = @file\npath = /**\naction = kill\n"
+		"[rule by-exe]\nsyscalls = execve\nexe = /usr/bin/*\naction = allow\n");
+	struct rules_event ev = { .nr = __NR_openat, .access = RULES_ACC_WRITE,
+				  .path = "/a/b" };
+	struct rules_verdict vd;
+
+	if (!rs)
+		return;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	CU_ASSERT_EQUAL(vd.err, EROFS);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "first");
+	CU_ASSERT_TRUE(vd.stack);
+	CU_ASSERT_TRUE(vd.audit);
+
+	ev.access = RULES_ACC_READ;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_ALLOW);
+	CU_ASSERT_EQUAL(vd.err, 0);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "second");
+	CU_ASSERT_FALSE(vd.stack);
+	CU_ASSERT_FALSE(vd.audit);
+
+	/* "open" is only in the second rule. */
+	ev.nr = __NR_open;
+	ev.access = RULES_ACC_WRITE;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "second");
+
+	ev.nr = __NR_unlink;
+	ev.access = RULES_ACC_DELETE;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_KILL);
+	CU_ASSERT_EQUAL(vd.err, 0);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "third");
+
+	/* No path in the event: rules with a path do not apply. */
+	ev.path = NULL;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	CU_ASSERT_EQUAL(vd.err, EXDEV);
+	CU_ASSERT_PTR_NULL(vd.rule);
+	CU_ASSERT_TRUE(vd.audit);
+
+	/* exe globs. */
+	ev = (struct rules_event){ .nr = __NR_execve, .access = RULES_ACC_EXEC,
+				   .path = "/bin/x", .exe = "/usr/bin/python3" };
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "by-exe");
+	ev.exe = "/usr/local/bin/python3";
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_PTR_NULL(vd.rule);
+	ev.exe = NULL;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_PTR_NULL(vd.rule);
+
+	/* An event with an extra access bit: the allow must cover all,
+	 * the deny any. */
+	ev = (struct rules_event){ .nr = __NR_openat, .path = "/a/x",
+				   .access = RULES_ACC_READ | RULES_ACC_WRITE };
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "first");
+	rules_free(rs);
+
+	/* A NULL set denies. */
+	rules_match(NULL, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	CU_ASSERT_EQUAL(vd.err, EPERM);
+}
+
+static void test_match_access_allow(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = deny\n"
+		"[rule reads]\nsyscalls = @file\naccess = read, stat\naction = allow\n");
+	struct rules_event ev = { .nr = __NR_openat, .path = "/x" };
+	struct rules_verdict vd;
+
+	if (!rs)
+		return;
+	ev.access = RULES_ACC_READ;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_ALLOW);
+	ev.access = RULES_ACC_STAT;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_ALLOW);
+	ev.access = RULES_ACC_READ | RULES_ACC_WRITE;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	ev.access = 0;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
+	rules_free(rs);
+}
+
+static void test_verdict_audit(void)
+{
+	static const struct {
+		const char *level;
+		bool allow_rule, deny_rule, quiet_allow, quiet_deny, def;
+	} cases[] = {
+		{ "all", true, true, false, false, true },
+		{ "denied", false, true, false, true, true },
+		{ "none", false, false, false, false, false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+		struct rules_set *rs;
+		struct rules_event ev = { 0 };
+		struct rules_verdict vd;
+
+		snprintf(text, sizeof(text),
+			 "[policy]\ndefault = kill\naudit = %s\n"
+			 "[rule a]\nsyscalls = getpid\naction = allow\n"
+			 "[rule d]\nsyscalls = getppid\naction = deny\n"
+			 "[rule qa]\nsyscalls = gettid\naction = allow\naudit = no\n"
+			 "[rule qd]\nsyscalls = getuid\naction = deny\naudit = no\n",
+			 cases[i].level);
+		rs = load_ok(text);
+		if (!rs)
+			continue;
+		ev.nr = __NR_getpid;
+		rules_match(rs, &ev, &vd);
+		CU_ASSERT_EQUAL(vd.audit, cases[i].allow_rule);
+		ev.nr = __NR_getppid;
+		rules_match(rs, &ev, &vd);
+		CU_ASSERT_EQUAL(vd.audit, cases[i].deny_rule);
+		ev.nr = __NR_gettid;
+		rules_match(rs, &ev, &vd);
+		CU_ASSERT_EQUAL(vd.audit, cases[i].quiet_allow);
+		ev.nr = __NR_getuid;
+		rules_match(rs, &ev, &vd);
+		CU_ASSERT_EQUAL(vd.audit, cases[i].quiet_deny);
+		ev.nr = __NR_getgid;
+		rules_match(rs, &ev, &vd);
+		CU_ASSERT_EQUAL(vd.action, RULES_KILL);
+		CU_ASSERT_EQUAL(vd.audit, cases[i].def);
+		CU_ASSERT_EQUAL(rules_audit_level(rs), (enum rules_audit_level)i);
+		rules_free(rs);
+	}
+}
+
+static void test_match_addr(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = allow\n"
+		"[rule lo]\nsyscalls = connect, bind\naddr = 127.0.0.0/8, [::1]\naction = allow\n"
+		"[rule net]\nsyscalls = @network\naction = deny\nerrno = ENETUNREACH\n");
+	struct rules_event ev = { .nr = __NR_connect };
+	struct rules_verdict vd;
+	struct sa_buf b;
+
+	if (!rs)
+		return;
+	mk_in4(&b, "0.0.0.0", 80);
+	ev.addr = (struct sockaddr *)&b.ss;
+	ev.addr_len = b.len;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "lo");
+	/* bind to 0.0.0.0 listens on every interface. */
+	ev.nr = __NR_bind;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "net");
+	CU_ASSERT_EQUAL(vd.err, ENETUNREACH);
+	mk_in6(&b, "::ffff:127.0.0.1", 80);
+	ev.addr_len = b.len;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "lo");
+	ev.addr = NULL;
+	rules_match(rs, &ev, &vd);
+	CU_ASSERT_STRING_EQUAL(vd.rule, "net");
+	rules_free(rs);
+}
+
+/* ---------------------------------------------------------------------
+ * The default policy.
+ */
+
+static void test_default_policy(void)
+{
+	static const struct {
+		int nr;
+		unsigned access;
+		const char *path;
+		enum rules_action action;
+		int err;
+		const char *rule;
+	} cases[] = {
+		{ __NR_openat, RULES_ACC_READ, "/home/u/.ssh/id_ed25519", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_STAT, "/home/u/.ssh", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_READ, "/home/u/.aws/credentials", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_READ, "/home/u/.netrc", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_READ, "/home/u/.docker/config.json", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_READ, "/work/p/.env", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_READ, "/work/p/sub/.env.production", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_READ, "/etc/shadow", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_READ, "/etc/sudoers.d/x", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_execve, RULES_ACC_EXEC, "/home/u/.ssh/evil", RULES_DENY, EACCES, "no-secrets" },
+		{ __NR_openat, RULES_ACC_WRITE, "/work/p/src/main.c", RULES_ALLOW, 0, "workdir" },
+		{ __NR_unlink, RULES_ACC_DELETE, "/work/p/build/x.o", RULES_ALLOW, 0, "workdir" },
+		{ __NR_mkdir, RULES_ACC_CREATE, "/work/p", RULES_ALLOW, 0, "workdir" },
+		{ __NR_openat, RULES_ACC_CREATE, "/tmp/sg/x", RULES_ALLOW, 0, "workdir" },
+		{ __NR_openat, RULES_ACC_WRITE, "/dev/null", RULES_ALLOW, 0, "devices" },
+		{ __NR_openat, RULES_ACC_WRITE, "/dev/pts/3", RULES_ALLOW, 0, "devices" },
+		{ __NR_openat, RULES_ACC_WRITE, "/dev/sda", RULES_DENY, EACCES, "no-writes-elsewhere" },
+		{ __NR_openat, RULES_ACC_READ, "/etc/passwd", RULES_ALLOW, 0, "read-anywhere" },
+		{ __NR_openat, RULES_ACC_READ, "/proc/123/status", RULES_ALLOW, 0, "read-anywhere" },
+		{ __NR_openat, RULES_ACC_WRITE, "/proc/123/mem", RULES_DENY, EACCES, "no-writes-elsewhere" },
+		{ __NR_openat, RULES_ACC_WRITE, "/etc/passwd", RULES_DENY, EACCES, "no-writes-elsewhere" },
+		{ __NR_rename, RULES_ACC_CREATE, "/home/u/x", RULES_DENY, EACCES, "no-writes-elsewhere" },
+		{ __NR_chmod, RULES_ACC_WRITE, "/usr/bin/ls", RULES_DENY, EACCES, "no-writes-elsewhere" },
+		{ __NR_execve, RULES_ACC_EXEC, "/usr/bin/python3.11", RULES_ALLOW, 0, "exec-installed" },
+		{ __NR_execveat, RULES_ACC_EXEC, "/work/p/build/test", RULES_ALLOW, 0, "exec-installed" },
+		{ __NR_execve, RULES_ACC_EXEC, "/home/u/.cargo/bin/cargo", RULES_ALLOW, 0, "exec-installed" },
+		{ __NR_execve, RULES_ACC_EXEC, "/srv/x", RULES_DENY, EACCES, "no-other-exec" },
+		{ __NR_execve, RULES_ACC_EXEC, "/home/u/bin/x", RULES_DENY, EACCES, "no-other-exec" },
+		{ __NR_ptrace, 0, NULL, RULES_DENY, EPERM, "no-escape" },
+		{ __NR_io_uring_setup, 0, NULL, RULES_DENY, EPERM, "no-escape" },
+		{ __NR_unshare, 0, NULL, RULES_DENY, EPERM, "no-escape" },
+		{ __NR_getpid, 0, NULL, RULES_ALLOW, 0, NULL },
+		{ __NR_clone, 0, NULL, RULES_ALLOW, 0, NULL },
+	};
+	struct rules_set *rs = NULL;
+	char err[RULES_ERR_MAX];
+	size_t i;
+	int rc = rules_load_default(&vars, &rs, err, sizeof(err));
+
+	if (rc)
+		fprintf(stderr, "\ndefault policy: %s\n", err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(rules_source(rs), "<default>");
+	CU_ASSERT_PTR_NOT_NULL(strstr(rules_default_text(), "[rule no-secrets]"));
+	CU_ASSERT_EQUAL(rules_audit_level(rs), RULES_AUDIT_ALL);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rules_event ev = { .nr = cases[i].nr,
+					  .access = cases[i].access,
+					  .path = cases[i].path };
+		struct rules_verdict vd;
+
+		rules_match(rs, &ev, &vd);
+		if (vd.action != cases[i].action ||
+		    (cases[i].rule == NULL) != (vd.rule == NULL) ||
+		    (vd.rule && strcmp(vd.rule, cases[i].rule)))
+			fprintf(stderr, "\ndefault case %zu (%s): got %s by %s\n",
+				i, cases[i].path ? cases[i].path : "-",
+				rules_action_name(vd.action),
+				vd.rule ? vd.rule : "(default)");
+		CU_ASSERT_EQUAL(vd.action, cases[i].action);
+		CU_ASSERT_EQUAL(vd.err, cases[i].err);
+		if (cases[i].rule) {
+			CU_ASSERT_STRING_EQUAL(vd.rule ? vd.rule : "", cases[i].rule);
+		} else {
+			CU_ASSERT_PTR_NULL(vd.rule);
+		}
+		CU_ASSERT_TRUE(vd.audit);
+	}
+	/* Network. */
+	{
+		static const struct {
+			int nr;
+			char kind;
+			const char *addr;
+			bool allow;
+		} net[] = {
+			{ __NR_connect, '4', "127.0.0.1", true },
+			{ __NR_connect, '4', "0.0.0.0", true },
+			{ __NR_connect, '6', "::1", true },
+			{ __NR_connect, '6', "::ffff:127.0.0.53", true },
+			{ __NR_connect, '4', "8.8.8.8", false },
+			{ __NR_connect, '6', "2001:db8::1", false },
+			{ __NR_bind, '4', "0.0.0.0", false },
+			{ __NR_bind, '4', "127.0.0.1", true },
+			{ __NR_connect, 'u', "/run/dbus/system_bus_socket", true },
+			{ __NR_connect, 'u', "@abstract", true },
+			{ __NR_bind, 'u', NULL, true },
+		};
+
+		for (i = 0; i < sizeof(net) / sizeof(net[0]); i++) {
+			struct rules_event ev = { .nr = net[i].nr };
+			struct rules_verdict vd;
+			struct sa_buf b;
+
+			if (net[i].kind == '4')
+				mk_in4(&b, net[i].addr, 80);
+			else if (net[i].kind == '6')
+				mk_in6(&b, net[i].addr, 80);
+			else
+				mk_un(&b, net[i].addr);
+			ev.addr = (struct sockaddr *)&b.ss;
+			ev.addr_len = b.len;
+			rules_match(rs, &ev, &vd);
+			CU_ASSERT_EQUAL(vd.action, net[i].allow ? RULES_ALLOW :
+								  RULES_DENY);
+			CU_ASSERT_STRING_EQUAL(vd.rule, net[i].allow ? "loopback" :
+								       "no-network");
+			CU_ASSERT_EQUAL(vd.err, net[i].allow ? 0 : ENETUNREACH);
+		}
+	}
+	/* Mechanisms. */
+	{
+		enum rules_action ka = RULES_KILL;
+
+		CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_openat, NULL), RULES_MECH_NOTIFY);
+		CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_execve, NULL), RULES_MECH_NOTIFY);
+		CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_connect, NULL), RULES_MECH_NOTIFY);
+		CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_ptrace, NULL), RULES_MECH_NOTIFY);
+		CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_read, &ka), RULES_MECH_KERNEL);
+		CU_ASSERT_EQUAL(ka, RULES_ALLOW);
+	}
+	rules_free(rs);
+
+	/* The default policy needs its variables. */
+	rs = NULL;
+	CU_ASSERT_EQUAL(rules_load_default(NULL, &rs, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "<default>:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not set"));
+}
+
+/* ---------------------------------------------------------------------
+ * Mechanisms.
+ */
+
+static void test_mechanism(void)
+{
+	static const struct {
+		const char *text;
+		int nr;
+		enum rules_mech mech;
+		enum rules_action kernel_action; /* when KERNEL */
+	} cases[] = {
+		/* Unnamed syscalls: the default. */
+		{ "[policy]\ndefault = allow\n", __NR_getpid, RULES_MECH_KERNEL, RULES_ALLOW },
+		{ "[policy]\ndefault = deny\naudit = none\n", __NR_getpid, RULES_MECH_KERNEL, RULES_DENY },
+		{ "[policy]\ndefault = deny\naudit = all\n", __NR_getpid, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = kill\naudit = denied\n", __NR_getpid, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = all\n", __NR_getpid, RULES_MECH_KERNEL, RULES_ALLOW },
+		/* One unconditional rule: recorded or not. */
+		{ "[policy]\naudit = none\n[rule a]\nsyscalls = getppid\naction = deny\n",
+		  __NR_getppid, RULES_MECH_KERNEL, RULES_DENY },
+		{ "[policy]\naudit = all\n[rule a]\nsyscalls = getppid\naction = deny\n",
+		  __NR_getppid, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\naudit = all\n[rule a]\nsyscalls = getppid\naction = deny\naudit = no\n",
+		  __NR_getppid, RULES_MECH_KERNEL, RULES_DENY },
+		{ "[policy]\naudit = denied\n[rule a]\nsyscalls = getppid\naction = allow\n",
+		  __NR_getppid, RULES_MECH_KERNEL, RULES_ALLOW },
+		{ "[policy]\naudit = denied\n[rule a]\nsyscalls = getppid\naction = kill\n",
+		  __NR_getppid, RULES_MECH_NOTIFY, 0 },
+		/* Pointer conditions always notify. */
+		{ "[policy]\naudit = none\n[rule a]\nsyscalls = openat\npath = /x\naction = deny\n",
+		  __NR_openat, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\naudit = none\n[rule a]\nsyscalls = openat\naccess = read\naction = allow\n",
+		  __NR_openat, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\naudit = none\n[rule a]\nsyscalls = connect\naddr = [::1]\naction = allow\n",
+		  __NR_connect, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\naudit = none\n[rule a]\nsyscalls = getpid\nexe = /x\naction = allow\n",
+		  __NR_getpid, RULES_MECH_NOTIFY, 0 },
+		/* Scalar conditions. */
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = socket\narg0 = AF_INET\naction = deny\n",
+		  __NR_socket, RULES_MECH_KERNEL, RULES_ALLOW },
+		{ "[policy]\ndefault = allow\naudit = all\n[rule a]\nsyscalls = socket\narg0 = AF_INET\naction = deny\naudit = no\n",
+		  __NR_socket, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = denied\n[rule a]\nsyscalls = socket\narg0 = AF_INET\naction = allow\n",
+		  __NR_socket, RULES_MECH_KERNEL, RULES_ALLOW },
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = socket\narg0 = != AF_INET\naction = deny\n",
+		  __NR_socket, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = mmap\narg1 = != 5\naction = deny\n",
+		  __NR_mmap, RULES_MECH_KERNEL, RULES_ALLOW },
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = clone\narg0 = & CLONE_NEWUSER\naction = deny\n",
+		  __NR_clone, RULES_MECH_KERNEL, RULES_ALLOW },
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = clone\narg0 = & CLONE_NEWUSER|CLONE_NEWNS\naction = deny\n",
+		  __NR_clone, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = getpriority\narg0 = 1\naction = deny\n",
+		  __NR_getpriority, RULES_MECH_NOTIFY, 0 },
+		/* Several rules. */
+		{ "[policy]\naudit = none\n[rule a]\nsyscalls = socket\narg0 = 1\naction = deny\n"
+		  "[rule b]\nsyscalls = socket\narg0 = 2\naction = deny\n",
+		  __NR_socket, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\naudit = none\n[rule a]\nsyscalls = socket\naction = kill\n"
+		  "[rule b]\nsyscalls = socket\narg0 = 2\naction = deny\n",
+		  __NR_socket, RULES_MECH_KERNEL, RULES_KILL },
+		{ "[policy]\naudit = none\n[rule a]\nsyscalls = socket\naction = allow\n"
+		  "[rule b]\nsyscalls = socket, getppid\naction = deny\n",
+		  __NR_getppid, RULES_MECH_KERNEL, RULES_DENY },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rules_set *rs = load_ok(cases[i].text);
+		enum rules_action ka = (enum rules_action)99;
+		enum rules_mech m;
+
+		if (!rs)
+			continue;
+		m = rules_mechanism(rs, cases[i].nr, &ka);
+		if (m != cases[i].mech)
+			fprintf(stderr, "\nmechanism case %zu: got %d\n", i, m);
+		CU_ASSERT_EQUAL(m, cases[i].mech);
+		if (cases[i].mech == RULES_MECH_KERNEL) {
+			CU_ASSERT_EQUAL(ka, cases[i].kernel_action);
+		} else {
+			CU_ASSERT_EQUAL(ka, (enum rules_action)99);
+		}
+		rules_free(rs);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * The syscall table against libseccomp.
+ */
+
+static void test_syscall_table(void)
+{
+	static const struct {
+		const char *name;
+		enum rules_kind kind;
+		unsigned access;
+		signed char p0, d0, p1, d1, addr, addrlen;
+	} want[] = {
+		{ "open", RULES_KIND_PATH, 0x27, 0, -1, -1, -1, -1, -1 },
+		{ "openat", RULES_KIND_PATH, 0x27, 1, 0, -1, -1, -1, -1 },
+		{ "openat2", RULES_KIND_PATH, 0x27, 1, 0, -1, -1, -1, -1 },
+		{ "creat", RULES_KIND_PATH, 0x27, 0, -1, -1, -1, -1, -1 },
+		{ "mkdir", RULES_KIND_PATH, RULES_ACC_CREATE, 0, -1, -1, -1, -1, -1 },
+		{ "mkdirat", RULES_KIND_PATH, RULES_ACC_CREATE, 1, 0, -1, -1, -1, -1 },
+		{ "mknod", RULES_KIND_PATH, RULES_ACC_CREATE, 0, -1, -1, -1, -1, -1 },
+		{ "mknodat", RULES_KIND_PATH, RULES_ACC_CREATE, 1, 0, -1, -1, -1, -1 },
+		{ "rmdir", RULES_KIND_PATH, RULES_ACC_DELETE, 0, -1, -1, -1, -1, -1 },
+		{ "unlink", RULES_KIND_PATH, RULES_ACC_DELETE, 0, -1, -1, -1, -1, -1 },
+		{ "unlinkat", RULES_KIND_PATH, RULES_ACC_DELETE, 1, 0, -1, -1, -1, -1 },
+		{ "rename", RULES_KIND_PATH, 0xe, 0, -1, 1, -1, -1, -1 },
+		{ "renameat", RULES_KIND_PATH, 0xe, 1, 0, 3, 2, -1, -1 },
+		{ "renameat2", RULES_KIND_PATH, 0xe, 1, 0, 3, 2, -1, -1 },
+		{ "link", RULES_KIND_PATH, 0x6, 0, -1, 1, -1, -1, -1 },
+		{ "linkat", RULES_KIND_PATH, 0x6, 1, 0, 3, 2, -1, -1 },
+		{ "symlink", RULES_KIND_PATH, RULES_ACC_CREATE, 1, -1, -1, -1, -1, -1 },
+		{ "symlinkat", RULES_KIND_PATH, RULES_ACC_CREATE, 2, 1, -1, -1, -1, -1 },
+		{ "chmod", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "fchmodat", RULES_KIND_PATH, RULES_ACC_WRITE, 1, 0, -1, -1, -1, -1 },
+		{ "fchmodat2", RULES_KIND_PATH, RULES_ACC_WRITE, 1, 0, -1, -1, -1, -1 },
+		{ "chown", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "lchown", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "fchownat", RULES_KIND_PATH, RULES_ACC_WRITE, 1, 0, -1, -1, -1, -1 },
+		{ "truncate", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "execve", RULES_KIND_EXEC, RULES_ACC_EXEC, 0, -1, -1, -1, -1, -1 },
+		{ "execveat", RULES_KIND_EXEC, RULES_ACC_EXEC, 1, 0, -1, -1, -1, -1 },
+		{ "connect", RULES_KIND_NET, 0, -1, -1, -1, -1, 1, 2 },
+		{ "bind", RULES_KIND_NET, 0, -1, -1, -1, -1, 1, 2 },
+	};
+	size_t i, n_special = 0;
+	int nr;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct rules_syscall_info *si =
+			rules_syscall_by_name(want[i].name);
+		int lib = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64,
+							    want[i].name);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(si);
+		CU_ASSERT_EQUAL(si->nr, lib);
+		CU_ASSERT_PTR_EQUAL(rules_syscall_by_nr(si->nr), si);
+		CU_ASSERT_EQUAL(si->kind, want[i].kind);
+		CU_ASSERT_EQUAL(si->access, want[i].access);
+		CU_ASSERT_EQUAL(si->path_arg[0], want[i].p0);
+		CU_ASSERT_EQUAL(si->dirfd_arg[0], want[i].d0);
+		CU_ASSERT_EQUAL(si->path_arg[1], want[i].p1);
+		CU_ASSERT_EQUAL(si->dirfd_arg[1], want[i].d1);
+		CU_ASSERT_EQUAL(si->addr_arg, want[i].addr);
+		CU_ASSERT_EQUAL(si->addrlen_arg, want[i].addrlen);
+	}
+	/* Every number libseccomp names is in the table under that name;
+	 * everything else (but the hand-written ones above) is SCALAR. */
+	for (nr = 0; nr < RULES_NR_MAX; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+		const struct rules_syscall_info *si = rules_syscall_by_nr(nr);
+
+		if (name) {
+			CU_ASSERT_PTR_NOT_NULL(si);
+			if (si) {
+				CU_ASSERT_STRING_EQUAL(si->name, name);
+				CU_ASSERT_EQUAL(si->nr, nr);
+				CU_ASSERT_PTR_EQUAL(rules_syscall_by_name(name), si);
+				CU_ASSERT_STRING_EQUAL(rules_syscall_name(nr), name);
+			}
+		}
+		free(name);
+		if (si && si->kind != RULES_KIND_SCALAR)
+			n_special++;
+		if (si && si->kind == RULES_KIND_SCALAR) {
+			CU_ASSERT_EQUAL(si->path_arg[0], -1);
+			CU_ASSERT_EQUAL(si->addr_arg, -1);
+			CU_ASSERT_EQUAL(si->access, 0);
+		}
+	}
+	CU_ASSERT_EQUAL(n_special, sizeof(want) / sizeof(want[0]));
+	/* Numbers newer than libseccomp 2.5.4. */
+	CU_ASSERT_STRING_EQUAL(rules_syscall_name(462), "mseal");
+	CU_ASSERT_STRING_EQUAL(rules_syscall_name(457), "statmount");
+	CU_ASSERT_STRING_EQUAL(rules_syscall_name(467), "open_tree_attr");
+	CU_ASSERT_EQUAL(rules_syscall_by_name("open_tree_attr")->kind, RULES_KIND_SCALAR);
+	CU_ASSERT_PTR_NULL(rules_syscall_by_nr(468));
+	CU_ASSERT_PTR_NULL(rules_syscall_by_nr(-1));
+	CU_ASSERT_PTR_NULL(rules_syscall_by_nr(0x40000000));
+	CU_ASSERT_PTR_NULL(rules_syscall_name(400));
+	CU_ASSERT_PTR_NULL(rules_syscall_by_name("nope"));
+	CU_ASSERT_PTR_NULL(rules_syscall_by_name(NULL));
+}
+
+static void test_groups(void)
+{
+	uint64_t set[RULES_NR_WORDS] = { 0 };
+	int nr, n = 0;
+
+	CU_ASSERT_EQUAL(rules_group_lookup("@file", set), 0);
+	for (nr = 0; nr < RULES_NR_MAX; nr++) {
+		const struct rules_syscall_info *si = rules_syscall_by_nr(nr);
+		bool path = si && si->kind == RULES_KIND_PATH;
+
+		CU_ASSERT_EQUAL(rules_nr_has(set, nr), path);
+		n += path;
+	}
+	CU_ASSERT_EQUAL(n, 25);
+	memset(set, 0, sizeof(set));
+	CU_ASSERT_EQUAL(rules_group_lookup("@privileged", set), 0);
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_ptrace));
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_io_uring_setup));
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_setns));
+	CU_ASSERT_TRUE(rules_nr_has(set, 467)); /* open_tree_attr, raw */
+	CU_ASSERT_FALSE(rules_nr_has(set, __NR_getpid));
+	memset(set, 0, sizeof(set));
+	CU_ASSERT_EQUAL(rules_group_lookup("@process", set), 0);
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_clone3));
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_prctl));
+	memset(set, 0, sizeof(set));
+	CU_ASSERT_EQUAL(rules_group_lookup("@network", set), 0);
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_connect));
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_bind));
+	CU_ASSERT_FALSE(rules_nr_has(set, __NR_socket));
+	CU_ASSERT_EQUAL(rules_group_lookup("@exec", set), 0);
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_execveat));
+	CU_ASSERT_EQUAL(rules_group_lookup("@nope", set), -ENOENT);
+}
+
+static void test_names(void)
+{
+	CU_ASSERT_EQUAL(rules_errno_by_name("EACCES"), EACCES);
+	CU_ASSERT_EQUAL(rules_errno_by_name("ENETUNREACH"), ENETUNREACH);
+	CU_ASSERT_EQUAL(rules_errno_by_name("EWOULDBLOCK"), EAGAIN);
+	CU_ASSERT_EQUAL(rules_errno_by_name("eacces"), -1);
+	CU_ASSERT_EQUAL(rules_errno_by_name(NULL), -1);
+	CU_ASSERT_STRING_EQUAL(rules_errno_name(EAGAIN), "EAGAIN");
+	CU_ASSERT_STRING_EQUAL(rules_errno_name(EXDEV), "EXDEV");
+	CU_ASSERT_PTR_NULL(rules_errno_name(0));
+	CU_ASSERT_PTR_NULL(rules_errno_name(9999));
+	CU_ASSERT_STRING_EQUAL(rules_action_name(RULES_ALLOW), "allow");
+	CU_ASSERT_STRING_EQUAL(rules_action_name(RULES_DENY), "deny");
+	CU_ASSERT_STRING_EQUAL(rules_action_name(RULES_KILL), "kill");
+	CU_ASSERT_STRING_EQUAL(rules_action_name(RULES_REWRITE), "rewrite");
+	CU_ASSERT_STRING_EQUAL(rules_access_name(RULES_ACC_DELETE), "delete");
+	CU_ASSERT_STRING_EQUAL(rules_access_name(RULES_ACC_STAT), "stat");
+	CU_ASSERT_PTR_NULL(rules_access_name(RULES_ACC_READ | RULES_ACC_WRITE));
+	CU_ASSERT_EQUAL(rules_edit_distance("opne", "open"), 1);
+	CU_ASSERT_EQUAL(rules_edit_distance("kitten", "sitting"), 3);
+}
+
+/* ---------------------------------------------------------------------
+ * The filters, loaded in forked children.
+ */
+
+#define CHILD_OK 0
+/* Each check a child fails exits with its own code. */
+
+static int load_raw(struct sock_fprog *prog)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog);
+}
+
+/* Run fn in a child with prog loaded; returns the wait status. */
+static int run_child(struct sock_fprog *prog, int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status = -1;
+
+	if (pid == 0) {
+		if (load_raw(prog) != 0)
+			_exit(100);
+		_exit(fn(arg));
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static long expect_fail(long rc, int err)
+{
+	return rc == -1 && errno == err;
+}
+
+static int guard_child(void *arg)
+{
+	pid_t pid;
+	int st;
+
+	(void)arg;
+	if (!expect_fail(syscall(__NR_clone3, NULL, 0), ENOSYS))
+		return 1;
+	if (!expect_fail(syscall(__NR_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0),
+			 EPERM))
+		return 2;
+	if (!expect_fail(syscall(__NR_clone,
+				 (uint64_t)0xffffffff00000000ull | CLONE_UNTRACED | SIGCHLD,
+				 0, 0, 0, 0), EPERM))
+		return 3;
+	if (syscall(__NR_getppid) <= 0)
+		return 4;
+	/* A plain fork (clone without CLONE_UNTRACED) still works. */
+	pid = (pid_t)syscall(__NR_clone, SIGCHLD, 0, 0, 0, 0);
+	if (pid == 0)
+		_exit(7);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 7)
+		return 5;
+	return CHILD_OK;
+}
+
+static int x32_child(void *arg)
+{
+	(void)arg;
+	syscall(0x40000000 | __NR_getpid);
+	return 1; /* not reached: killed */
+}
+
+static void test_guard_filter(void)
+{
+	struct sock_fprog prog = { 0 };
+	int st;
+
+	CU_ASSERT_EQUAL_FATAL(rules_build_guard_filter(&prog), 0);
+	CU_ASSERT(prog.len > 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(prog.filter);
+	st = run_child(&prog, guard_child, NULL);
+	CU_ASSERT(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), CHILD_OK);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fprintf(stderr, "\nguard child status 0x%x\n", st);
+	st = run_child(&prog, x32_child, NULL);
+	CU_ASSERT(WIFSIGNALED(st));
+	CU_ASSERT_EQUAL(WTERMSIG(st), SIGSYS);
+	free(prog.filter);
+	CU_ASSERT_EQUAL(rules_build_guard_filter(NULL), -EINVAL);
+}
+
+static int policy_child(void *arg)
+{
+	(void)arg;
+	if (!expect_fail(syscall(__NR_getppid), EXDEV))
+		return 1;
+	if (syscall(__NR_getpid) <= 0)
+		return 2;
+	/* socket: the domain compared on its low 32 bits. */
+	if (!expect_fail(syscall(__NR_socket, AF_INET, SOCK_STREAM, 0), EAFNOSUPPORT))
+		return 3;
+	if (!expect_fail(syscall(__NR_socket, 0xffffffff00000000ull | AF_INET,
+				 SOCK_STREAM, 0), EAFNOSUPPORT))
+		return 4;
+	{
+		long fd = syscall(__NR_socket, AF_UNIX, SOCK_STREAM, 0);
+
+		if (fd < 0)
+			return 5;
+		close((int)fd);
+	}
+	/* 64-bit compare on mmap's length. */
+	if (!expect_fail(syscall(__NR_mmap, 0, 0x100000000ull, PROT_READ,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), EDOM))
+		return 6;
+	/* The guard inside the policy filter. */
+	if (!expect_fail(syscall(__NR_clone3, NULL, 0), ENOSYS))
+		return 7;
+	if (!expect_fail(syscall(__NR_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0),
+			 EPERM))
+		return 8;
+	/* openat from AT_FDCWD (int) for writing is refused. */
+	if (!expect_fail(syscall(__NR_openat, AT_FDCWD, "/nonexistent/x",
+				 O_WRONLY | O_CREAT, 0600), EROFS))
+		return 9;
+	if (!expect_fail(syscall(__NR_openat, AT_FDCWD, "/nonexistent/x",
+				 O_RDONLY), ENOENT))
+		return 10;
+	return CHILD_OK;
+}
+
+static int kill_child(void *arg)
+{
+	(void)arg;
+	syscall(__NR_getppid);
+	return 1;
+}
+
+static void test_policy_filter(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = allow\naudit = none\n"
+		"[rule a]\nsyscalls = getppid\naction = deny\nerrno = EXDEV\n"
+		"[rule b]\nsyscalls = socket\narg0 = AF_INET\naction = deny\nerrno = EAFNOSUPPORT\n"
+		"[rule c]\nsyscalls = mmap\narg1 = >= 0x100000000\naction = deny\nerrno = EDOM\n"
+		"[rule d]\nsyscalls = openat\narg0 = AT_FDCWD\narg2 = & O_ACCMODE == O_WRONLY\n"
+		"action = deny\nerrno = EROFS\n");
+	struct sock_fprog prog = { 0 };
+	int st;
+
+	if (!rs)
+		return;
+	CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_openat, NULL), RULES_MECH_KERNEL);
+	CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+	st = run_child(&prog, policy_child, NULL);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fprintf(stderr, "\npolicy child status 0x%x\n", st);
+	CU_ASSERT(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), CHILD_OK);
+	st = run_child(&prog, x32_child, NULL);
+	CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS);
+	free(prog.filter);
+	rules_free(rs);
+
+	/* A kill in the kernel. */
+	rs = load_ok("[policy]\ndefault = allow\naudit = none\n"
+		     "[rule a]\nsyscalls = getppid\naction = kill\n");
+	if (!rs)
+		return;
+	CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+	st = run_child(&prog, kill_child, NULL);
+	CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS);
+	free(prog.filter);
+	rules_free(rs);
+	CU_ASSERT_EQUAL(rules_build_filter(NULL, &prog), -EINVAL);
+}
+
+/* The default policy compiles, and its BPF can be simulated on the
+ * decisions it makes in the kernel; notified calls without a listener
+ * fail with ENOSYS. */
+static int default_child(void *arg)
+{
+	(void)arg;
+	if (!expect_fail(syscall(__NR_openat, AT_FDCWD, "/", O_RDONLY), ENOSYS))
+		return 1;
+	if (!expect_fail(syscall(__NR_ptrace, 0, 0, 0, 0), ENOSYS))
+		return 2;
+	if (syscall(__NR_getppid) <= 0)
+		return 3;
+	if (!expect_fail(syscall(__NR_clone3, NULL, 0), ENOSYS))
+		return 4;
+	return CHILD_OK;
+}
+
+static void test_default_filter(void)
+{
+	struct rules_set *rs = NULL;
+	struct sock_fprog prog = { 0 };
+	char err[RULES_ERR_MAX];
+	int st;
+
+	CU_ASSERT_EQUAL_FATAL(rules_load_default(&vars, &rs, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+	st = run_child(&prog, default_child, NULL);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fprintf(stderr, "\ndefault child status 0x%x\n", st);
+	CU_ASSERT(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), CHILD_OK);
+	free(prog.filter);
+	rules_free(rs);
+}
+
+/* ---------------------------------------------------------------------
+ */
+
+int main(void)
+{
+	static const struct {
+		const char *name;
+		CU_TestFunc fn;
+	} tests[] = {
+		{ "parse: every error message", test_parse_errors },
+		{ "parse: variables", test_parse_vars },
+		{ "parse: inih traps", test_parse_inih_traps },
+		{ "parse: limits", test_parse_limits },
+		{ "parse: policy defaults", test_parse_policy_defaults },
+		{ "parse: sizes", test_parse_sizes },
+		{ "parse: files in tests/data", test_parse_files },
+		{ "glob: table", test_glob_table },
+		{ "glob: limits and speed", test_glob_limits },
+		{ "addr: table", test_addr_table },
+		{ "addr: edges", test_addr_edges },
+		{ "consts", test_consts },
+		{ "argcond parse", test_argcond_parse },
+		{ "match: scalar args", test_arg_match },
+		{ "match: order and verdict", test_match_order },
+		{ "match: access on allow", test_match_access_allow },
+		{ "match: audit per level", test_verdict_audit },
+		{ "match: addresses", test_match_addr },
+		{ "default policy", test_default_policy },
+		{ "mechanism", test_mechanism },
+		{ "syscall table vs libseccomp", test_syscall_table },
+		{ "groups", test_groups },
+		{ "names", test_names },
+		{ "filter: guard", test_guard_filter },
+		{ "filter: policy", test_policy_filter },
+		{ "filter: default policy", test_default_filter },
+	};
+	CU_pSuite suite;
+	unsigned failures;
+	size_t i;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 99;
+	suite = CU_add_suite("rules", NULL, NULL);
+	if (!suite)
+		return 99;
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
+			return 99;
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}
