@@ -138,6 +138,24 @@ static bool default_records(const struct rules_set *rs)
 	return rules_level_records(rs->audit, rs->def, true);
 }
 
+/*
+ * Security: calls the supervisor always sees, whatever the policy: those
+ * that send signals or move a process between process groups, so that
+ * their targets can be kept inside the traced tree.
+ */
+static const int always_notified[] = {
+	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
+	__NR_rt_tgsigqueueinfo, __NR_pidfd_send_signal, __NR_setpgid,
+};
+
+bool rules_always_notified(int nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(always_notified); i++)
+		if (always_notified[i] == nr)
+			return true;
+	return false;
+}
+
 static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 {
 	const struct rules_rule *first = NULL;
@@ -146,6 +164,10 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 
 	*p = (struct plan){ .mech = RULES_MECH_KERNEL, .action = rs->def,
 			    .err = rs->def_err };
+	if (rules_always_notified(nr)) {
+		p->mech = RULES_MECH_NOTIFY;
+		return;
+	}
 	for (i = 0; i < rs->n_rules; i++) {
 		const struct rules_rule *r = &rs->rules[i];
 
@@ -445,6 +467,8 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 			named[w] |= rs->rules[i].nrs[w];
 	rules_nr_add(named, __NR_clone);
 	rules_nr_add(named, __NR_clone3);
+	for (i = 0; i < ARRAY_SIZE(always_notified); i++)
+		rules_nr_add(named, always_notified[i]);
 
 	ctx = new_ctx(def_act);
 	if (!ctx)

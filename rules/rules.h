@@ -167,6 +167,13 @@ enum rules_mech rules_mechanism(const struct rules_set *rs, int nr,
 int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog);
 
 /*
+ * True for the calls every filter sends to the supervisor whatever the
+ * policy (signals and process-group changes, whose targets the supervisor
+ * keeps inside the traced tree).
+ */
+bool rules_always_notified(int nr);
+
+/*
  * Decide one checked call.  Pure: a function of the set and the copied
  * event.  Rules are tried in file order; a rule matches when the syscall is
  * in its set, every condition it has holds (path glob, access class, addr,

@@ -119,6 +119,11 @@ int tracee_umask(pid_t tid);
 pid_t tracee_tgid(pid_t tid);
 /* Canonical path of the task's executable into buf. 0 or -errno. */
 int tracee_exe(pid_t tid, char *buf, size_t len);
+/* Process group of a process (from /proc), or -errno. */
+pid_t tracee_pgrp(pid_t pid);
+/* The pid a pidfd (of ours) refers to: -1 once it exited, -EBADF if fd is
+ * not a pidfd. */
+pid_t tracee_pidfd_pid(int pidfd);
 /* Take a dup of fd from process tgid (pidfd_getfd).  fd or -errno. */
 int tracee_getfd(pid_t tgid, int fd);
 

@@ -34,6 +34,9 @@
 #ifndef O_TMPFILE
 #define O_TMPFILE (020000000 | O_DIRECTORY)
 #endif
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
 #ifndef OPEN_HOW_SIZE_VER0
 #define OPEN_HOW_SIZE_VER0 24
 #endif
@@ -69,7 +72,7 @@ static enum op path_op(int nr)
 		return OP_LINK;
 	case SYS_symlink: case SYS_symlinkat:
 		return OP_SYMLINK;
-	case SYS_chmod: case SYS_fchmodat:
+	case SYS_chmod: case SYS_fchmodat: case SYS_fchmodat2:
 		return OP_CHMOD;
 	case SYS_chown: case SYS_lchown: case SYS_fchownat:
 		return OP_CHOWN;
@@ -837,6 +840,9 @@ static int emulate_change(struct call *c, enum op op, struct resolved *r)
 	case OP_CHMOD: {
 		uint64_t mode = nr == SYS_chmod ? a[1] : a[2];
 
+		/* Linux cannot change a symlink's own mode. */
+		if (S_ISLNK(r[0].st.st_mode))
+			return -EOPNOTSUPP;
 		snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
 		rc = chmod(p, (mode_t)(mode & 07777));
 		break;
@@ -896,6 +902,14 @@ static int plan_change(struct call *c, enum op op, int idx, unsigned *res,
 		return 0;
 	case OP_CHMOD:
 		*res = RES_FOLLOW;
+		if (nr == SYS_fchmodat2) {
+			if (a[3] & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+				return -EINVAL;
+			if (a[3] & AT_SYMLINK_NOFOLLOW)
+				*res = 0;
+			if (a[3] & AT_EMPTY_PATH)
+				*res |= RES_EMPTY_PATH;
+		}
 		*acc = RULES_ACC_WRITE;
 		return 0;
 	case OP_CHOWN:
@@ -1471,6 +1485,102 @@ gone:
 /* ------------------------------------------------------------------ */
 /* Calls decided on registers only                                      */
 
+struct pgrp_scan {
+	pid_t pgrp;
+	bool found;
+};
+
+static void pgrp_member(struct proc *p, void *arg)
+{
+	struct pgrp_scan *ps = arg;
+
+	if (!ps->found && p->tid == p->tgid && !p->exited &&
+	    tracee_pgrp(p->tgid) == ps->pgrp)
+		ps->found = true;
+}
+
+/* A process group of the tree: the tree's own, or one a tree process
+ * belongs to (joining groups outside the tree is refused below). */
+static bool tree_pgrp(struct sup *s, pid_t pg)
+{
+	struct pgrp_scan ps = { pg, false };
+
+	if (pg == s->child || procs_find(pg))
+		return true;
+	procs_each(pgrp_member, &ps);
+	return ps.found;
+}
+
+static bool in_tree(pid_t pid)
+{
+	struct proc *p = procs_find(pid);
+
+	return p && !p->exited;
+}
+
+/*
+ * Security: signals reach only processes of the traced tree, and a tree
+ * process cannot join a process group outside it (from where kill(0, ...)
+ * would reach the supervisor or the user's shell).  Returns true and sets
+ * a deny verdict when the call aims outside.  The targets are pids of
+ * tasks we trace and have not reaped, so they cannot be reused before
+ * the call runs (the loop reaps after this reply).
+ */
+static bool outside_tree(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	pid_t pid = (pid_t)(int32_t)a[0];
+	bool ok = true;
+
+	switch (c->req->data.nr) {
+	case SYS_kill:
+		if (pid > 0)
+			ok = in_tree(pid);
+		else if (pid == 0)
+			ok = true;	/* the caller's own group: a tree group */
+		else if (pid == -1)
+			ok = false;	/* every process the caller may signal */
+		else
+			ok = tree_pgrp(s, -pid);
+		break;
+	case SYS_tkill:
+	case SYS_rt_sigqueueinfo:
+		ok = in_tree(pid);
+		break;
+	case SYS_tgkill:
+	case SYS_rt_tgsigqueueinfo:
+		ok = in_tree((pid_t)(int32_t)a[1]);
+		break;
+	case SYS_pidfd_send_signal: {
+		int fd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+
+		if (fd >= 0) {
+			pid_t target = tracee_pidfd_pid(fd);
+
+			close(fd);
+			/* -1: it has exited; the kernel answers ESRCH. */
+			ok = target == -1 || (target > 0 && in_tree(target));
+			if (target == -EBADF)
+				ok = true;	/* not a pidfd: EBADF from the kernel */
+		}
+		break;
+	}
+	case SYS_setpgid: {
+		pid_t who = pid ? pid : c->tgid;
+		pid_t pg = (pid_t)(int32_t)a[1];
+
+		ok = in_tree(who) && (pg == 0 || pg == who || tree_pgrp(s, pg));
+		break;
+	}
+	default:
+		return false;
+	}
+	if (ok)
+		return false;
+	verdict_builtin(&c->v, "sysgate:outside-tree", EPERM);
+	return true;
+}
+
 static int handle_scalar(struct sup *s, struct call *c)
 {
 	struct rules_event ev = {
@@ -1479,7 +1589,8 @@ static int handle_scalar(struct sup *s, struct call *c)
 	};
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
-	rules_match(s->rules, &ev, &c->v);
+	if (!outside_tree(s, c))
+		rules_match(s->rules, &ev, &c->v);
 	/* Security: CONTINUE is safe here: nothing was read from the
 	 * tracee's memory to decide. */
 	return finish(s, c, c->v.action == RULES_ALLOW);

@@ -156,3 +156,53 @@ int tracee_getfd(pid_t tgid, int fd)
 		return errno == ESRCH ? -ESRCH : -EBADF;
 	return r;
 }
+
+pid_t tracee_pgrp(pid_t pid)
+{
+	char path[64], buf[1024];
+	AUTO_CLOSE int fd = -1;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid pgrp ...": comm may hold anything. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	{
+		char state;
+		int ppid, pgrp;
+
+		if (sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
+			return -EIO;
+		return pgrp;
+	}
+}
+
+pid_t tracee_pidfd_pid(int pidfd)
+{
+	char path[64], buf[512];
+	AUTO_CLOSE int fd = -1;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:");
+	if (!p)
+		return -EBADF;	/* not a pidfd */
+	return (pid_t)strtol(p + 5, NULL, 10);
+}
