@@ -218,7 +218,12 @@ static int fd_accmode(pid_t pid, int fd)
 	fl = strstr(buf, "flags:");
 	if (!fl)
 		return -1;
-	return (int)(strtol(fl + 6, NULL, 8) & O_ACCMODE);
+	long flags = strtol(fl + 6, NULL, 8);
+
+	/* Security: an O_PATH fd reads as O_RDONLY but grants no access. */
+	if (flags & O_PATH)
+		return -1;
+	return (int)(flags & O_ACCMODE);
 }
 
 /*
@@ -702,9 +707,28 @@ static int handle_open(struct sup *s, struct call *c)
 		decide_call(c);
 		if (c->v.action != RULES_ALLOW)
 			break;
-		if (!exists && !(o.flags & O_CREAT)) {
+		if (!exists && (!(o.flags & O_CREAT) || (o.flags & O_PATH))) {
 			c->err = ENOENT;
 			break;
+		}
+		if (o.flags & O_PATH) {
+			/*
+			 * Security: the one CONTINUE after a path was read.
+			 * SECCOMP_IOCTL_NOTIF_ADDFD cannot carry an O_PATH
+			 * file (the kernel's fget() refuses them), so the
+			 * kernel opens it.  A racing thread could make that
+			 * another object than the one checked, and all it
+			 * would get is an O_PATH fd: no read, no write, no
+			 * fchmod/fchown; every use of it as a dirfd, through
+			 * /proc/self/fd or with AT_EMPTY_PATH is a mediated
+			 * call resolved again on the real object.  What it
+			 * can learn (fstat) is what stat(2) tells in the
+			 * kernel.  O_PATH ignores O_CREAT and O_TRUNC: no
+			 * change is made.  See SECURITY.md.
+			 */
+			resolved_release(&r);
+			c->note = "O_PATH: opened by the kernel";
+			return finish(s, c, true);
 		}
 		if (!exists && r.trailing_slash) {
 			c->err = EISDIR;
@@ -1270,6 +1294,7 @@ struct net_job {
 	char exe[PATH_MAX];
 	struct seccomp_notif req;
 	int sock;
+	int path_fd;    /* keeps the unix socket file named by act alive */
 	struct sockaddr_storage act;
 	socklen_t act_len;
 };
@@ -1287,6 +1312,8 @@ static void *connect_thread(void *arg)
 		j->c.have_result = true;
 	}
 	close(j->sock);
+	if (j->path_fd >= 0)
+		close(j->path_fd);
 	finish(j->s, &j->c, false);
 	free(j);
 	return NULL;
@@ -1453,6 +1480,8 @@ static int handle_net(struct sup *s, struct call *c)
 				j->c.exe = j->exe;
 				j->req = *c->req;
 				j->sock = steal_fd(&sock);
+				/* act may name /proc/self/fd/N of r.fd. */
+				j->path_fd = steal_fd(&r.fd);
 				j->act = act;
 				j->act_len = act_len;
 				pthread_attr_init(&at);
@@ -1464,6 +1493,7 @@ static int handle_net(struct sup *s, struct call *c)
 				}
 				pthread_attr_destroy(&at);
 				sock = j->sock;
+				r.fd = j->path_fd;
 				free(j);
 			}
 		}
