@@ -1153,6 +1153,13 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 		c->err = EACCES;
 		goto out;
 	}
+	/* Not executable for the caller (our credentials are the caller's):
+	 * answer as the kernel would, so that the trail has the result. */
+	if (faccessat(r.fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0 &&
+	    errno == EACCES) {
+		c->err = EACCES;
+		goto out;
+	}
 	if (!p->exec) {
 		p->exec = calloc(1, sizeof(*p->exec));
 		if (!p->exec) {
