@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Disk full: the trail cannot be written (a 64 KiB tmpfs, when we may mount
+# one; and RLIMIT_FSIZE) while threads create files as fast as they can.
+# sysgate fails closed: it exits 125 saying why, the tree is stopped, and
+# every file the workload created has its record (nothing allowed went
+# unrecorded); the trail's whole lines parse and it reads as truncated.
+. "$(dirname "$0")/lib.sh"
+: "${SG_USERS:=$(id -un)}"
+sg_init
+CHECK="$SG_LIB_DIR/audit-check.py"
+
+MNT=
+unmount() {
+	local rc=$?
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+	(exit $rc)
+	sg_cleanup
+}
+trap unmount EXIT
+
+# full_round NAME TRAIL PREFIX...: run the workload with its trail at
+# TRAIL, sysgate started through PREFIX (e.g. prlimit); check the outcome.
+full_round() {
+	local name=$1 trail=$2
+	shift 2
+	local d=$W/$name rc i helper
+	mkdir -p "$d"
+	[ "$U" = root ] || chown "$U" "$d"
+	helper=("$B/audit-threads" create "$d" 4 0)
+	(cd "$W" && exec timeout -k 5 60 "${SG_AS[@]}" "$@" env -i \
+		PATH="$SG_PATH" HOME="$H" "$SYSGATE" run -r "$P/full.ini" \
+		-a "$trail" -- "${helper[@]}") \
+		>"$R/$name.out" 2>"$R/$name.err" </dev/null
+	rc=$?
+	SG_ERR=$R/$name.err
+	if [ "$rc" = 125 ]; then
+		sg_report_pass "$name-exit-125"
+	else
+		sg_report_fail "$name-exit-125" "got $(sg_status_text "$rc")"
+	fi
+	if grep -Eq "audit trail.*(No space left on device|File too large)" "$R/$name.err"; then
+		sg_report_pass "$name-says-why"
+	else
+		sg_report_fail "$name-says-why" "no 'audit trail ... No space left on device|File too large' on stderr"
+	fi
+	SG_ERR=
+
+	# Stopped: no victim left, and no file appears any more.
+	local alive= n1 n2
+	for i in $(seq 50); do
+		alive=$(pgrep -f -x -- "${helper[*]}")
+		[ -z "$alive" ] && break
+		sleep 0.1
+	done
+	check "$name-tree-stopped" test -z "$alive"
+	for i in $alive; do
+		kill -KILL "$i" 2>/dev/null
+	done
+	n1=$(ls -A "$d" | wc -l)
+	sleep 0.3
+	n2=$(ls -A "$d" | wc -l)
+	echo "# $name: $n1 files created, trail $(wc -c <"$trail") bytes"
+	check "$name-no-file-after-exit" test "$n1" = "$n2"
+	check "$name-files-were-made" test "$n1" -gt 0
+	check "$name-complete-lines-parse" $PY "$CHECK" lines "$trail"
+	if $PY "$CHECK" creates "$trail" "$d" >"$R/$name.creates" 2>&1; then
+		SG_ERR= sg_report_pass "$name-every-file-recorded"
+	else
+		SG_ERR= sg_report_fail "$name-every-file-recorded" \
+			"$(cat "$R/$name.creates")" "trail: $trail"
+	fi
+	local out
+	out=$("$SYSGATE" verify "$trail" 2>&1)
+	if grep -q "BAD: truncated after record" <<<"$out"; then
+		SG_ERR= sg_report_pass "$name-verify-truncated"
+	else
+		SG_ERR= sg_report_fail "$name-verify-truncated" "got: $out"
+	fi
+}
+
+cases() {
+	policy full <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule files]
+syscalls = @file
+action = allow
+EOF
+	local ran=0
+	command -v prlimit >/dev/null || sg_harness_error "prlimit(1) is missing"
+	full_round fsize "$R/fsize.jsonl" prlimit --fsize=65536 --
+	ran=1
+	if [ "$(id -u)" = 0 ]; then
+		MNT=$T/full-$U
+		mkdir -p "$MNT"
+		if mount -t tmpfs -o size=64k,mode=0777 tmpfs "$MNT" 2>"$R/mount.err"; then
+			full_round tmpfs "$MNT/trail.jsonl" env
+			cp "$MNT/trail.jsonl" "$R/tmpfs.jsonl" 2>/dev/null
+			umount "$MNT"
+			MNT=
+		else
+			echo "# no tmpfs round: $(cat "$R/mount.err")"
+		fi
+	else
+		echo "# no tmpfs round: not root"
+	fi
+	[ $ran = 1 ]
+}
+
+sg_main cases

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The built-in default policy (no -r): reads anywhere but secrets, writes
+# only under the working directory and the private TMPDIR (plus /dev/null,
+# /dev/shm...), a denied create of an existing path answers EEXIST, exec of
+# installed programs and of the working directory only, loopback network
+# only (ENETUNREACH), privileged syscalls EPERM.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+cases() {
+	# The victims must live where the default policy lets them run.
+	local V=$W/vb
+	mkdir -p "$V" "$W/sub"
+	cp "$B"/* "$V/"
+	cp "$B/exit-with" "$O/exit-with"
+	echo "SECRET env" >"$W/.env"
+	echo "SECRET env" >"$W/sub/.env"
+	echo "# bashrc" >"$H/.bashrc"
+	[ "$U" = root ] || chown -R "$U:" "$W" "$O" "$H"
+	local S=$H/.ssh/id_rsa
+	local leak=/tmp/sysgate-test-leak-$$-$U
+
+	# --- reads
+	c read-cwd              - 0      "--type syscall --path $W/readme.txt --action allow" \
+		"$V/try-open" --cat readme.txt
+	check read-cwd-content  grep -q PUBLIC "$SG_OUT"
+	c read-etc              - 0      - "$V/try-open" /etc/passwd
+	c read-outside          - 0      - "$V/try-open" --cat "$O/data.txt"
+	c read-dev-urandom      - 0      - "$V/try-open" /dev/urandom
+	c read-proc-self        - 0      - "$V/try-open" /proc/self/status
+	c secret-ssh            - EACCES "--type syscall --path $S --action deny --errno EACCES" \
+		"$V/try-open" "$S"
+	c secret-ssh-cat        - 1      "--type syscall --path $S --action deny --errno EACCES" \
+		cat "$S"
+	check secret-ssh-not-leaked bash -c "! grep -q SECRET '$SG_OUT'"
+	c secret-aws            - EACCES "--type syscall --path $H/.aws/credentials --action deny --errno EACCES" \
+		"$V/try-open" "$H/.aws/credentials"
+	c secret-gnupg          - EACCES "--type syscall --path $H/.gnupg/secring --action deny --errno EACCES" \
+		"$V/try-open" "$H/.gnupg/secring"
+	c secret-dotenv         - EACCES "--type syscall --path $W/.env --action deny --errno EACCES" \
+		"$V/try-open" .env
+	c secret-dotenv-deep    - EACCES "--type syscall --path $W/sub/.env --action deny --errno EACCES" \
+		"$V/try-open" sub/.env
+	c secret-shadow         - EACCES "--type syscall --path /etc/shadow --action deny --errno EACCES" \
+		"$V/try-open" /etc/shadow
+	c secret-ssh-via-link   - EACCES "--type syscall --path $S --action deny" \
+		sh -c "ln -s '$S' k && '$V/try-open' k"
+
+	# --- writes: only under the cwd, TMPDIR and a few devices
+	c write-cwd             - 0      "--path $W/new.txt --action allow" \
+		"$V/try-open" "$W/new.txt" wc
+	c write-cwd-relative    - 0      - sh -c 'echo hi > rel.txt && cat rel.txt'
+	c write-tmpdir          - 0      - \
+		sh -c 'test -n "$TMPDIR" && test "$TMPDIR" != /tmp && echo x > "$TMPDIR/f" && rm "$TMPDIR/f"'
+	c write-dev-null        - 0      - "$V/try-open" /dev/null w
+	c write-dev-null-sh     - 0      - sh -c 'echo x > /dev/null'
+	c write-outside         - EACCES "--path $O/data.txt --action deny --errno EACCES" \
+		"$V/try-open" "$O/data.txt" w
+	c create-outside        - EACCES "--path $O/new --action deny --errno EACCES" \
+		"$V/try-open" "$O/new" wc
+	c create-tmp            - EACCES "--path $leak --action deny --errno EACCES" \
+		"$V/try-open" "$leak" wc
+	rm -f "$leak"
+	c write-bashrc          - EACCES "--path $H/.bashrc --action deny --errno EACCES" \
+		"$V/try-open" "$H/.bashrc" a
+	c write-authorized-keys - EACCES "--path $H/.ssh/authorized_keys --action deny" \
+		"$V/try-open" "$H/.ssh/authorized_keys" wc
+	c creat-outside         - EACCES "--syscall creat --path $O/new --action deny --errno EACCES" \
+		"$V/try-open" --syscall creat "$O/new"
+	c mkdir-outside         - EACCES "--syscall mkdir --path $O/d --action deny --errno EACCES" \
+		"$V/try-mkdir" "$O/d"
+	c unlink-outside        - EACCES "--syscall unlink --path $O/data.txt --action deny --errno EACCES" \
+		"$V/try-unlink" "$O/data.txt"
+	c rename-outside        - EACCES "--syscall rename --path $O/data.txt --action deny --errno EACCES" \
+		"$V/try-rename" "$O/data.txt" "$W/stolen"
+	c rename-to-outside     - EACCES "--syscall rename --path $O/put --action deny --errno EACCES" \
+		"$V/try-rename" "$W/new.txt" "$O/put"
+	c symlink-outside       - EACCES "--syscall symlink --path $O/sl --action deny --errno EACCES" \
+		"$V/try-symlink" "$W/readme.txt" "$O/sl"
+	c link-outside          - EACCES "--syscall link --path $O/hl --action deny --errno EACCES" \
+		"$V/try-link" "$W/readme.txt" "$O/hl"
+	c chmod-outside         - EACCES "--syscall chmod --path $O/data.txt --action deny --errno EACCES" \
+		"$V/try-chmod" "$O/data.txt" 0600
+	c truncate-outside      - EACCES "--syscall truncate --path $O/data.txt --action deny --errno EACCES" \
+		"$V/try-truncate" "$O/data.txt" 0
+	check outside-untouched test -f "$O/data.txt" -a ! -e "$O/new" -a ! -e "$O/d" -a ! -e "$O/sl" \
+		-a ! -e "$O/hl" -a ! -e "$O/put" -a "$(stat -c %a "$O/data.txt")" = 644 -a -s "$O/data.txt"
+
+	# --- a denied create of an existing path answers EEXIST, like the kernel
+	c mkdir-existing-outside - EEXIST - "$V/try-mkdir" "$O"
+	c mkdir-existing-tmp    - EEXIST - "$V/try-mkdir" /tmp
+	c mkdir-existing-root   - EEXIST - "$V/try-mkdir" /
+	c mkdir-existing-home   - EEXIST - "$V/try-mkdir" "$H"
+	c create-excl-existing-outside - EEXIST - "$V/try-open" "$O/data.txt" wcx
+	c mkdir-p-abs-cwd       - 0      "--count 0 --action deny" mkdir -p "$W/a/b/c"
+	check mkdir-p-made      test -d "$W/a/b/c"
+	c mkdir-p-existing-outside - 0   "--count 0 --action deny" mkdir -p "$O"
+	c mkdir-p-new-outside   - 1      "--path $O/x --action deny --errno EACCES" mkdir -p "$O/x/y"
+	c install-d-cwd         - 0      "--count 0 --action deny" install -d "$W/inst/a/b"
+
+	# --- exec
+	c exec-installed        - 0      - /usr/bin/true
+	c exec-installed-child  - 0      - "$V/try-exec" /bin/sh -c 'exit 0'
+	c exec-cwd              - 4      - "$V/exit-with" 4
+	c exec-cwd-relative     - 5      - ./vb/exit-with 5
+	c exec-outside-cmd      - 126    "--type syscall --path $O/exit-with --action deny --errno EACCES" \
+		"$O/exit-with" 0
+	c exec-outside-child    - EACCES "--type syscall --path $O/exit-with --action deny --errno EACCES" \
+		"$V/try-exec" "$O/exit-with" 0
+	c exec-outside-sh       - 126    "--path $O/exit-with --action deny" \
+		sh -c "'$O/exit-with' 0"
+
+	# --- network: loopback and unix only
+	sg_listen 127.0.0.1 0
+	c connect-loopback      - 0      "--type syscall --syscall connect --ip 127.0.0.1 --port $SG_PORT --action allow" \
+		"$V/try-connect" 127.0.0.1 "$SG_PORT"
+	sg_listen_wait
+	check connect-loopback-data grep -q hello "$SG_LISTEN_OUT"
+	sg_listen ::1 0
+	c connect-loopback6     - 0      "--syscall connect --port $SG_PORT --action allow" \
+		"$V/try-connect" ::1 "$SG_PORT"
+	sg_listen_wait
+	sg_listen unix "$W/sock"
+	c connect-unix-cwd      - 0      "--syscall connect --path $W/sock --action allow" \
+		"$V/try-connect" unix "$W/sock"
+	sg_listen_wait
+	c connect-remote        - ENETUNREACH "--type syscall --syscall connect --ip 10.1.2.3 --port 80 --action deny --errno ENETUNREACH" \
+		"$V/try-connect" 10.1.2.3 80
+	c connect-remote-udp    - ENETUNREACH "--syscall connect --ip 10.1.2.3 --port 53 --action deny" \
+		"$V/try-connect" --udp 10.1.2.3 53
+	c connect-remote6       - ENETUNREACH "--syscall connect --port 443 --action deny --errno ENETUNREACH" \
+		"$V/try-connect" 2001:db8::1 443
+	c connect-mapped-remote - ENETUNREACH "--syscall connect --port 443 --action deny" \
+		"$V/try-connect" ::ffff:10.1.2.3 443
+	c connect-python        - 1      "--syscall connect --ip 10.1.2.3 --action deny" \
+		$PY -c 'import socket,sys
+try:
+    socket.create_connection(("10.1.2.3", 80), timeout=3)
+except OSError as e:
+    sys.exit(1 if e.errno == 101 else 2)'
+	c bind-loopback         - 0      "--syscall bind --ip 127.0.0.1 --action allow" \
+		"$V/try-bind" 127.0.0.1 0
+	c bind-unix-cwd         - 0      - "$V/try-bind" unix "$W/bound.sock"
+
+	# --- privileged and escape-prone syscalls: EPERM
+	local op
+	for op in unshare mount bpf io_uring keyctl userfaultfd ptrace setns init_module; do
+		c "privileged-$op"  - EPERM  - "$V/try-priv" "$op"
+	done
+	c unshare-cmd           - 1      - unshare -U true
+
+	# --- shared memory
+	c shm-c                 - 0      "--count 0 --action deny" "$V/try-shm" "/sysgate-test-$$-$U"
+	c shm-python            - 0      "--count 0 --action deny" $PY -c '
+from multiprocessing import shared_memory
+m = shared_memory.SharedMemory(create=True, size=4096)
+m.buf[:5] = b"hello"
+n = shared_memory.SharedMemory(name=m.name)
+assert bytes(n.buf[:5]) == b"hello"
+n.close(); m.close(); m.unlink()'
+}
+
+sg_main cases

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Exec rules: a forbidden exec fails (exit 126 when it is the command
+# itself, EACCES for a child), nothing of the forbidden program runs, the
+# canonical path decides (symlinks), and proc.exec records the program.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+cases() {
+	policy exec <<EOF
+[policy]
+default = allow
+audit = all
+
+[rule no-exec-outside]
+syscalls = @exec
+path = $O/**
+action = deny
+errno = EACCES
+EOF
+	policy exec-kill <<EOF
+[policy]
+default = allow
+
+[rule kill-exec]
+syscalls = execve, execveat
+path = $O/**
+action = kill
+EOF
+	cp "$B/exit-with" "$O/exit-with"
+	printf '#!/bin/sh\ntouch "%s/marker-$1"\nexit 0\n' "$W" >"$O/mark.sh"
+	chmod 0755 "$O/mark.sh"
+	ln -sf "$O/exit-with" "$W/exit-link"
+	printf '#!/bin/sh\nexit 9\n' >"$W/script.sh"
+	chmod 0755 "$W/script.sh"
+	[ "$U" = root ] || chown -R "$U:" "$W" "$O"
+	native 0 "$O/mark.sh" native
+	rm -f "$W/marker-native"
+
+	c exec-denied-cmd       exec 126    "--type syscall --path $O/exit-with --action deny --rule no-exec-outside --errno EACCES" \
+		"$O/exit-with" 0
+	c exec-denied-script    exec 126    "--type syscall --path $O/mark.sh --action deny --rule no-exec-outside" \
+		"$O/mark.sh" cmd
+	check exec-denied-script-did-not-run test ! -e "$W/marker-cmd"
+	c exec-denied-child     exec EACCES "--type syscall --path $O/exit-with --action deny --rule no-exec-outside --errno EACCES" \
+		"$B/try-exec" "$O/exit-with" 0
+	c exec-denied-child-sh  exec 126    "--path $O/mark.sh --action deny --rule no-exec-outside" \
+		sh -c "'$O/mark.sh' sh"
+	check exec-denied-child-did-not-run test ! -e "$W/marker-sh"
+	c exec-denied-via-symlink exec EACCES "--path $O/exit-with --action deny --rule no-exec-outside" \
+		"$B/try-exec" "$W/exit-link" 0
+	c exec-denied-via-dotdot exec EACCES "--path $O/exit-with --action deny" \
+		"$B/try-exec" "$W/../outside/exit-with" 0
+	c exec-denied-python    exec 13     "--path $O/exit-with --action deny" \
+		$PY -c 'import os,sys
+try:
+    os.execv(sys.argv[1], [sys.argv[1], "0"])
+except OSError as e:
+    sys.exit(e.errno)' "$O/exit-with"
+	c exec-denied-env       exec 126    "--path $O/exit-with --action deny" \
+		env "$O/exit-with" 0
+	c exec-allowed          exec 7      "--type proc.exec --path $B/exit-with --argv [\"$B/exit-with\",\"7\"]" \
+		"$B/try-exec" "$B/exit-with" 7
+	c exec-allowed-script   exec 9      "--type syscall --syscall execve --path $W/script.sh --action allow; --type proc.exec --field argv.1=\"$W/script.sh\"" \
+		"$W/script.sh"
+	c exec-allowed-sh-chain exec 3      "--type proc.exec --argv0 sh --min 1" \
+		sh -c 'sh -c "exit 3"'
+	c exec-kill             exec-kill "sig:KILL|sig:SYS" "--type syscall --path $O/mark.sh --action kill --rule kill-exec" \
+		"$O/mark.sh" kill
+	check exec-kill-did-not-run test ! -e "$W/marker-kill"
+	c exec-kill-child       exec-kill 0 "--path $O/exit-with --action kill" \
+		sh -c "'$B/try-exec' '$O/exit-with' 0; echo \$? > '$W/kill-status'"
+	check exec-kill-child-status grep -Eqx '137|159' "$W/kill-status"
+}
+
+sg_main cases

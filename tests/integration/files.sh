@@ -1,0 +1,255 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# File rules under an explicit policy: allowed reads work, secrets are
+# denied with the rule's errno and named in the trail, writes outside the
+# allowed tree fail for every kind of call, paths resolve as the kernel
+# resolves them (symlinks, .., dirfds, /proc/self/{fd,cwd,root}), and the
+# emulated open keeps its flags exact.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+cases() {
+	policy files <<'EOF'
+[policy]
+default = allow
+errno = EPERM
+audit = all
+
+[rule no-secrets]
+syscalls = @file
+path = ${HOME}/.ssh/**
+path = ${HOME}/.aws/**
+path = **/.env
+access = read, write
+action = deny
+errno = EACCES
+
+[rule work]
+syscalls = @file
+path = ${CWD}/**
+action = allow
+
+[rule scratch]
+syscalls = @file
+path = ${TMPDIR}/**
+action = allow
+
+[rule devices]
+syscalls = @file
+path = /dev/null
+path = /dev/tty
+action = allow
+
+[rule no-writes-elsewhere]
+syscalls = @file
+path = /**
+access = write, create, delete
+action = deny
+errno = EROFS
+EOF
+	policy kill <<'EOF'
+[policy]
+default = allow
+
+[rule kill-on-touch]
+syscalls = @file
+path = ${CWD}/tripwire
+action = kill
+EOF
+	local S=$H/.ssh/id_rsa
+	echo "SECRET env" >"$W/.env"
+	mkdir -p "$W/sub"
+	ln -sf "$S" "$W/key-link"
+	ln -sf readme.txt "$W/readme-link"
+	ln -sf "$O/data.txt" "$W/out-link"
+	echo "PUBLIC tripwire" >"$W/tripwire"
+	[ "$U" = root ] || chown -R "$U:" "$W"
+	native 0 "$B/try-open" "$S"
+	native 0 "$B/try-mkdir" "$O/native-probe"
+	rmdir "$O/native-probe"
+
+	# --- reads
+	c allowed-read          files 0      "--type syscall --path $W/readme.txt --action allow --rule work" \
+		"$B/try-open" --cat "$W/readme.txt"
+	check allowed-read-content grep -q PUBLIC "$SG_OUT"
+	c allowed-read-etc      files 0      "--type syscall --path /etc/hostname --action allow --rule null" \
+		"$B/try-open" /etc/hostname
+	c secret-read           files EACCES "--type syscall --path $S --action deny --rule no-secrets --errno EACCES" \
+		"$B/try-open" "$S"
+	c secret-read-aws       files EACCES "--type syscall --path $H/.aws/credentials --action deny --rule no-secrets" \
+		"$B/try-open" "$H/.aws/credentials"
+	c secret-dotenv-in-cwd  files EACCES "--type syscall --path $W/.env --action deny --rule no-secrets" \
+		"$B/try-open" .env
+	c secret-dotenv-write   files EACCES "--type syscall --path $W/.env --action deny --rule no-secrets" \
+		"$B/try-open" .env w
+	c secret-read-open      files EACCES "--syscall open --path $S --action deny --rule no-secrets" \
+		"$B/try-open" --syscall open "$S"
+	c secret-read-openat2   files EACCES "--syscall openat2 --path $S --action deny --rule no-secrets" \
+		"$B/try-open" --syscall openat2 "$S"
+	c secret-read-cat       files 1      "--type syscall --path $S --action deny --rule no-secrets --errno EACCES" \
+		cat "$S"
+	check secret-not-leaked-cat bash -c "! grep -q SECRET '$SG_OUT'"
+	c secret-read-sh        files 1      "--path $S --action deny --rule no-secrets" \
+		sh -c "cat '$S'"
+	c secret-stat-allowed   files 0      - \
+		test -f "$S"
+
+	# --- resolution: the path the kernel would act on decides
+	c secret-via-symlink    files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" "$W/key-link"
+	c secret-via-dotdot     files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" "$W/sub/../../home/.ssh/id_rsa"
+	c secret-via-relative   files EACCES "--type syscall --path $S --action deny" \
+		"$B/try-open" ../home/.ssh/id_rsa
+	c secret-via-dirfd      files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" --at "$W/sub" ../../home/.ssh/id_rsa
+	c secret-via-dirfd-home files EACCES "--type syscall --path $S --action deny" \
+		"$B/try-open" --at "$H" .ssh/id_rsa
+	c secret-via-openat2-dirfd files EACCES "--type syscall --path $S --action deny" \
+		"$B/try-open" --syscall openat2 --at "$H" .ssh/id_rsa
+	# O_PATH on a secret is a stat, not a read; reading through it is not.
+	c secret-via-dirfd-opath files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" --at-path "$H/.ssh" id_rsa
+	c secret-via-proc-fd-dir files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" --procfd "$H" .ssh/id_rsa
+	c secret-via-proc-fd-reopen files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" --reopen "$S"
+	c write-via-proc-fd-reopen files EROFS "--type syscall --path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/try-open" --reopen-ro "$O/data.txt" w
+	c write-via-proc-fd-reopen-opath files EROFS "--type syscall --path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/try-open" --reopen "$O/data.txt" w
+	check reopen-outside-unchanged grep -q "PUBLIC outside" "$O/data.txt"
+	c secret-via-proc-root  files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" "/proc/self/root$S"
+	c secret-via-proc-cwd   files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" /proc/self/cwd/../home/.ssh/id_rsa
+	c secret-via-thread-self files EACCES "--type syscall --path $S --action deny" \
+		"$B/try-open" "/proc/thread-self/root$S"
+	c allowed-via-symlink   files 0      "--type syscall --path $W/readme.txt --action allow --rule work" \
+		"$B/try-open" --cat readme-link
+	check allowed-via-symlink-content grep -q PUBLIC "$SG_OUT"
+
+	# --- writes outside the allowed tree (all EROFS from no-writes-elsewhere)
+	c write-outside-open    files EROFS  "--type syscall --path $O/data.txt --action deny --rule no-writes-elsewhere --errno EROFS" \
+		"$B/try-open" "$O/data.txt" w
+	c write-outside-append  files EROFS  "--path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/try-open" "$O/data.txt" a
+	c write-outside-rdwr    files EROFS  "--path $O/data.txt --action deny" \
+		"$B/try-open" "$O/data.txt" +
+	c write-outside-trunc   files EROFS  "--path $O/data.txt --action deny" \
+		"$B/try-open" "$O/data.txt" wT
+	check outside-unchanged grep -q "PUBLIC outside" "$O/data.txt"
+	c create-outside-open   files EROFS  "--path $O/new --action deny --rule no-writes-elsewhere" \
+		"$B/try-open" "$O/new" wc
+	c create-outside-creat  files EROFS  "--syscall creat --path $O/new --action deny --rule no-writes-elsewhere" \
+		"$B/try-open" --syscall creat "$O/new"
+	c create-outside-openat2 files EROFS "--syscall openat2 --path $O/new --action deny" \
+		"$B/try-open" --syscall openat2 "$O/new" wc
+	c create-outside-tmpfile files EROFS "--action deny --rule no-writes-elsewhere" \
+		"$B/try-open" "$O" t
+	c create-outside-dirfd  files EROFS  "--path $O/new --action deny" \
+		"$B/try-open" --at "$O" new wc
+	check no-file-created   test ! -e "$O/new"
+	c mkdir-outside         files EROFS  "--syscall mkdir --path $O/d --action deny --rule no-writes-elsewhere --errno EROFS" \
+		"$B/try-mkdir" "$O/d"
+	c mkdirat-outside       files EROFS  "--path $O/d --action deny" \
+		"$B/try-mkdir" --at "$O" d
+	check no-dir-created    test ! -e "$O/d"
+	c unlink-outside        files EROFS  "--syscall unlink --path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/try-unlink" "$O/data.txt"
+	check unlink-outside-kept test -f "$O/data.txt"
+	mkdir -p "$O/empty"
+	c rmdir-outside         files EROFS  "--path $O/empty --action deny" \
+		"$B/try-unlink" -d "$O/empty"
+	c rename-out-of         files EROFS  "--syscall rename --path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/try-rename" "$O/data.txt" "$W/stolen.txt"
+	c rename-into           files EROFS  "--syscall rename --path $O/moved --action deny --rule no-writes-elsewhere" \
+		"$B/try-rename" "$W/readme.txt" "$O/moved"
+	check rename-kept       test -f "$W/readme.txt" -a -f "$O/data.txt" -a ! -e "$O/moved" -a ! -e "$W/stolen.txt"
+	c symlink-outside       files EROFS  "--syscall symlink --path $O/sl --action deny --rule no-writes-elsewhere" \
+		"$B/try-symlink" "$W/readme.txt" "$O/sl"
+	c link-outside          files EROFS  "--syscall link --path $O/hl --action deny --rule no-writes-elsewhere" \
+		"$B/try-link" "$W/readme.txt" "$O/hl"
+	c chmod-outside         files EROFS  "--syscall chmod --path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/try-chmod" "$O/data.txt" 0600
+	check chmod-outside-kept test "$(stat -c %a "$O/data.txt")" = 644
+	c truncate-outside      files EROFS  "--syscall truncate --path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/try-truncate" "$O/data.txt" 0
+	check truncate-outside-kept grep -q "PUBLIC outside" "$O/data.txt"
+	c write-outside-via-symlink files EROFS "--path $O/data.txt --action deny" \
+		"$B/try-open" "$W/out-link" w
+	c write-outside-sh      files "1|2"  "--path $O/sh.txt --action deny --rule no-writes-elsewhere" \
+		sh -c "echo x > '$O/sh.txt'"
+	c write-outside-cp      files 1      "--path $O/cp.txt --action deny --rule no-writes-elsewhere" \
+		cp "$W/readme.txt" "$O/cp.txt"
+	check no-file-from-sh-cp test ! -e "$O/sh.txt" -a ! -e "$O/cp.txt"
+
+	# --- writes inside the work tree are allowed and really happen
+	c create-in-cwd         files 0      "--path $W/new.txt --action allow --rule work" \
+		"$B/try-open" "$W/new.txt" wc
+	check create-in-cwd-mode test "$(stat -c %a:%U "$W/new.txt")" = "644:$U"
+	c create-excl-existing  files EEXIST - \
+		"$B/try-open" "$W/new.txt" wcx
+	c create-excl-new       files 0      - \
+		"$B/try-open" "$W/excl.txt" wcx
+	c creat-in-cwd          files 0      "--syscall creat --path $W/creat.txt --action allow" \
+		"$B/try-open" --syscall creat creat.txt
+	c tmpfile-in-cwd        files 0      - \
+		"$B/try-open" "$W" t
+	c o-directory-on-file   files ENOTDIR - \
+		"$B/try-open" "$W/readme.txt" d
+	c o-directory-on-dir    files 0      - \
+		"$B/try-open" "$W/sub" d
+	c o-nofollow-symlink    files ELOOP  - \
+		"$B/try-open" "$W/readme-link" n
+	c o-path-symlink-nofollow files 0    - \
+		"$B/try-open" "$W/readme-link" pn
+	c o-path-file           files 0      - \
+		"$B/try-open" "$W/readme.txt" p
+	c enoent-stays-enoent   files ENOENT - \
+		"$B/try-open" "$W/no-such-file"
+	c eisdir-stays-eisdir   files EISDIR - \
+		"$B/try-open" "$W/sub" w
+	c mkdir-in-cwd          files 0      "--syscall mkdir --path $W/d1 --action allow --rule work" \
+		"$B/try-mkdir" "$W/d1" 0750
+	check mkdir-in-cwd-mode test "$(stat -c %a:%U "$W/d1")" = "750:$U"
+	c mkdirat-in-cwd        files 0      - \
+		"$B/try-mkdir" --at "$W/sub" d2
+	check mkdirat-made      test -d "$W/sub/d2"
+	c rename-in-cwd         files 0      "--syscall rename --path $W/new.txt --action allow" \
+		"$B/try-rename" "$W/new.txt" "$W/renamed.txt"
+	check rename-done       test -f "$W/renamed.txt" -a ! -e "$W/new.txt"
+	c symlink-in-cwd        files 0      - \
+		"$B/try-symlink" readme.txt "$W/sl"
+	check symlink-made      test "$(readlink "$W/sl")" = readme.txt
+	c link-in-cwd           files 0      - \
+		"$B/try-link" "$W/readme.txt" "$W/hl"
+	c chmod-in-cwd          files 0      - \
+		"$B/try-chmod" "$W/renamed.txt" 0600
+	check chmod-done        test "$(stat -c %a "$W/renamed.txt")" = 600
+	c truncate-in-cwd       files 0      - \
+		"$B/try-truncate" "$W/creat.txt" 3
+	c unlink-in-cwd         files 0      "--syscall unlink --path $W/renamed.txt --action allow" \
+		"$B/try-unlink" "$W/renamed.txt"
+	check unlink-done       test ! -e "$W/renamed.txt"
+	c rmdir-in-cwd          files 0      - \
+		"$B/try-unlink" -d "$W/d1"
+	c sh-redirect-in-cwd    files 0      - \
+		sh -c 'echo hello > out.txt && echo more >> out.txt && cat out.txt'
+	check sh-redirect-content test "$(cat "$W/out.txt")" = "$(printf 'hello\nmore')"
+	c cp-in-cwd             files 0      - \
+		cp readme.txt copy.txt
+	check cp-content        cmp "$W/readme.txt" "$W/copy.txt"
+	c tmpdir-is-writable    files 0      - \
+		sh -c 'test -n "$TMPDIR" && echo x > "$TMPDIR/f" && test "$(cat "$TMPDIR/f")" = x'
+
+	# --- kill action
+	# "kill" kills the caller: sh, its parent, carries on.
+	c kill-action-child     kill   0      "--type syscall --path $W/tripwire --action kill --rule kill-on-touch" \
+		sh -c "'$B/try-open' '$W/tripwire'; echo \$? >'$W/after-kill'"
+	check kill-action-child-status grep -Eqx '137|159' "$W/after-kill"
+	c kill-action-direct    kill   "sig:KILL|sig:SYS" "--type syscall --path $W/tripwire --action kill" \
+		"$B/try-open" "$W/tripwire"
+}
+
+sg_main cases

@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Network rules: connect and bind decided on the address (IPv4, IPv6,
+# IPv4-mapped, 0.0.0.0, unix paths, abstract), carried out on the caller's
+# socket, and recorded with the decoded address.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+cases() {
+	policy net <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule loopback]
+syscalls = connect
+addr = 127.0.0.0/8, [::1]
+action = allow
+
+[rule unix-cwd]
+syscalls = connect, bind
+addr = unix:${CWD}/**
+action = allow
+
+[rule bind-loopback]
+syscalls = bind
+addr = 127.0.0.1, [::1]
+action = allow
+
+[rule no-network]
+syscalls = @network
+action = deny
+errno = ENETUNREACH
+EOF
+	policy no-local <<'EOF'
+[policy]
+default = allow
+
+[rule no-local]
+syscalls = connect
+addr = 127.0.0.0/8, [::1]
+action = deny
+errno = ECONNREFUSED
+EOF
+	policy ports <<'EOF'
+[policy]
+default = allow
+
+[rule web-only]
+syscalls = connect
+addr = 10.0.0.0/8:443-444
+action = allow
+
+[rule no-network]
+syscalls = connect
+action = deny
+errno = ENETUNREACH
+EOF
+
+	sg_listen 127.0.0.1 0
+	c connect-loopback      net 0        "--type syscall --syscall connect --ip 127.0.0.1 --port $SG_PORT --family AF_INET --action allow --rule loopback" \
+		"$B/try-connect" 127.0.0.1 "$SG_PORT"
+	sg_listen_wait
+	check connect-loopback-really-connected grep -q hello "$SG_LISTEN_OUT"
+	sg_listen 127.0.0.1 0
+	c connect-loopback-tail net 0        "--syscall connect --port $SG_PORT --action allow --rule loopback" \
+		"$B/try-connect" --tail 127.0.0.1 "$SG_PORT"
+	sg_listen_wait
+	sg_listen ::1 0
+	c connect-loopback6     net 0        "--syscall connect --port $SG_PORT --family AF_INET6 --action allow --rule loopback" \
+		"$B/try-connect" ::1 "$SG_PORT"
+	sg_listen_wait
+	check connect-loopback6-really-connected grep -q hello "$SG_LISTEN_OUT"
+	sg_listen 127.0.0.1 0
+	c connect-mapped-loopback net 0      "--syscall connect --port $SG_PORT --action allow --rule loopback" \
+		"$B/try-connect" ::ffff:127.0.0.1 "$SG_PORT"
+	sg_listen_wait
+	sg_listen 127.0.0.1 0
+	c connect-python-loopback net 0      "--syscall connect --port $SG_PORT --action allow" \
+		$PY -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).sendall(b"hello\n")' "$SG_PORT"
+	sg_listen_wait
+	check connect-python-really-connected grep -q hello "$SG_LISTEN_OUT"
+	c connect-remote        net ENETUNREACH "--type syscall --syscall connect --ip 10.1.2.3 --port 80 --family AF_INET --action deny --rule no-network --errno ENETUNREACH" \
+		"$B/try-connect" 10.1.2.3 80
+	c connect-remote-nonblock net ENETUNREACH "--syscall connect --ip 10.1.2.3 --action deny --rule no-network" \
+		"$B/try-connect" --nonblock 10.1.2.3 80
+	c connect-remote-udp    net ENETUNREACH "--syscall connect --ip 10.1.2.3 --port 53 --action deny --rule no-network" \
+		"$B/try-connect" --udp 10.1.2.3 53
+	c connect-remote6       net ENETUNREACH "--syscall connect --port 443 --family AF_INET6 --action deny --rule no-network" \
+		"$B/try-connect" 2001:db8::1 443
+	c connect-mapped-remote net ENETUNREACH "--syscall connect --port 443 --action deny --rule no-network" \
+		"$B/try-connect" ::ffff:10.1.2.3 443
+	c connect-remote-tail   net ENETUNREACH "--syscall connect --ip 10.1.2.3 --action deny" \
+		"$B/try-connect" --tail 10.1.2.3 80
+	c connect-python-remote net 1        "--syscall connect --ip 10.1.2.3 --action deny --rule no-network" \
+		$PY -c 'import socket,sys
+try:
+    socket.create_connection(("10.1.2.3", 80), timeout=3)
+except OSError as e:
+    sys.exit(1 if e.errno == 101 else 2)'
+
+	sg_listen unix "$W/sock"
+	c connect-unix-allowed  net 0        "--syscall connect --path $W/sock --family AF_UNIX --action allow --rule unix-cwd" \
+		"$B/try-connect" unix "$W/sock"
+	sg_listen_wait
+	check connect-unix-really-connected grep -q hello "$SG_LISTEN_OUT"
+	sg_listen unix "$O/sock"
+	c connect-unix-denied   net ENETUNREACH "--syscall connect --path $O/sock --action deny --rule no-network" \
+		"$B/try-connect" unix "$O/sock"
+	c connect-unix-denied-relative net ENETUNREACH "--syscall connect --path $O/sock --action deny" \
+		"$B/try-connect" unix ../outside/sock
+	sg_kill_bg
+	c connect-abstract-denied net ENETUNREACH "--syscall connect --action deny --rule no-network" \
+		"$B/try-connect" abstract "sysgate-test-$$"
+
+	c bind-loopback         net 0        "--type syscall --syscall bind --ip 127.0.0.1 --action allow --rule bind-loopback" \
+		"$B/try-bind" 127.0.0.1 0
+	c bind-loopback6        net 0        "--syscall bind --action allow --rule bind-loopback" \
+		"$B/try-bind" ::1 0
+	c bind-any              net ENETUNREACH "--syscall bind --ip 0.0.0.0 --action deny --rule no-network" \
+		"$B/try-bind" 0.0.0.0 0
+	c bind-unix-cwd         net 0        "--syscall bind --path $W/b.sock --action allow --rule unix-cwd" \
+		"$B/try-bind" unix "$W/b.sock"
+	check bind-unix-cwd-made test -S "$W/b.sock"
+	c bind-unix-outside     net ENETUNREACH "--syscall bind --path $O/b.sock --action deny --rule no-network" \
+		"$B/try-bind" unix "$O/b.sock"
+	check bind-unix-outside-not-made test ! -e "$O/b.sock"
+
+	# 0.0.0.0 and [::] reach the local host: a rule on loopback covers them.
+	sg_listen 127.0.0.1 0
+	c connect-zero-denied   no-local ECONNREFUSED "--syscall connect --port $SG_PORT --action deny --rule no-local" \
+		"$B/try-connect" 0.0.0.0 "$SG_PORT"
+	c connect-loopback-denied no-local ECONNREFUSED "--syscall connect --ip 127.0.0.1 --action deny --rule no-local" \
+		"$B/try-connect" 127.0.0.1 "$SG_PORT"
+	c connect-127-x-denied  no-local ECONNREFUSED "--syscall connect --action deny --rule no-local" \
+		"$B/try-connect" 127.0.0.2 "$SG_PORT"
+	sg_kill_bg
+	sg_listen ::1 0
+	c connect-any6-denied   no-local ECONNREFUSED "--syscall connect --port $SG_PORT --action deny --rule no-local" \
+		"$B/try-connect" :: "$SG_PORT"
+	sg_kill_bg
+
+	# Port ranges.
+	c connect-port-443      ports "0|EINPROGRESS|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH" "--syscall connect --port 443 --action allow --rule web-only" \
+		"$B/try-connect" --nonblock 10.1.2.3 443
+	c connect-port-445      ports ENETUNREACH "--syscall connect --port 445 --action deny --rule no-network" \
+		"$B/try-connect" --nonblock 10.1.2.3 445
+	c connect-port-80       ports ENETUNREACH "--syscall connect --port 80 --action deny --rule no-network" \
+		"$B/try-connect" --nonblock 10.1.2.3 80
+	c connect-other-net-443 ports ENETUNREACH "--syscall connect --port 443 --action deny --rule no-network" \
+		"$B/try-connect" --nonblock 192.0.2.77 443
+}
+
+sg_main cases

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Every process and thread the command starts is mediated like the first
+# one: children, background jobs, the grandchild of a double fork (orphaned
+# and reparented), threads, vfork/posix_spawn; and the process tree is in
+# the trail (proc.fork, proc.exec, proc.exit).
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+cases() {
+	policy procs <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule no-secrets]
+syscalls = @file
+path = ${HOME}/.ssh/**
+access = read, write
+action = deny
+errno = EACCES
+EOF
+	local S=$H/.ssh/id_rsa
+	native 0 "$B/double-fork" "$W/native.out" "$S"
+	native 0 "$B/thread-open" "$S"
+
+	c double-fork-grandchild procs EACCES "--type syscall --path $S --action deny --rule no-secrets --errno EACCES; --type proc.fork --min 2" \
+		"$B/double-fork" "$W/df.out" "$S"
+	check double-fork-grandchild-result grep -qx 13 "$W/df.out"
+	c double-fork-allowed   procs 0      "--type syscall --path $W/readme.txt --action allow" \
+		"$B/double-fork" "$W/df2.out" "$W/readme.txt"
+	c thread-denied         procs EACCES "--type syscall --path $S --action deny --rule no-secrets --thread yes" \
+		"$B/thread-open" "$S"
+	c thread-allowed        procs 0      "--type syscall --path $W/readme.txt --action allow --thread yes" \
+		"$B/thread-open" "$W/readme.txt"
+	c child-of-sh           procs 1      "--type syscall --path $S --action deny --rule no-secrets" \
+		sh -c "cat '$S'"
+	c background-job        procs 0      "--type syscall --path $S --action deny --rule no-secrets" \
+		sh -c "(sleep 0.2; cat '$S' > '$W/bg.out' 2>&1; echo \$? > '$W/bg.rc') & wait"
+	check background-job-denied grep -qx 1 "$W/bg.rc"
+	check background-job-no-leak bash -c "! grep -q SECRET '$W/bg.out'"
+	c orphan-outlives-parent procs 0     "--type syscall --path $S --action deny --rule no-secrets" \
+		sh -c "sh -c '(sleep 0.3; cat $S > $W/orphan.out 2>&1; echo \$? > $W/orphan.rc) &' ; sleep 1"
+	check orphan-denied     grep -qx 1 "$W/orphan.rc"
+	c posix-spawn           procs 1      "--type syscall --path $S --action deny --rule no-secrets" \
+		$PY -c 'import os,sys
+pid = os.posix_spawn("/bin/cat", ["cat", sys.argv[1]], {})
+_, st = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(st))' "$S"
+	c subprocess-vfork      procs 1      "--type syscall --path $S --action deny --rule no-secrets" \
+		$PY -c 'import subprocess,sys; sys.exit(subprocess.call(["cat", sys.argv[1]]))' "$S"
+	c python-threads        procs 0      "--type syscall --path $S --action deny --thread yes --min 4" \
+		$PY -c 'import threading,sys,errno
+res = []
+def f():
+    try:
+        open(sys.argv[1]).read(); res.append("open")
+    except OSError as e:
+        res.append(e.errno)
+ts = [threading.Thread(target=f) for _ in range(4)]
+[t.start() for t in ts]; [t.join() for t in ts]
+sys.exit(0 if res == [errno.EACCES] * 4 else 1)' "$S"
+	c deep-chain            procs 1      "--path $S --action deny --rule no-secrets" \
+		sh -c "sh -c 'sh -c \"cat $S\"'"
+	c many-children         procs 0      "--type syscall --path $S --action deny --count 8; --type proc.exit --min 9" \
+		sh -c "for i in 1 2 3 4 5 6 7 8; do cat '$S' 2>/dev/null & done; wait; exit 0"
+	c proc-records          procs 3      "--type proc.fork --has pid --has ppid; --type proc.exec --path $B/exit-with --argv [\"$B/exit-with\",\"3\"]; --type proc.exit --code 3" \
+		sh -c "'$B/exit-with' 3; exit \$?"
+	c proc-exit-signal      procs sig:TERM "--type proc.exit --signal TERM" \
+		"$B/kill-self" TERM
+}
+
+sg_main cases

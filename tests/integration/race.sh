@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# TOCTOU attackers.  race-open: one thread flips a path buffer between an
+# allowed and a denied file while another opens it in a loop; race-symlink:
+# one thread swaps a symlink between an allowed and a denied target (atomic
+# RENAME_EXCHANGE, or rename(2) of prepared symlinks) while another opens
+# it; race-exec: a thread flips the path an execve is given.  The denied
+# file (content SECRET) must never be opened, the denied program never
+# run (a child killed at the exec stop is fine).  Each run is
+# first made natively to prove the attacker does win without sysgate.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+SECS=${SG_RACE_SECONDS:-3}
+
+cases() {
+	policy race <<'EOF'
+[policy]
+default = allow
+audit = denied
+
+[rule no-exec-xd]
+syscalls = @exec
+path = ${CWD}/xd/**
+action = deny
+errno = EACCES
+
+[rule no-secret]
+syscalls = @file
+path = ${CWD}/race/s
+path = ${CWD}/race/s-dir/**
+access = read, write
+action = deny
+errno = EACCES
+EOF
+	mkdir -p "$W/race/s-dir" "$W/race/a-dir"
+	echo "PUBLIC" >"$W/race/a"
+	echo "SECRET" >"$W/race/s"
+	echo "PUBLIC" >"$W/race/a-dir/f"
+	echo "SECRET" >"$W/race/s-dir/f"
+	# Symlink sets for race-symlink: link/spare (exchange), link/bad (rename).
+	local d
+	for d in xn-native xn rn-native rn; do
+		mkdir -p "$W/$d"
+		ln -s "$W/race/a" "$W/$d/link"
+	done
+	ln -s "$W/race/s" "$W/xn-native/spare"
+	ln -s "$W/race/s" "$W/xn/spare"
+	ln -s "$W/race/s" "$W/rn-native/bad"
+	ln -s "$W/race/s" "$W/rn/bad"
+	# race-exec: same-length paths, allowed exits 10, denied dies of SIGUSR1.
+	mkdir -p "$W/xa" "$W/xd"
+	cp "$B/exit-with" "$W/xa/prog"
+	cp "$B/kill-self" "$W/xd/prog"
+	[ "$U" = root ] || chown -R "$U:" "$W"
+
+	# The attackers win natively (exit 1), else the test proves nothing.
+	native 1 "$B/race-open" "$W/race/a" "$W/race/s" 1
+	native 1 "$B/race-symlink" --prepared "$W/xn-native" "$W/race/a" "$W/race/s" 1
+	native 1 "$B/race-symlink" --prepared --mode rename "$W/rn-native" "$W/race/a" "$W/race/s" 1
+	native 1 "$B/race-exec" "$W/xa/prog" "$W/xd/prog" 2
+
+	c race-open-buffer      race 0 "--type syscall --path $W/race/s --action deny --rule no-secret --min 1" \
+		"$B/race-open" "$W/race/a" "$W/race/s" "$SECS"
+	c race-open-dir-component race 0 "--type syscall --path $W/race/s-dir/f --action deny --min 1" \
+		"$B/race-open" "$W/race/a-dir/f" "$W/race/s-dir/f" "$SECS"
+	c race-symlink-exchange race 0 "--type syscall --path $W/race/s --action deny --rule no-secret --min 1" \
+		"$B/race-symlink" --prepared "$W/xn" "$W/race/a" "$W/race/s" "$SECS"
+	c race-symlink-rename   race 0 "--type syscall --path $W/race/s --action deny --rule no-secret --min 1" \
+		"$B/race-symlink" --prepared --mode rename "$W/rn" "$W/race/a" "$W/race/s" "$SECS"
+	c race-exec             race 0 "--type syscall --syscall execve --path $W/xd/prog --action deny --rule no-exec-xd --min 1" \
+		"$B/race-exec" "$W/xa/prog" "$W/xd/prog" "$SECS"
+	check race-secret-untouched grep -qx SECRET "$W/race/s"
+}
+
+sg_main cases
