@@ -429,6 +429,22 @@ static int add_syscall(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 {
 	if (nr == __NR_clone)
 		return add_clone(ctx, def_act, p);
+	if (nr == __NR_sendto && p->mech == RULES_MECH_NOTIFY) {
+		/* A send without a destination goes where the socket is
+		 * connected, which connect() decided: only sends with an
+		 * address reach the supervisor. */
+		struct scmp_arg_cmp none = {
+			.arg = 4, .op = SCMP_CMP_EQ, .datum_a = 0,
+		};
+		struct scmp_arg_cmp some = {
+			.arg = 4, .op = SCMP_CMP_NE, .datum_a = 0,
+		};
+		int rc = add_rule(ctx, def_act, SCMP_ACT_ALLOW, nr, 1, &none);
+
+		if (rc < 0)
+			return rc;
+		return add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &some);
+	}
 	if (nr == __NR_clone3) {
 		/* Guard: ENOSYS makes libc fall back to clone, whose flags
 		 * the filter can see; only a kill is stronger. */

@@ -83,6 +83,17 @@ static const struct rules_syscall_info known[] = {
 	{ .name = "bind", .nr = __NR_bind, .kind = RULES_KIND_NET,
 	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
 	  .addr_arg = 1, .addrlen_arg = 2 },
+	/* The filter notifies sendto only with a destination address. */
+	{ .name = "sendto", .nr = __NR_sendto, .kind = RULES_KIND_NET,
+	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
+	  .addr_arg = 4, .addrlen_arg = 5 },
+	/* The address is msg_name inside struct msghdr. */
+	{ .name = "sendmsg", .nr = __NR_sendmsg, .kind = RULES_KIND_NET,
+	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
+	  .addr_arg = -1, .addrlen_arg = -1 },
+	{ .name = "sendmmsg", .nr = __NR_sendmmsg, .kind = RULES_KIND_NET,
+	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
+	  .addr_arg = -1, .addrlen_arg = -1 },
 };
 
 /* Syscalls newer than libseccomp 2.5.4's table, used only when libseccomp
@@ -296,7 +307,9 @@ static const char *const group_file[] = {
 	NULL
 };
 static const char *const group_exec[] = { "execve", "execveat", NULL };
-static const char *const group_network[] = { "connect", "bind", NULL };
+static const char *const group_network[] = {
+	"connect", "bind", "sendto", "sendmsg", "sendmmsg", NULL
+};
 static const char *const group_process[] = {
 	"fork", "vfork", "clone", "clone3", "kill", "tkill", "tgkill",
 	"rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open",

@@ -18,6 +18,7 @@
 #include "supervisor/supervisor.h"
 
 struct audit_writer;
+struct call;
 
 /* ------------------------------------------------------------------ */
 /* Process table (procs.c): one entry per traced task (thread).        */
@@ -179,6 +180,22 @@ void resolved_init(struct resolved *r);
  * listener error. */
 int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		      struct seccomp_notif_resp *resp);
+
+/* Shared by notify.c and net.c (the trusted path). */
+int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
+		     bool cont);
+bool notify_id_valid(struct sup *s, uint64_t id);
+/* Record the call, then reply (CONTINUE when cont). */
+int notify_finish(struct sup *s, struct call *c, bool cont);
+/* Record a call before the change it allows is made; 0 or -EIO. */
+int notify_record_before_change(struct sup *s, struct call *c);
+/* Checks no policy can switch off; true when they decided (deny). */
+bool notify_builtin_check(struct sup *s, const struct resolved *r,
+			  unsigned access, struct rules_verdict *v);
+void notify_verdict_builtin(struct rules_verdict *v, const char *rule, int err);
+int notify_caller_umask(struct call *c);
+/* connect, bind, sendto, sendmsg, sendmmsg (net.c). */
+int net_handle(struct sup *s, struct call *c);
 
 /* Exec verification at PTRACE_EVENT_EXEC (notify.c, shares the checks). */
 void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);

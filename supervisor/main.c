@@ -356,6 +356,8 @@ int main(int argc, char **argv)
 		return tool_verify(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "keygen"))
 		return tool_keygen(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return tool_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("sysgate %s\n", PACKAGE_VERSION);
 		return 0;

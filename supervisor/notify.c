@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/openat2.h>
@@ -86,7 +88,7 @@ static enum op path_op(int nr)
 /* ------------------------------------------------------------------ */
 /* Replies                                                             */
 
-static int send_resp(struct sup *s, uint64_t id, int64_t val, int err,
+int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 		     bool cont)
 {
 	struct seccomp_notif_resp resp = {
@@ -108,7 +110,7 @@ static int send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 	return 0;
 }
 
-static bool id_valid(struct sup *s, uint64_t id)
+bool notify_id_valid(struct sup *s, uint64_t id)
 {
 	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
@@ -131,7 +133,7 @@ static int add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 /* ------------------------------------------------------------------ */
 /* Decisions                                                           */
 
-static void verdict_builtin(struct rules_verdict *v, const char *rule, int err)
+void notify_verdict_builtin(struct rules_verdict *v, const char *rule, int err)
 {
 	v->action = RULES_DENY;
 	v->err = err;
@@ -146,7 +148,7 @@ static void verdict_builtin(struct rules_verdict *v, const char *rule, int err)
  * reach but for a few read-only files that ps(1) needs, and the audit trail
  * cannot be written, removed or replaced by the tree.
  */
-static bool builtin_check(struct sup *s, const struct resolved *r,
+bool notify_builtin_check(struct sup *s, const struct resolved *r,
 			  unsigned access, struct rules_verdict *v)
 {
 	static const char *const readable[] = {
@@ -159,7 +161,7 @@ static bool builtin_check(struct sup *s, const struct resolved *r,
 	if (s->have_audit_ino && r->fd >= 0 && r->st.st_dev == s->audit_dev &&
 	    r->st.st_ino == s->audit_ino &&
 	    (access & (RULES_ACC_WRITE | RULES_ACC_DELETE | RULES_ACC_CREATE))) {
-		verdict_builtin(v, "sysgate:audit-trail", EACCES);
+		notify_verdict_builtin(v, "sysgate:audit-trail", EACCES);
 		return true;
 	}
 	if (strncmp(p, "/proc/", 6) == 0 && p[6] >= '1' && p[6] <= '9') {
@@ -171,7 +173,7 @@ static bool builtin_check(struct sup *s, const struct resolved *r,
 		if (*end != '/' && *end != '\0')
 			return false;
 		if (pid == s->self) {
-			verdict_builtin(v, "sysgate:supervisor", EACCES);
+			notify_verdict_builtin(v, "sysgate:supervisor", EACCES);
 			return true;
 		}
 		if (procs_find((pid_t)pid))
@@ -186,7 +188,7 @@ static bool builtin_check(struct sup *s, const struct resolved *r,
 				     !strcmp(readable[i], "task")))
 					return false;
 		}
-		verdict_builtin(v, "sysgate:outside-tree", EACCES);
+		notify_verdict_builtin(v, "sysgate:outside-tree", EACCES);
 		return true;
 	}
 	return false;
@@ -268,7 +270,7 @@ static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 			.action = RULES_ALLOW, .rule = "sysgate:reopen",
 			.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
 		};
-	} else if (!builtin_check(s, r, access, &v)) {
+	} else if (!notify_builtin_check(s, r, access, &v)) {
 		rules_match(s->rules, &ev, &v);
 	}
 	/* Several checks of one path (read and write): keep the strictest. */
@@ -331,7 +333,7 @@ static void kill_caller(struct call *c)
  */
 static pthread_mutex_t finish_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int finish(struct sup *s, struct call *c, bool cont)
+int notify_finish(struct sup *s, struct call *c, bool cont)
 {
 	int r;
 
@@ -350,7 +352,7 @@ static int finish(struct sup *s, struct call *c, bool cont)
 	if (r < 0) {
 		sup_fail(s, "cannot write the audit trail: %s", strerror(-r));
 		pthread_mutex_unlock(&finish_lock);
-		return send_resp(s, c->req->id, 0, EPERM, false);
+		return notify_send_resp(s, c->req->id, 0, EPERM, false);
 	}
 	if (c->v.action != RULES_ALLOW)
 		record_note_denial(s, c);
@@ -358,8 +360,8 @@ static int finish(struct sup *s, struct call *c, bool cont)
 		s->counts[c->v.action]++;
 	pthread_mutex_unlock(&finish_lock);
 	if (cont)
-		return send_resp(s, c->req->id, 0, 0, true);
-	return send_resp(s, c->req->id, c->result, c->err, false);
+		return notify_send_resp(s, c->req->id, 0, 0, true);
+	return notify_send_resp(s, c->req->id, c->result, c->err, false);
 }
 
 /*
@@ -369,7 +371,7 @@ static int finish(struct sup *s, struct call *c, bool cont)
  * its record.  Its result follows in a syscall.result record.  Returns 0,
  * or -EIO when the trail cannot be written: then nothing may be done.
  */
-static int record_before_change(struct sup *s, struct call *c)
+int notify_record_before_change(struct sup *s, struct call *c)
 {
 	int r;
 
@@ -531,7 +533,7 @@ static unsigned resolve_flags_for(const struct open_args *o)
 	return f;
 }
 
-static int caller_umask(struct call *c)
+int notify_caller_umask(struct call *c)
 {
 	int m = tracee_umask(c->tid);
 
@@ -561,7 +563,7 @@ static int do_open(struct call *c, const struct open_args *o,
 
 	if ((f & O_TMPFILE) == O_TMPFILE) {
 		int nf = openat(r->fd, ".", (int)(f | O_CLOEXEC),
-				(mode_t)(o->mode & ~(uint64_t)caller_umask(c) & 07777));
+				(mode_t)(o->mode & ~(uint64_t)notify_caller_umask(c) & 07777));
 
 		return nf < 0 ? -errno : nf;
 	}
@@ -582,7 +584,7 @@ static int do_open(struct call *c, const struct open_args *o,
 	int nf = openat(r->parent_fd, r->name,
 			(int)((f | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
 			       O_CLOEXEC) & ~(uint64_t)O_PATH),
-			(mode_t)(o->mode & ~(uint64_t)caller_umask(c) & 07777));
+			(mode_t)(o->mode & ~(uint64_t)notify_caller_umask(c) & 07777));
 	if (nf < 0)
 		return (errno == EEXIST && !(f & O_EXCL)) ? -EAGAIN : -errno;
 	return nf;
@@ -618,7 +620,7 @@ static void *fifo_thread(void *arg)
 		}
 	}
 	j->c.emulated = true;
-	finish(j->s, &j->c, false);
+	notify_finish(j->s, &j->c, false);
 	free(j);
 	return NULL;
 }
@@ -680,7 +682,7 @@ static int handle_open(struct sup *s, struct call *c)
 		cp->checked = false;
 		rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, 0), cp->raw,
 				  resolve_flags_for(&o), &r);
-		if (!id_valid(s, c->req->id))
+		if (!notify_id_valid(s, c->req->id))
 			goto gone;
 		if (rc < 0) {
 			c->err = -rc;
@@ -728,7 +730,7 @@ static int handle_open(struct sup *s, struct call *c)
 			 */
 			resolved_release(&r);
 			c->note = "O_PATH: opened by the kernel";
-			return finish(s, c, true);
+			return notify_finish(s, c, true);
 		}
 		if (!exists && r.trailing_slash) {
 			c->err = EISDIR;
@@ -743,7 +745,7 @@ static int handle_open(struct sup *s, struct call *c)
 			}
 		}
 		if ((!exists && (o.flags & O_CREAT)) || (exists && (o.flags & O_TRUNC))) {
-			if (record_before_change(s, c) < 0)
+			if (notify_record_before_change(s, c) < 0)
 				break;
 		}
 		nf = do_open(c, &o, &r);
@@ -785,11 +787,11 @@ static int handle_open(struct sup *s, struct call *c)
 	if (!c->err && !c->have_result && c->v.action == RULES_ALLOW)
 		c->err = EAGAIN;	/* the race did not settle */
 	resolved_release(&r);
-	return finish(s, c, false);
+	return notify_finish(s, c, false);
 
 reply_err:
 	resolved_release(&r);
-	return finish(s, c, false);
+	return notify_finish(s, c, false);
 gone:
 	resolved_release(&r);
 	return 0;
@@ -815,7 +817,7 @@ static int emulate_change(struct call *c, enum op op, struct resolved *r)
 		uint64_t mode = nr == SYS_mkdir ? a[1] : a[2];
 
 		rc = mkdirat(r[0].parent_fd, r[0].name,
-			     (mode_t)(mode & 07777 & ~(uint64_t)caller_umask(c)));
+			     (mode_t)(mode & 07777 & ~(uint64_t)notify_caller_umask(c)));
 		break;
 	}
 	case OP_MKNOD: {
@@ -826,7 +828,7 @@ static int emulate_change(struct call *c, enum op op, struct resolved *r)
 		if (type == 0)
 			type = S_IFREG;
 		rc = mknodat(r[0].parent_fd, r[0].name,
-			     type | (mode_t)(mode & 07777 & ~(uint64_t)caller_umask(c)),
+			     type | (mode_t)(mode & 07777 & ~(uint64_t)notify_caller_umask(c)),
 			     (dev_t)dev);
 		break;
 	}
@@ -1043,7 +1045,7 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 			rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, (int)i),
 					  c->paths[i].raw, resf, &r[i]);
 		if (rc < 0) {
-			if (!id_valid(s, c->req->id))
+			if (!notify_id_valid(s, c->req->id))
 				goto gone;
 			c->err = -rc;
 			goto out;
@@ -1054,14 +1056,14 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 			acc = RULES_ACC_WRITE;
 		if ((op == OP_MKDIR || op == OP_MKNOD || op == OP_SYMLINK) &&
 		    r[i].fd >= 0) {
-			if (!id_valid(s, c->req->id))
+			if (!notify_id_valid(s, c->req->id))
 				goto gone;
 			answer_exists(s, c, &c->paths[i], &r[i]);
 			goto out;
 		}
 		decide_path(s, c, &c->paths[i], &r[i], acc);
 	}
-	if (!id_valid(s, c->req->id))
+	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	decide_call(c);
 
@@ -1074,7 +1076,7 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 		goto out;
 	}
 	c->emulated = true;
-	if (record_before_change(s, c) < 0)
+	if (notify_record_before_change(s, c) < 0)
 		goto out;
 	rc = emulate_change(c, op, r);
 	if (rc < 0)
@@ -1086,7 +1088,7 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 out:
 	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
 		resolved_release(&r[i]);
-	return finish(s, c, false);
+	return notify_finish(s, c, false);
 gone:
 	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
 		resolved_release(&r[i]);
@@ -1096,14 +1098,65 @@ gone:
 /* ------------------------------------------------------------------ */
 /* execve / execveat                                                    */
 
-static bool starts_with_shebang(int fd)
+enum exec_format { EXEC_UNKNOWN, EXEC_ELF, EXEC_SCRIPT, EXEC_NONE };
+
+/* True when binfmt_misc may run formats other than ELF and scripts. */
+static bool binfmt_misc_active(void)
 {
-	char p[64], b[2];
+	DIR *d = opendir("/proc/sys/fs/binfmt_misc");
+	struct dirent *e;
+	bool any = false;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && strcmp(e->d_name, "register") &&
+		    strcmp(e->d_name, "status"))
+			any = true;
+	closedir(d);
+	return any;
+}
+
+/* What the kernel will make of the file: ELF, a #! script, or nothing it
+ * can run (ENOEXEC).  UNKNOWN when we cannot read it (execute-only). */
+static enum exec_format exec_format(int fd)
+{
+	char p[64];
+	union {
+		unsigned char b[64];
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} h;
 	AUTO_CLOSE int rf = -1;
+	ssize_t n;
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	rf = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	return rf >= 0 && pread(rf, b, 2, 0) == 2 && b[0] == '#' && b[1] == '!';
+	if (rf < 0)
+		return EXEC_UNKNOWN;
+	memset(&h, 0, sizeof(h));
+	n = pread(rf, h.b, sizeof(h.b), 0);
+	if (n >= 2 && h.b[0] == '#' && h.b[1] == '!')
+		return EXEC_SCRIPT;
+	if (n >= SELFMAG && !memcmp(h.b, ELFMAG, SELFMAG)) {
+		/* The checks the kernel's ELF loader makes before anything
+		 * else (load_elf_binary): class, machine, type, headers. */
+		if (n >= (ssize_t)sizeof(Elf64_Ehdr) &&
+		    h.b[EI_CLASS] == ELFCLASS64 && h.e64.e_machine == EM_X86_64 &&
+		    (h.e64.e_type == ET_EXEC || h.e64.e_type == ET_DYN) &&
+		    h.e64.e_phentsize == sizeof(Elf64_Phdr) &&
+		    h.e64.e_phnum >= 1 && h.e64.e_phnum <= 65536 / sizeof(Elf64_Phdr))
+			return EXEC_ELF;
+		if (n >= (ssize_t)sizeof(Elf32_Ehdr) &&
+		    h.b[EI_CLASS] == ELFCLASS32 && h.e32.e_machine == EM_386 &&
+		    (h.e32.e_type == ET_EXEC || h.e32.e_type == ET_DYN) &&
+		    h.e32.e_phentsize == sizeof(Elf32_Phdr) &&
+		    h.e32.e_phnum >= 1 && h.e32.e_phnum <= 65536 / sizeof(Elf32_Phdr))
+			return EXEC_ELF;
+	}
+	if (n < 0 || binfmt_misc_active())
+		return EXEC_UNKNOWN;
+	return EXEC_NONE;
 }
 
 static int handle_exec(struct sup *s, struct call *c, struct proc *p)
@@ -1131,7 +1184,7 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 	if (flags & AT_EMPTY_PATH)
 		resf |= RES_EMPTY_PATH;
 	rc = resolve_path(c->tid, c->tgid, dirfd, c->paths[0].raw, resf, &r);
-	if (!id_valid(s, c->req->id))
+	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	if (rc < 0) {
 		c->err = -rc;
@@ -1187,17 +1240,26 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 	}
 	ec->dev = r.st.st_dev;
 	ec->ino = r.st.st_ino;
-	ec->script = starts_with_shebang(r.fd);
+	enum exec_format fmt = exec_format(r.fd);
+
+	if (fmt == EXEC_NONE) {
+		/* The kernel has no loader for it: answer ENOEXEC as it
+		 * would, so the trail has the result (execvp then tries sh). */
+		ec->pending = false;
+		c->err = ENOEXEC;
+		goto out;
+	}
+	ec->script = fmt == EXEC_SCRIPT;
 	snprintf(ec->path, sizeof(ec->path), "%s", r.path);
 	resolved_release(&r);
-	return finish(s, c, true);
+	return notify_finish(s, c, true);
 out:
 	if (c->tgid == s->child && !s->child_execd && c->err) {
 		s->first_exec_err = c->err;
 		s->first_exec_rule = c->v.rule;
 	}
 	resolved_release(&r);
-	return finish(s, c, false);
+	return notify_finish(s, c, false);
 gone:
 	resolved_release(&r);
 	return 0;
@@ -1290,233 +1352,6 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 		s->child_execd = true;
 	if (record_exec(s, p, exe) < 0)
 		sup_fail(s, "cannot write the audit trail");
-}
-
-/* ------------------------------------------------------------------ */
-/* connect / bind                                                      */
-
-struct net_job {
-	struct sup *s;
-	struct call c;
-	char exe[PATH_MAX];
-	struct seccomp_notif req;
-	int sock;
-	int path_fd;    /* keeps the unix socket file named by act alive */
-	struct sockaddr_storage act;
-	socklen_t act_len;
-};
-
-static void *connect_thread(void *arg)
-{
-	struct net_job *j = arg;
-	int rc = connect(j->sock, (struct sockaddr *)&j->act, j->act_len);
-
-	j->c.req = &j->req;
-	if (rc < 0)
-		j->c.err = errno;
-	else {
-		j->c.result = 0;
-		j->c.have_result = true;
-	}
-	close(j->sock);
-	if (j->path_fd >= 0)
-		close(j->path_fd);
-	finish(j->s, &j->c, false);
-	free(j);
-	return NULL;
-}
-
-static int handle_net(struct sup *s, struct call *c)
-{
-	const __u64 *a = c->req->data.args;
-	bool is_bind = c->req->data.nr == SYS_bind;
-	struct sockaddr_storage act;
-	socklen_t act_len;
-	AUTO_CLOSE int sock = -1;
-	struct resolved r;
-	struct stat st;
-	uint64_t len = a[2];
-	int rc;
-
-	resolved_init(&r);
-	if (len > sizeof(c->addr) || len < sizeof(sa_family_t)) {
-		c->err = EINVAL;
-		goto out;
-	}
-	memset(&c->addr, 0, sizeof(c->addr));
-	rc = tracee_read(c->tid, a[1], &c->addr, (size_t)len);
-	if (rc < 0) {
-		c->err = -rc;
-		goto out;
-	}
-	c->addr_len = (socklen_t)len;
-	c->have_addr = true;
-	act = c->addr;
-	act_len = c->addr_len;
-
-	sock = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
-	if (!id_valid(s, c->req->id))
-		goto gone;
-	if (sock < 0) {
-		c->err = sock == -ESRCH ? ESRCH : EBADF;
-		goto out;
-	}
-	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
-		c->err = ENOTSOCK;
-		goto out;
-	}
-
-	struct rules_event ev = {
-		.nr = c->req->data.nr,
-		.exe = c->exe,
-		.addr = (struct sockaddr *)&c->addr,
-		.addr_len = c->addr_len,
-	};
-	memcpy(ev.args, a, sizeof(ev.args));
-
-	if (c->addr.ss_family == AF_UNIX &&
-	    c->addr_len > offsetof(struct sockaddr_un, sun_path) &&
-	    ((struct sockaddr_un *)&c->addr)->sun_path[0] != '\0') {
-		/* A path socket: resolve it as the caller would, match its
-		 * canonical path and act through our fds. */
-		struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
-		struct sockaddr_un *canon = (struct sockaddr_un *)&act;
-		char spath[sizeof(un->sun_path) + 1];
-		size_t plen = c->addr_len - offsetof(struct sockaddr_un, sun_path);
-
-		memcpy(spath, un->sun_path, plen);
-		spath[plen] = '\0';
-		rc = resolve_path(c->tid, c->tgid, AT_FDCWD, spath,
-				  is_bind ? 0 : RES_FOLLOW, &r);
-		if (!id_valid(s, c->req->id))
-			goto gone;
-		if (rc < 0) {
-			c->err = -rc;
-			goto out;
-		}
-		struct call_path *cp = &c->paths[c->n_paths++];
-
-		cp->arg_name = "path";
-		snprintf(cp->raw, sizeof(cp->raw), "%s", spath);
-		cp->raw_len = strlen(cp->raw);
-		cp->have_raw = true;
-		snprintf(cp->resolved, sizeof(cp->resolved), "%s", r.path);
-		cp->have_resolved = true;
-		cp->checked = true;
-		cp->access = is_bind ? RULES_ACC_CREATE : RULES_ACC_WRITE;
-
-		struct sockaddr_un match = { .sun_family = AF_UNIX };
-		size_t rl = strlen(r.path);
-
-		if (rl < sizeof(match.sun_path)) {
-			memcpy(match.sun_path, r.path, rl);
-			ev.addr = (struct sockaddr *)&match;
-			ev.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + rl + 1);
-		}
-		if (!builtin_check(s, &r, cp->access, &c->v))
-			rules_match(s->rules, &ev, &c->v);
-		cp->v = c->v;
-		memset(canon, 0, sizeof(*canon));
-		canon->sun_family = AF_UNIX;
-		if (is_bind) {
-			if (r.fd >= 0) {
-				c->err = EADDRINUSE;
-				if (c->v.action == RULES_ALLOW)
-					goto out;
-			}
-			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
-				      "/proc/self/fd/%d/%s", r.parent_fd, r.name);
-		} else {
-			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
-				      "/proc/self/fd/%d", r.fd);
-		}
-		if (rc < 0 || (size_t)rc >= sizeof(canon->sun_path)) {
-			c->err = ENAMETOOLONG;
-			if (c->v.action == RULES_ALLOW)
-				goto out;
-		}
-		act_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-				      strlen(canon->sun_path) + 1);
-		if (!is_bind && r.fd < 0 && c->v.action == RULES_ALLOW) {
-			c->err = ENOENT;
-			goto out;
-		}
-	} else if (c->addr.ss_family == AF_NETLINK) {
-		/* Kernel-local messaging, not a network: glibc's resolver
-		 * binds a netlink socket to list interfaces. */
-		c->v = (struct rules_verdict){ .action = RULES_ALLOW,
-					       .rule = "sysgate:netlink",
-					       .audit = rules_audit_level(s->rules) ==
-							RULES_AUDIT_ALL };
-	} else {
-		rules_match(s->rules, &ev, &c->v);
-	}
-	if (c->v.action != RULES_ALLOW) {
-		c->err = 0;
-		goto out;
-	}
-	if (c->err)
-		goto out;
-
-	c->emulated = true;
-	if (record_before_change(s, c) < 0)
-		goto out;
-	if (is_bind) {
-		int um = caller_umask(c);
-		/* A unix socket file gets the caller's umask. */
-		mode_t old = umask((mode_t)um);
-
-		rc = bind(sock, (struct sockaddr *)&act, act_len);
-		c->err = rc < 0 ? errno : 0;
-		umask(old);
-	} else {
-		int fl = fcntl(sock, F_GETFL);
-
-		if (fl >= 0 && !(fl & O_NONBLOCK)) {
-			/* A blocking connect may take long: answer it from
-			 * a thread, the loop goes on. */
-			struct net_job *j = calloc(1, sizeof(*j));
-			pthread_t t;
-			pthread_attr_t at;
-
-			if (j) {
-				j->s = s;
-				j->c = *c;
-				snprintf(j->exe, sizeof(j->exe), "%s",
-					 c->exe ? c->exe : "?");
-				j->c.exe = j->exe;
-				j->req = *c->req;
-				j->sock = steal_fd(&sock);
-				/* act may name /proc/self/fd/N of r.fd. */
-				j->path_fd = steal_fd(&r.fd);
-				j->act = act;
-				j->act_len = act_len;
-				pthread_attr_init(&at);
-				pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-				if (pthread_create(&t, &at, connect_thread, j) == 0) {
-					pthread_attr_destroy(&at);
-					resolved_release(&r);
-					return 0;
-				}
-				pthread_attr_destroy(&at);
-				sock = j->sock;
-				r.fd = j->path_fd;
-				free(j);
-			}
-		}
-		rc = connect(sock, (struct sockaddr *)&act, act_len);
-		c->err = rc < 0 ? errno : 0;
-	}
-	if (!c->err) {
-		c->result = 0;
-		c->have_result = true;
-	}
-out:
-	resolved_release(&r);
-	return finish(s, c, false);
-gone:
-	resolved_release(&r);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1614,7 +1449,7 @@ static bool outside_tree(struct sup *s, struct call *c)
 	}
 	if (ok)
 		return false;
-	verdict_builtin(&c->v, "sysgate:outside-tree", EPERM);
+	notify_verdict_builtin(&c->v, "sysgate:outside-tree", EPERM);
 	return true;
 }
 
@@ -1630,7 +1465,7 @@ static int handle_scalar(struct sup *s, struct call *c)
 		rules_match(s->rules, &ev, &c->v);
 	/* Security: CONTINUE is safe here: nothing was read from the
 	 * tracee's memory to decide. */
-	return finish(s, c, c->v.action == RULES_ALLOW);
+	return notify_finish(s, c, c->v.action == RULES_ALLOW);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1672,7 +1507,7 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 
 		p = procs_add(c.tid, tg > 0 ? tg : c.tid, 0);
 		if (!p)
-			return send_resp(s, req->id, 0, ENOMEM, false);
+			return notify_send_resp(s, req->id, 0, ENOMEM, false);
 		if (tg > 0 && tg != c.tid) {
 			struct proc *leader = procs_find(tg);
 
@@ -1697,18 +1532,18 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 
 	if (req->data.arch != AUDIT_ARCH_X86_64) {
 		/* The guard filter kills other ABIs; never let one through. */
-		verdict_builtin(&c.v, "sysgate:arch", ENOSYS);
-		return finish(s, &c, false);
+		notify_verdict_builtin(&c.v, "sysgate:arch", ENOSYS);
+		return notify_finish(s, &c, false);
 	}
 	/* A process is always allowed to end. */
 	if (nr == SYS_exit || nr == SYS_exit_group || nr == SYS_rt_sigreturn)
-		return send_resp(s, req->id, 0, 0, true);
+		return notify_send_resp(s, req->id, 0, 0, true);
 
 	if (!c.info) {
 		c.v.action = RULES_DENY;
 		c.v.err = ENOSYS;
 		c.v.audit = true;
-		return finish(s, &c, false);
+		return notify_finish(s, &c, false);
 	}
 	switch (c.info->kind) {
 	case RULES_KIND_SCALAR:
@@ -1720,16 +1555,16 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 			return handle_open(s, &c);
 		if (op == OP_UNSUPPORTED) {
 			/* Fail closed: a path call we cannot carry out. */
-			verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
-			return finish(s, &c, false);
+			notify_verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
+			return notify_finish(s, &c, false);
 		}
 		return handle_change(s, &c, op);
 	}
 	case RULES_KIND_EXEC:
 		return handle_exec(s, &c, p);
 	case RULES_KIND_NET:
-		return handle_net(s, &c);
+		return net_handle(s, &c);
 	}
-	verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
-	return finish(s, &c, false);
+	notify_verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
+	return notify_finish(s, &c, false);
 }

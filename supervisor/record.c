@@ -143,6 +143,40 @@ static void add_addr(struct audit_rec *r, const char *key,
 	audit_obj_end(r);
 }
 
+/* A call's address as people write it ("127.0.0.1:80"), or NULL. */
+static const char *addr_text(const struct call *c, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	if (!c->have_addr)
+		return NULL;
+	switch (c->addr.ss_family) {
+	case AF_INET: {
+		const struct sockaddr_in *in = (const void *)&c->addr;
+
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, ntohs(in->sin_port));
+		return buf;
+	}
+	case AF_INET6: {
+		const struct sockaddr_in6 *in6 = (const void *)&c->addr;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, ntohs(in6->sin6_port));
+		return buf;
+	}
+	case AF_UNIX:
+		if (c->n_paths)
+			snprintf(buf, len, "unix:%s", c->paths[0].raw);
+		else
+			snprintf(buf, len, "unix");
+		return buf;
+	default:
+		snprintf(buf, len, "family %d", c->addr.ss_family);
+		return buf;
+	}
+}
+
 /* The live line of -v: strace-like. */
 static void verbose_line(const struct call *c, const char *addr_human)
 {
@@ -202,7 +236,7 @@ int record_call(struct sup *s, const struct call *c)
 	int nr = c->req->data.nr;
 
 	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
-		verbose_line(c, NULL);
+		verbose_line(c, addr_text(c, human, sizeof(human)));
 	if (!c->v.audit)
 		return 0;
 	r = audit_begin(s->audit, "syscall");
@@ -289,8 +323,10 @@ int record_result(struct sup *s, const struct call *c)
 {
 	struct audit_rec *r;
 
+	char human[PATH_MAX + 32];
+
 	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
-		verbose_line(c, NULL);
+		verbose_line(c, addr_text(c, human, sizeof(human)));
 	if (!c->v.audit)
 		return 0;
 	r = audit_begin(s->audit, "syscall.result");

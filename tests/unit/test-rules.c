@@ -1556,6 +1556,9 @@ static void test_syscall_table(void)
 		{ "execveat", RULES_KIND_EXEC, RULES_ACC_EXEC, 1, 0, -1, -1, -1, -1 },
 		{ "connect", RULES_KIND_NET, 0, -1, -1, -1, -1, 1, 2 },
 		{ "bind", RULES_KIND_NET, 0, -1, -1, -1, -1, 1, 2 },
+		{ "sendto", RULES_KIND_NET, 0, -1, -1, -1, -1, 4, 5 },
+		{ "sendmsg", RULES_KIND_NET, 0, -1, -1, -1, -1, -1, -1 },
+		{ "sendmmsg", RULES_KIND_NET, 0, -1, -1, -1, -1, -1, -1 },
 	};
 	size_t i, n_special = 0;
 	int nr;

@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Network calls on the trusted path: connect and bind are decided on the
+ * copied address and carried out on the caller's socket (a pidfd_getfd
+ * dup); sends with a destination (sendto, sendmsg, sendmmsg) are decided
+ * the same way and sent by the supervisor from a copy of the data, since
+ * the kernel would read the address again.  A send on a connected stream
+ * socket goes where connect() decided and is continued without a look at
+ * its memory.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "supervisor/internal.h"
+
+/* Caps on what is copied out of the tracee for one emulated send. */
+#define SEND_MAX_BYTES (4u << 20)
+#define SEND_MAX_CONTROL 16384u
+#define SEND_MAX_IOV 1024u
+#define SEND_MAX_MSGS 1024u
+
+/* ------------------------------------------------------------------ */
+/* connect / bind                                                      */
+
+struct net_job {
+	struct sup *s;
+	struct call c;
+	char exe[PATH_MAX];
+	struct seccomp_notif req;
+	int sock;
+	int path_fd;    /* keeps the unix socket file named by act alive */
+	struct sockaddr_storage act;
+	socklen_t act_len;
+};
+
+static void *connect_thread(void *arg)
+{
+	struct net_job *j = arg;
+	int rc = connect(j->sock, (struct sockaddr *)&j->act, j->act_len);
+
+	j->c.req = &j->req;
+	if (rc < 0)
+		j->c.err = errno;
+	else {
+		j->c.result = 0;
+		j->c.have_result = true;
+	}
+	close(j->sock);
+	if (j->path_fd >= 0)
+		close(j->path_fd);
+	notify_finish(j->s, &j->c, false);
+	free(j);
+	return NULL;
+}
+
+static int handle_connect_bind(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	bool is_bind = c->req->data.nr == SYS_bind;
+	struct sockaddr_storage act;
+	socklen_t act_len;
+	AUTO_CLOSE int sock = -1;
+	struct resolved r;
+	struct stat st;
+	uint64_t len = a[2];
+	int rc;
+
+	resolved_init(&r);
+	if (len > sizeof(c->addr) || len < sizeof(sa_family_t)) {
+		c->err = EINVAL;
+		goto out;
+	}
+	memset(&c->addr, 0, sizeof(c->addr));
+	rc = tracee_read(c->tid, a[1], &c->addr, (size_t)len);
+	if (rc < 0) {
+		c->err = -rc;
+		goto out;
+	}
+	c->addr_len = (socklen_t)len;
+	c->have_addr = true;
+	act = c->addr;
+	act_len = c->addr_len;
+
+	sock = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+	if (!notify_id_valid(s, c->req->id))
+		goto gone;
+	if (sock < 0) {
+		c->err = sock == -ESRCH ? ESRCH : EBADF;
+		goto out;
+	}
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		c->err = ENOTSOCK;
+		goto out;
+	}
+
+	struct rules_event ev = {
+		.nr = c->req->data.nr,
+		.exe = c->exe,
+		.addr = (struct sockaddr *)&c->addr,
+		.addr_len = c->addr_len,
+	};
+	memcpy(ev.args, a, sizeof(ev.args));
+
+	if (c->addr.ss_family == AF_UNIX &&
+	    c->addr_len > offsetof(struct sockaddr_un, sun_path) &&
+	    ((struct sockaddr_un *)&c->addr)->sun_path[0] != '\0') {
+		/* A path socket: resolve it as the caller would, match its
+		 * canonical path and act through our fds. */
+		struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
+		struct sockaddr_un *canon = (struct sockaddr_un *)&act;
+		char spath[sizeof(un->sun_path) + 1];
+		size_t plen = c->addr_len - offsetof(struct sockaddr_un, sun_path);
+
+		memcpy(spath, un->sun_path, plen);
+		spath[plen] = '\0';
+		rc = resolve_path(c->tid, c->tgid, AT_FDCWD, spath,
+				  is_bind ? 0 : RES_FOLLOW, &r);
+		if (!notify_id_valid(s, c->req->id))
+			goto gone;
+		if (rc < 0) {
+			c->err = -rc;
+			goto out;
+		}
+		struct call_path *cp = &c->paths[c->n_paths++];
+
+		cp->arg_name = "path";
+		snprintf(cp->raw, sizeof(cp->raw), "%s", spath);
+		cp->raw_len = strlen(cp->raw);
+		cp->have_raw = true;
+		snprintf(cp->resolved, sizeof(cp->resolved), "%s", r.path);
+		cp->have_resolved = true;
+		cp->checked = true;
+		cp->access = is_bind ? RULES_ACC_CREATE : RULES_ACC_WRITE;
+
+		struct sockaddr_un match = { .sun_family = AF_UNIX };
+		size_t rl = strlen(r.path);
+
+		if (rl < sizeof(match.sun_path)) {
+			memcpy(match.sun_path, r.path, rl);
+			ev.addr = (struct sockaddr *)&match;
+			ev.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + rl + 1);
+		}
+		if (!notify_builtin_check(s, &r, cp->access, &c->v))
+			rules_match(s->rules, &ev, &c->v);
+		cp->v = c->v;
+		memset(canon, 0, sizeof(*canon));
+		canon->sun_family = AF_UNIX;
+		if (is_bind) {
+			if (r.fd >= 0) {
+				c->err = EADDRINUSE;
+				if (c->v.action == RULES_ALLOW)
+					goto out;
+			}
+			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
+				      "/proc/self/fd/%d/%s", r.parent_fd, r.name);
+		} else {
+			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
+				      "/proc/self/fd/%d", r.fd);
+		}
+		if (rc < 0 || (size_t)rc >= sizeof(canon->sun_path)) {
+			c->err = ENAMETOOLONG;
+			if (c->v.action == RULES_ALLOW)
+				goto out;
+		}
+		act_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				      strlen(canon->sun_path) + 1);
+		if (!is_bind && r.fd < 0 && c->v.action == RULES_ALLOW) {
+			c->err = ENOENT;
+			goto out;
+		}
+	} else if (c->addr.ss_family == AF_NETLINK) {
+		/* Kernel-local messaging, not a network: glibc's resolver
+		 * binds a netlink socket to list interfaces. */
+		c->v = (struct rules_verdict){ .action = RULES_ALLOW,
+					       .rule = "sysgate:netlink",
+					       .audit = rules_audit_level(s->rules) ==
+							RULES_AUDIT_ALL };
+	} else {
+		rules_match(s->rules, &ev, &c->v);
+	}
+	if (c->v.action != RULES_ALLOW) {
+		c->err = 0;
+		goto out;
+	}
+	if (c->err)
+		goto out;
+
+	c->emulated = true;
+	if (notify_record_before_change(s, c) < 0)
+		goto out;
+	if (is_bind) {
+		int um = notify_caller_umask(c);
+		/* A unix socket file gets the caller's umask. */
+		mode_t old = umask((mode_t)um);
+
+		rc = bind(sock, (struct sockaddr *)&act, act_len);
+		c->err = rc < 0 ? errno : 0;
+		umask(old);
+	} else {
+		int fl = fcntl(sock, F_GETFL);
+
+		if (fl >= 0 && !(fl & O_NONBLOCK)) {
+			/* A blocking connect may take long: answer it from
+			 * a thread, the loop goes on. */
+			struct net_job *j = calloc(1, sizeof(*j));
+			pthread_t t;
+			pthread_attr_t at;
+
+			if (j) {
+				j->s = s;
+				j->c = *c;
+				snprintf(j->exe, sizeof(j->exe), "%s",
+					 c->exe ? c->exe : "?");
+				j->c.exe = j->exe;
+				j->req = *c->req;
+				j->sock = steal_fd(&sock);
+				/* act may name /proc/self/fd/N of r.fd. */
+				j->path_fd = steal_fd(&r.fd);
+				j->act = act;
+				j->act_len = act_len;
+				pthread_attr_init(&at);
+				pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+				if (pthread_create(&t, &at, connect_thread, j) == 0) {
+					pthread_attr_destroy(&at);
+					resolved_release(&r);
+					return 0;
+				}
+				pthread_attr_destroy(&at);
+				sock = j->sock;
+				r.fd = j->path_fd;
+				free(j);
+			}
+		}
+		rc = connect(sock, (struct sockaddr *)&act, act_len);
+		c->err = rc < 0 ? errno : 0;
+	}
+	if (!c->err) {
+		c->result = 0;
+		c->have_result = true;
+	}
+out:
+	resolved_release(&r);
+	return notify_finish(s, c, false);
+gone:
+	resolved_release(&r);
+	return 0;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* sendto / sendmsg / sendmmsg                                         */
+
+struct out_msg {
+	struct sockaddr_storage name;   /* as the caller gave it (copied) */
+	socklen_t name_len;
+	struct sockaddr_storage act;    /* what we send to */
+	socklen_t act_len;
+	int path_fd;                    /* unix path socket, kept open */
+	char *data;
+	size_t len;
+	char *control;
+	size_t control_len;
+	int fds[SEND_MAX_CONTROL / sizeof(int)];
+	unsigned n_fds;                 /* our dups of SCM_RIGHTS fds */
+};
+
+static void out_msg_release(struct out_msg *m)
+{
+	free(m->data);
+	free(m->control);
+	for (unsigned i = 0; i < m->n_fds; i++)
+		close(m->fds[i]);
+	if (m->path_fd >= 0)
+		close(m->path_fd);
+	m->data = NULL;
+	m->control = NULL;
+	m->n_fds = 0;
+	m->path_fd = -1;
+}
+
+/* Stream sockets that are connected send to their peer whatever address a
+ * call names (TCP ignores it, AF_UNIX refuses it), except TCP Fast Open. */
+static bool sends_to_peer(int sock, uint64_t flags)
+{
+	int type = 0;
+	socklen_t tl = sizeof(type);
+	struct sockaddr_storage peer;
+	socklen_t pl = sizeof(peer);
+
+	if (flags & MSG_FASTOPEN)
+		return false;
+	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
+		return false;
+	if (type != SOCK_STREAM && type != SOCK_SEQPACKET)
+		return false;
+	return getpeername(sock, (struct sockaddr *)&peer, &pl) == 0;
+}
+
+/* Copy the data of iov (tracee addresses) into one buffer. */
+static int copy_iov(struct call *c, uint64_t iov_addr, uint64_t n,
+		    struct out_msg *m)
+{
+	struct iovec *iov;
+	size_t total = 0;
+	int rc;
+
+	if (n > SEND_MAX_IOV)
+		return -EMSGSIZE;
+	if (n == 0)
+		return 0;
+	iov = calloc(n, sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	rc = tracee_read(c->tid, iov_addr, iov, n * sizeof(*iov));
+	for (uint64_t i = 0; rc == 0 && i < n; i++) {
+		if (iov[i].iov_len > SEND_MAX_BYTES - total)
+			rc = -EMSGSIZE;
+		else
+			total += iov[i].iov_len;
+	}
+	if (rc == 0 && total) {
+		m->data = malloc(total);
+		if (!m->data)
+			rc = -ENOMEM;
+	}
+	for (uint64_t i = 0; rc == 0 && i < n; i++) {
+		rc = tracee_read(c->tid, (uint64_t)(uintptr_t)iov[i].iov_base,
+				 m->data + m->len, iov[i].iov_len);
+		m->len += iov[i].iov_len;
+	}
+	free(iov);
+	return rc;
+}
+
+/* Copy the control data; fds passed with SCM_RIGHTS are the caller's and
+ * are replaced by our dups of the same files. */
+static int copy_control(struct call *c, uint64_t addr, uint64_t len,
+			struct out_msg *m)
+{
+	struct msghdr mh = { 0 };
+	struct cmsghdr *cm;
+	int rc;
+
+	if (len == 0 || addr == 0)
+		return 0;
+	if (len > SEND_MAX_CONTROL)
+		return -ENOBUFS;
+	m->control = calloc(1, len);
+	if (!m->control)
+		return -ENOMEM;
+	rc = tracee_read(c->tid, addr, m->control, len);
+	if (rc < 0)
+		return rc;
+	m->control_len = len;
+	mh.msg_control = m->control;
+	mh.msg_controllen = len;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		if (cm->cmsg_len < CMSG_LEN(0))
+			return -EINVAL;
+		size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int *fds = (int *)CMSG_DATA(cm);
+
+		for (size_t i = 0; i < n; i++) {
+			int ours;
+
+			if (m->n_fds >= ARRAY_SIZE(m->fds))
+				return -ETOOMANYREFS;
+			ours = tracee_getfd(c->tgid, fds[i]);
+			if (ours < 0)
+				return -EBADF;
+			m->fds[m->n_fds++] = ours;
+			fds[i] = ours;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Decide one destination.  Fills m->act (what the supervisor sends to)
+ * and c->v; a message without a destination goes to the connected peer,
+ * which connect() decided: it is sent without a new decision.
+ */
+static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
+		       bool *decided)
+{
+	struct rules_event ev = {
+		.nr = c->req->data.nr,
+		.exe = c->exe,
+	};
+	struct rules_verdict v;
+
+	*decided = false;
+	m->act_len = 0;
+	if (m->name_len == 0)
+		return 0;
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	memcpy(&c->addr, &m->name, sizeof(c->addr));
+	c->addr_len = m->name_len;
+	c->have_addr = true;
+	m->act = m->name;
+	m->act_len = m->name_len;
+	*decided = true;
+	if (m->name.ss_family == AF_UNIX &&
+	    m->name_len > offsetof(struct sockaddr_un, sun_path) &&
+	    ((struct sockaddr_un *)&m->name)->sun_path[0] != '\0') {
+		struct sockaddr_un *un = (struct sockaddr_un *)&m->name;
+		struct sockaddr_un match = { .sun_family = AF_UNIX };
+		struct sockaddr_un *act = (struct sockaddr_un *)&m->act;
+		char spath[sizeof(un->sun_path) + 1];
+		size_t plen = m->name_len - offsetof(struct sockaddr_un, sun_path);
+		struct resolved r;
+		int rc;
+
+		memcpy(spath, un->sun_path, plen);
+		spath[plen] = '\0';
+		resolved_init(&r);
+		rc = resolve_path(c->tid, c->tgid, AT_FDCWD, spath, RES_FOLLOW, &r);
+		if (rc < 0) {
+			resolved_release(&r);
+			return rc;
+		}
+		if (r.fd < 0) {
+			resolved_release(&r);
+			return -ENOENT;
+		}
+		if (strlen(r.path) < sizeof(match.sun_path)) {
+			memcpy(match.sun_path, r.path, strlen(r.path));
+			ev.addr = (struct sockaddr *)&match;
+			ev.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+						  strlen(r.path) + 1);
+		} else {
+			ev.addr = (struct sockaddr *)&m->name;
+			ev.addr_len = m->name_len;
+		}
+		if (!notify_builtin_check(s, &r, RULES_ACC_WRITE, &v))
+			rules_match(s->rules, &ev, &v);
+		memset(act, 0, sizeof(*act));
+		act->sun_family = AF_UNIX;
+		snprintf(act->sun_path, sizeof(act->sun_path), "/proc/self/fd/%d", r.fd);
+		m->act_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+					 strlen(act->sun_path) + 1);
+		m->path_fd = r.fd;
+		r.fd = -1;
+		resolved_release(&r);
+	} else if (m->name.ss_family == AF_NETLINK) {
+		v = (struct rules_verdict){
+			.action = RULES_ALLOW, .rule = "sysgate:netlink",
+			.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
+		};
+	} else {
+		ev.addr = (struct sockaddr *)&m->name;
+		ev.addr_len = m->name_len;
+		rules_match(s->rules, &ev, &v);
+	}
+	c->v = v;
+	c->note = NULL;
+	return 0;
+}
+
+static ssize_t send_one(int sock, struct out_msg *m, int flags)
+{
+	struct iovec iov = { m->data, m->len };
+	struct msghdr mh = {
+		.msg_name = m->act_len ? &m->act : NULL,
+		.msg_namelen = m->act_len,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = m->control,
+		.msg_controllen = m->control_len,
+	};
+	ssize_t n = sendmsg(sock, &mh, flags | MSG_NOSIGNAL);
+
+	return n < 0 ? -errno : n;
+}
+
+struct send_job {
+	struct sup *s;
+	struct call c;
+	char exe[PATH_MAX];
+	struct seccomp_notif req;
+	int sock;
+	int flags;
+	struct out_msg m;
+};
+
+static void *send_thread(void *arg)
+{
+	struct send_job *j = arg;
+	ssize_t n = send_one(j->sock, &j->m, j->flags);
+
+	j->c.req = &j->req;
+	if (n < 0) {
+		j->c.err = (int)-n;
+		if (n == -EPIPE && !(j->flags & MSG_NOSIGNAL))
+			syscall(SYS_tgkill, j->c.tgid, j->c.tid, SIGPIPE);
+	} else {
+		j->c.result = n;
+		j->c.have_result = true;
+	}
+	close(j->sock);
+	out_msg_release(&j->m);
+	notify_finish(j->s, &j->c, false);
+	free(j);
+	return NULL;
+}
+
+/* Send now, or on a thread if a blocking socket would block. */
+static int send_or_defer(struct sup *s, struct call *c, int *sock,
+			 struct out_msg *m, int flags, bool *deferred)
+{
+	int fl = fcntl(*sock, F_GETFL);
+	ssize_t n;
+
+	*deferred = false;
+	n = send_one(*sock, m, flags | MSG_DONTWAIT);
+	if (n == -EAGAIN && fl >= 0 && !(fl & O_NONBLOCK) &&
+	    !(flags & MSG_DONTWAIT)) {
+		struct send_job *j = calloc(1, sizeof(*j));
+		pthread_attr_t at;
+		pthread_t t;
+
+		if (!j)
+			return -ENOMEM;
+		j->s = s;
+		j->c = *c;
+		snprintf(j->exe, sizeof(j->exe), "%s", c->exe ? c->exe : "?");
+		j->c.exe = j->exe;
+		j->req = *c->req;
+		j->sock = *sock;
+		j->flags = flags;
+		j->m = *m;
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &at, send_thread, j) == 0) {
+			pthread_attr_destroy(&at);
+			*sock = -1;
+			memset(m, 0, sizeof(*m));
+			m->path_fd = -1;
+			*deferred = true;
+			return 0;
+		}
+		pthread_attr_destroy(&at);
+		free(j);
+		n = send_one(*sock, m, flags);
+	}
+	if (n < 0 && n == -EPIPE && !(flags & MSG_NOSIGNAL))
+		syscall(SYS_tgkill, c->tgid, c->tid, SIGPIPE);
+	return (int)n;
+}
+
+/* One message of sendmsg/sendmmsg, or sendto's arguments, copied. */
+static int copy_msghdr(struct call *c, uint64_t addr, struct out_msg *m)
+{
+	struct msghdr mh;
+	int rc = tracee_read(c->tid, addr, &mh, sizeof(mh));
+
+	if (rc < 0)
+		return rc;
+	if (mh.msg_name && mh.msg_namelen) {
+		if (mh.msg_namelen > sizeof(m->name))
+			return -EINVAL;
+		rc = tracee_read(c->tid, (uint64_t)(uintptr_t)mh.msg_name,
+				 &m->name, mh.msg_namelen);
+		if (rc < 0)
+			return rc;
+		m->name_len = mh.msg_namelen;
+	}
+	rc = copy_iov(c, (uint64_t)(uintptr_t)mh.msg_iov, mh.msg_iovlen, m);
+	if (rc < 0)
+		return rc;
+	return copy_control(c, (uint64_t)(uintptr_t)mh.msg_control,
+			    mh.msg_controllen, m);
+}
+
+static int handle_send(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+	int flags = (int)(nr == SYS_sendto ? a[3] : nr == SYS_sendmsg ? a[2] : a[3]);
+	AUTO_CLOSE int sock = -1;
+	struct out_msg m = { .path_fd = -1 };
+	struct stat st;
+	bool decided = false, deferred = false;
+	int rc;
+
+	/* Until a destination is decided: a plain send, not a decision. */
+	c->v.audit = false;
+	c->note = "no destination: to the connected peer";
+	sock = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+	if (!notify_id_valid(s, c->req->id))
+		return 0;
+	if (sock < 0) {
+		c->err = sock == -ESRCH ? ESRCH : EBADF;
+		goto out;
+	}
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		c->err = ENOTSOCK;
+		goto out;
+	}
+	/* Security: decided on the socket's state and a register only;
+	 * nothing read from the tracee's memory. */
+	if (sends_to_peer(sock, (uint64_t)flags))
+		return notify_send_resp(s, c->req->id, 0, 0, true);
+
+	if (nr == SYS_sendto) {
+		if (a[5] > sizeof(m.name)) {
+			c->err = EINVAL;
+			goto out;
+		}
+		rc = a[4] ? tracee_read(c->tid, a[4], &m.name, a[5]) : 0;
+		m.name_len = a[4] ? (socklen_t)a[5] : 0;
+		if (rc == 0 && a[2] > SEND_MAX_BYTES)
+			rc = -EMSGSIZE;
+		if (rc == 0 && a[2]) {
+			m.data = malloc(a[2]);
+			rc = m.data ? tracee_read(c->tid, a[1], m.data, a[2]) : -ENOMEM;
+			m.len = a[2];
+		}
+	} else if (nr == SYS_sendmsg) {
+		rc = copy_msghdr(c, a[1], &m);
+	} else {
+		/*
+		 * sendmmsg: one message per call.  The kernel may also send
+		 * fewer than asked; callers send the rest again (sendmmsg(2)),
+		 * and each message gets its own decision and record.
+		 */
+		if (a[2] == 0) {
+			c->result = 0;
+			c->have_result = true;
+			goto out;
+		}
+		rc = copy_msghdr(c, a[1], &m);
+	}
+	if (rc < 0) {
+		c->err = -rc;
+		goto out;
+	}
+	if (!notify_id_valid(s, c->req->id))
+		goto gone;
+
+	rc = decide_dest(s, c, &m, &decided);
+	if (rc < 0) {
+		c->err = -rc;
+		goto out;
+	}
+	if (decided && c->v.action != RULES_ALLOW)
+		goto out;
+	c->emulated = true;
+	if (decided && notify_record_before_change(s, c) < 0)
+		goto out;
+	if (nr == SYS_sendmmsg) {
+		ssize_t n = send_one(sock, &m, flags | MSG_DONTWAIT);
+
+		if (n < 0) {
+			c->err = (int)-n;
+		} else {
+			unsigned int n32 = (unsigned int)n;
+
+			tracee_write(c->tid, a[1] + offsetof(struct mmsghdr, msg_len),
+				     &n32, sizeof(n32));
+			c->result = 1;
+			c->have_result = true;
+		}
+		goto out;
+	}
+	rc = send_or_defer(s, c, &sock, &m, flags, &deferred);
+	if (deferred)
+		return 0;
+	if (rc < 0)
+		c->err = -rc;
+	else {
+		c->result = rc;
+		c->have_result = true;
+	}
+out:
+	out_msg_release(&m);
+	return notify_finish(s, c, false);
+gone:
+	out_msg_release(&m);
+	return 0;
+}
+
+int net_handle(struct sup *s, struct call *c)
+{
+	switch (c->req->data.nr) {
+	case SYS_connect:
+	case SYS_bind:
+		return handle_connect_bind(s, c);
+	default:
+		return handle_send(s, c);
+	}
+}
