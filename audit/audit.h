@@ -235,6 +235,67 @@ int audit_verify_fd(int fd, const unsigned char *pubkey, char *why,
 		    size_t why_len);
 
 /*
+ * Reading a trail back, for tools (report, learn): one record at a time,
+ * parsed with jansson.  The reader checks no hash: run audit_verify_*()
+ * for that.  A line that is not a JSON object is skipped with -EBADMSG
+ * and reading goes on, so a damaged trail can still be shown.
+ *
+ *	struct audit_reader *rd;
+ *	struct json_t *rec;
+ *	int r;
+ *
+ *	if (audit_reader_open_path("run.jsonl", &rd) < 0) ...
+ *	while ((r = audit_reader_next(rd, &rec)) != 0) {
+ *		if (r == -EBADMSG)
+ *			continue;	// line audit_reader_line(rd) is bad
+ *		if (r < 0)
+ *			break;		// I/O error, out of memory
+ *		... json_object_get(rec, "type") ...
+ *	}
+ *	audit_reader_free(rd);
+ */
+struct json_t;
+struct audit_reader;
+
+/* Open the trail at path (read only).  Returns 0 and sets *out, or -errno
+ * (-EINVAL for a NULL argument, -ENOMEM, or the errno of open(2)). */
+int audit_reader_open_path(const char *path, struct audit_reader **out);
+/* The same on an fd, borrowed (not closed): read with read(2) from its
+ * current offset, so a pipe works too.  Errors: -EINVAL, -ENOMEM. */
+int audit_reader_open_fd(int fd, struct audit_reader **out);
+/* Close (when opened by path) and free.  Accepts NULL. */
+void audit_reader_free(struct audit_reader *rd);
+
+/*
+ * Read the next line.  Returns 1 and sets *rec to the parsed record (a
+ * JSON object, borrowed: valid until the next call or audit_reader_free();
+ * json_incref() it to keep it); 0 at the end of the trail; -EBADMSG when
+ * the line is not a JSON object (invalid JSON, invalid UTF-8, duplicate
+ * keys, longer than AUDIT_MAX_LINE): the line is skipped and the next
+ * call reads on; or -ENOMEM, -EINVAL, or the errno of read(2), after which
+ * the reader should not be used further.  A last line without a newline is
+ * returned like any other (audit_reader_partial() then says so).  Blocks in
+ * read(2).  Uses at most about AUDIT_MAX_LINE bytes of buffer.
+ */
+int audit_reader_next(struct audit_reader *rd, struct json_t **rec);
+/* The line number (1-based) of the line last read, good or bad. */
+uint64_t audit_reader_line(const struct audit_reader *rd);
+/* Whether the line last read was a last line without its newline. */
+bool audit_reader_partial(const struct audit_reader *rd);
+
+/*
+ * The exact bytes of a value written by audit_bytes(): with key, v is an
+ * object and the member key (or key_hex, preferred when present) is read;
+ * with key NULL, v is the value itself: a string, or an array element of
+ * the form {"text":"...","hex":"..."}.  Returns 0 and sets *out to a new
+ * NUL-terminated buffer (the caller frees it; the bytes may hold NULs, so
+ * use *len) or -ENOENT (no such member, or null), -EINVAL (not a string,
+ * bad hex), -ENOMEM.
+ */
+int audit_json_bytes(const struct json_t *v, const char *key, char **out,
+		     size_t *len);
+
+/*
  * Signing keys (Ed25519, libsodium crypto_sign).  Key files hold the key in
  * lower-case hex and a newline: the secret key is 128 hex digits (libsodium's
  * 64-byte form, seed || public key), the public key 64.

@@ -619,6 +619,8 @@ int audit_verify_path(const char *path, const unsigned char *pubkey,
 {
 	AUTO_CLOSE int fd = -1;
 
+	if (why && why_len)
+		why[0] = '\0';
 	if (!path)
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);

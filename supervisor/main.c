@@ -36,6 +36,7 @@ static void usage(FILE *f)
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
 		"       sysgate check POLICY\n"
 		"       sysgate verify AUDIT [--key PUBLIC]\n"
+		"       sysgate report AUDIT [--json] [--html OUT] [--run N|ID]\n"
 		"       sysgate keygen SECRET PUBLIC\n"
 		"       sysgate --version\n"
 		"See sysgate(1), sysgate.ini(5) and sysgate-audit(5).\n");

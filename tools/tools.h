@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools: sysgate's subcommands that only read policies and trails (check,
- * verify, keygen).  They use rules/ and audit/, never supervisor/.
+ * verify, keygen, report).  They use rules/ and audit/, never supervisor/.
  */
 #ifndef SYSGATE_TOOLS_H
 #define SYSGATE_TOOLS_H
@@ -13,6 +13,7 @@
 int tool_check(int argc, char **argv);
 int tool_verify(int argc, char **argv);
 int tool_keygen(int argc, char **argv);
+int tool_report(int argc, char **argv);
 
 struct rules_vars;
 struct rules_set;

@@ -17,7 +17,7 @@ int tool_verify(int argc, char **argv)
 	const char *path = NULL;
 	const char *key = NULL;
 	unsigned char pk[32];
-	char why[512];
+	char why[512] = "";
 	int r;
 
 	for (int i = 1; i < argc; i++) {

@@ -131,6 +131,15 @@ try:
     s6.close()
 except OSError:
     pass
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r.bind(("127.0.0.1", 0))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(b"x", r.getsockname())
+s.sendmsg([b"y"], [], 0, r.getsockname())
+s.connect(r.getsockname())
+s.send(b"z")
+s.sendmsg([b"w"])
+s.close(); r.close()
 u = socket.socket(socket.AF_UNIX)
 u.bind("pd/sock")
 u.listen(1)
@@ -146,11 +155,20 @@ except OSError:
 v.close()
 os.rmdir("pd")
 subprocess.run(["/bin/true"])
+# Execs the kernel refuses after the path checks: not a format it knows.
+with open("junk", "wb") as f:
+    f.write(b"\x7fELF" + bytes(60))
+os.chmod("junk", 0o755)
+try:
+    subprocess.run(["./junk"])
+except OSError:
+    pass
+os.unlink("junk")
 EOF
 	chmod a+r "$P/workload.sh" "$P/workload.py"
 	compare shell openat,execve,unlinkat,renameat2,mkdir,symlinkat,linkat,fchmodat \
 		/bin/sh "$P/workload.sh"
-	compare python openat,execve,unlink,rename,mkdir,link,symlink,chmod,truncate,connect,bind,rmdir \
+	compare python openat,execve,unlink,rename,mkdir,link,symlink,chmod,truncate,connect,bind,rmdir,sendto,sendmsg \
 		"$PYW" -I "$P/workload.py"
 }
 

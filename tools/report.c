@@ -1,0 +1,2547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sysgate report AUDIT [--json] [--html OUT.html] [--run N|ID]: what a run
+ * did, for a person debugging it: the process tree, programs executed,
+ * files by access, network attempts, every denial with its rule and stack,
+ * limits reached.  Reads the trail through audit/'s reader (jansson); a
+ * trail that does not verify is still reported, after a warning.
+ *
+ * Everything shown comes from the traced program and is hostile: each
+ * string is escaped for the terminal (no control bytes, no invalid UTF-8,
+ * no bidi overrides) and again for HTML.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "audit/audit.h"
+#include "common/util.h"
+#include "tools/tools.h"
+
+#define EXIT_TOOL_FAILURE 125
+#define NONE SIZE_MAX
+/* Denials and limit records kept in full; more are only counted. */
+#define MAX_KEPT_EVENTS 100000
+/* Processes drawn in the HTML timeline. */
+#define MAX_LANES 2000
+/* Widest argv or path shown on one line (bytes of display text). */
+#define MAX_SHOW 400
+/* Rows of one HTML table (and denial marks), so that a page of a huge run
+ * still opens; the text report and --json hold them all. */
+#define MAX_HTML_ROWS 5000
+/* Widest label in the timeline. */
+#define MAX_LABEL 42
+
+/* ---- small helpers ---------------------------------------------------- */
+
+/* Out of memory is the one error that ends the report in the middle. */
+static void *xrealloc_array(void *p, size_t n, size_t size)
+{
+	void *np = reallocarray(p, n ? n : 1, size);
+
+	if (!np) {
+		fprintf(stderr, "sysgate report: out of memory\n");
+		exit(EXIT_TOOL_FAILURE);
+	}
+	return np;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = xrealloc_array(NULL, n + 1, 1);
+
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+/* Make room for one more item in a vector of n items. */
+static void *vec_grow(void *items, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return items;
+	*cap = *cap ? *cap * 2 : 16;
+	return xrealloc_array(items, *cap, size);
+}
+
+/* A growing string. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_addn(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len <= n) {
+		size_t cap = b->cap ? b->cap : 64;
+
+		while (cap - b->len <= n)
+			cap *= 2;
+		b->s = xrealloc_array(b->s, cap, 1);
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void sb_add(struct sbuf *b, const char *s)
+{
+	sb_addn(b, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3)))
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		sb_addn(b, tmp, (size_t)n);
+		return;
+	}
+	{
+		char *big = xrealloc_array(NULL, (size_t)n + 1, 1);
+
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		sb_addn(b, big, (size_t)n);
+		free(big);
+	}
+}
+
+static void sb_clear(struct sbuf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+}
+
+static const char *sb_str(const struct sbuf *b)
+{
+	return b->s ? b->s : "";
+}
+
+static void sb_release(struct sbuf *b)
+{
+	free(b->s);
+	*b = (struct sbuf){ 0 };
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (Unicode table 3-7), or 0,
+ * and its code point.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t v;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		v = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		v = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		v = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
+	    (len == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/*
+ * Security: bytes from the tracee go to a terminal or a browser.  Keep
+ * printable ASCII and well-formed UTF-8 that is neither a control (C0,
+ * DEL, C1) nor a bidi control (which could make a line read differently
+ * from what it holds); write everything else as \xNN or \u{NNNN}.
+ */
+static void sb_show(struct sbuf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = 0;
+		size_t len = utf8_seq(u + i, n - i, &cp);
+
+		if (len == 0) {
+			sb_printf(b, "\\x%02x", u[i]);
+			i++;
+			continue;
+		}
+		if (cp == '\\')
+			sb_add(b, "\\\\");
+		else if (cp == '\n')
+			sb_add(b, "\\n");
+		else if (cp == '\t')
+			sb_add(b, "\\t");
+		else if (cp < 0x20 || cp == 0x7f)
+			sb_printf(b, "\\x%02x", (unsigned)cp);
+		else if ((cp >= 0x80 && cp <= 0x9f) ||
+			 (cp >= 0x200e && cp <= 0x200f) ||
+			 (cp >= 0x202a && cp <= 0x202e) ||
+			 (cp >= 0x2066 && cp <= 0x2069))
+			sb_printf(b, "\\u{%04x}", (unsigned)cp);
+		else
+			sb_addn(b, s + i, len);
+		i += len;
+	}
+}
+
+/* Cut what was added to b since start to about max bytes, with "...". */
+static void sb_cut(struct sbuf *b, size_t start, size_t max)
+{
+	size_t cut = start + max;
+
+	if (b->len - start <= max)
+		return;
+	/* Back to a character boundary. */
+	while (cut > start && ((unsigned char)b->s[cut] & 0xc0) == 0x80)
+		cut--;
+	b->len = cut;
+	b->s[cut] = '\0';
+	sb_add(b, "...");
+}
+
+/*
+ * A string from the trail made safe to print (as sb_show does), for the
+ * members that the supervisor writes itself (syscall, rule, errno...): a
+ * trail that was tampered with may hold anything there too.  NULL gives
+ * "?".  The result is valid until four more calls.
+ */
+static const char *clean(const char *s)
+{
+	static struct sbuf ring[4];
+	static unsigned next;
+	struct sbuf *b = &ring[next++ % 4];
+
+	sb_clear(b);
+	if (!s)
+		s = "?";
+	sb_show(b, s, strlen(s));
+	return sb_str(b);
+}
+
+/* As sb_show, cut to about max bytes of display text. */
+static void sb_show_max(struct sbuf *b, const char *s, size_t n, size_t max)
+{
+	size_t start = b->len;
+
+	sb_show(b, s, n);
+	sb_cut(b, start, max);
+}
+
+/* A string member shown (exact bytes, key_hex preferred); "" if absent. */
+static void sb_show_member(struct sbuf *b, const json_t *obj, const char *key,
+			   size_t max)
+{
+	char *v = NULL;
+	size_t n = 0;
+
+	if (audit_json_bytes(obj, key, &v, &n) == 0)
+		sb_show_max(b, v, n, max);
+	free(v);
+}
+
+static bool shell_plain(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || strchr("_./=:,+@%^-", c)))
+			return false;
+	}
+	return true;
+}
+
+/* argv (a JSON array of audit_bytes values) as a shell-like line. */
+static void sb_show_argv(struct sbuf *b, const json_t *argv, size_t max)
+{
+	struct sbuf raw = { 0 };
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(argv))
+		return;
+	json_array_foreach(argv, i, v) {
+		char *a = NULL;
+		size_t n = 0;
+
+		if (audit_json_bytes(v, NULL, &a, &n) < 0)
+			continue;
+		if (i)
+			sb_add(&raw, " ");
+		if (shell_plain(a, n)) {
+			sb_addn(&raw, a, n);
+		} else {
+			sb_add(&raw, "'");
+			for (size_t k = 0; k < n; k++) {
+				if (a[k] == '\'')
+					sb_add(&raw, "'\\''");
+				else
+					sb_addn(&raw, a + k, 1);
+			}
+			sb_add(&raw, "'");
+		}
+		free(a);
+		if (raw.len > 4 * max)
+			break;
+	}
+	sb_show_max(b, sb_str(&raw), raw.len, max);
+	sb_release(&raw);
+}
+
+/* "2026-11-29T14:03:07.123456Z" -> microseconds since the epoch, or -1. */
+static int64_t parse_ts(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	struct tm tm = { 0 };
+	unsigned us = 0;
+	int n = 0;
+	char frac[8] = "";
+	time_t t;
+
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+			 &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
+			 &n) != 6)
+		return -1;
+	if (s[n] == '.') {
+		size_t k = 0;
+
+		for (n++; s[n] >= '0' && s[n] <= '9'; n++)
+			if (k < 6)
+				frac[k++] = s[n];
+		while (k < 6)
+			frac[k++] = '0';
+		us = (unsigned)strtoul(frac, NULL, 10);
+	}
+	if (s[n] != 'Z')
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	t = timegm(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	return (int64_t)t * 1000000 + us;
+}
+
+static const char *jstr(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+static bool jint(const json_t *obj, const char *key, int64_t *out)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!json_is_integer(v))
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
+/* ---- a map from byte strings to indexes -------------------------------- */
+
+struct map_slot {
+	char *key;
+	size_t key_len;
+	uint64_t hash;
+	size_t val;
+};
+
+struct map {
+	struct map_slot *slots;
+	size_t cap, n;
+};
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ull;
+	return h;
+}
+
+static struct map_slot *map_find(const struct map *m, const void *key,
+				 size_t len, uint64_t h)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		struct map_slot *s = &m->slots[i];
+
+		if (!s->key)
+			return s;
+		if (s->hash == h && s->key_len == len &&
+		    !memcmp(s->key, key, len))
+			return s;
+	}
+}
+
+static bool map_get(const struct map *m, const void *key, size_t len,
+		    size_t *val)
+{
+	struct map_slot *s = map_find(m, key, len, hash_bytes(key, len));
+
+	if (!s || !s->key)
+		return false;
+	*val = s->val;
+	return true;
+}
+
+/* Insert or overwrite. */
+static void map_put(struct map *m, const void *key, size_t len, size_t val)
+{
+	uint64_t h = hash_bytes(key, len);
+	struct map_slot *s;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct map old = *m;
+
+		m->cap = old.cap ? old.cap * 2 : 64;
+		m->slots = xrealloc_array(NULL, m->cap, sizeof(*m->slots));
+		memset(m->slots, 0, m->cap * sizeof(*m->slots));
+		for (size_t i = 0; i < old.cap; i++) {
+			if (!old.slots[i].key)
+				continue;
+			s = map_find(m, old.slots[i].key, old.slots[i].key_len,
+				     old.slots[i].hash);
+			*s = old.slots[i];
+		}
+		free(old.slots);
+	}
+	s = map_find(m, key, len, h);
+	if (!s->key) {
+		s->key = xstrndup(key, len);
+		s->key_len = len;
+		s->hash = h;
+		m->n++;
+	}
+	s->val = val;
+}
+
+static void map_release(struct map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].key);
+	free(m->slots);
+	*m = (struct map){ 0 };
+}
+
+/* ---- the model of one run ---------------------------------------------- */
+
+struct proc {
+	int64_t pid, ppid;
+	size_t parent, first_child, last_child, next_sibling;
+	char *kind;
+	int64_t start_us, end_us;
+	int64_t duration_ms;	/* from proc.exit; -1 unknown */
+	bool ended, signaled, core, execed;
+	int64_t code;
+	char *signal;
+	unsigned threads, signals, denials, execs;
+	char *path;		/* program: last exec, else the parent's */
+	size_t path_len;
+	json_t *argv;		/* its argv (a reference) */
+	size_t lane;		/* row in the tree and the timeline */
+	unsigned depth;
+};
+
+struct exec_ev {
+	size_t proc;
+	uint64_t seq;
+	int64_t ts_us;
+	char *path;
+	size_t path_len;
+	json_t *argv;
+};
+
+/* One line of the files table: a path, an access and an outcome. */
+struct file_ent {
+	char *path;
+	size_t path_len;
+	char *access;
+	char *outcome;
+	char *rule;
+	uint64_t count;
+	bool bad;		/* denied, killed or failed */
+};
+
+struct net_ent {
+	char *syscall;
+	char *addr;		/* shown form, already escaped */
+	char *outcome;
+	char *rule;
+	char *exe;
+	int64_t pid;
+	uint64_t count;
+	bool bad;
+	json_t *addr_json;
+};
+
+struct denial {
+	uint64_t seq;
+	int64_t ts_us;
+	size_t proc;
+	json_t *rec;
+};
+
+struct report {
+	const char *trail;
+	bool verified;
+	char why[512];
+	unsigned runs;		/* runs seen in the trail */
+	unsigned run_index;	/* 1-based index of the run reported */
+
+	char *run_id;
+	json_t *start, *end;	/* run.start, run.end (references) */
+	int64_t t0_us, t1_us;
+	uint64_t records, bad_lines, syscalls, allowed, denied, killed,
+		redirected, failed, first_seq, last_seq;
+	bool partial_tail;
+
+	struct proc *procs;
+	size_t n_procs, cap_procs;
+	struct map tid_map;	/* tid (int64) -> proc index */
+	unsigned threads;
+	size_t *lanes;		/* proc indexes in tree order */
+	size_t n_lanes;
+
+	struct exec_ev *execs;
+	size_t n_execs, cap_execs;
+
+	struct file_ent *files;
+	size_t n_files, cap_files;
+	struct map file_map;
+
+	struct net_ent *nets;
+	size_t n_nets, cap_nets;
+	struct map net_map;
+
+	struct denial *denials;
+	size_t n_denials, cap_denials;
+	uint64_t denials_total;
+
+	json_t **limits;
+	size_t n_limits, cap_limits;
+	uint64_t limits_total;
+
+	/* Calls recorded before the supervisor carried them out ("pending"),
+	 * waiting for their syscall.result; NULL once it came. */
+	json_t **pending;
+	size_t n_pending, cap_pending;
+	struct map pending_map;	/* seq (int64) -> index */
+};
+
+static void report_release(struct report *rp)
+{
+	for (size_t i = 0; i < rp->n_procs; i++) {
+		free(rp->procs[i].kind);
+		free(rp->procs[i].signal);
+		free(rp->procs[i].path);
+		json_decref(rp->procs[i].argv);
+	}
+	free(rp->procs);
+	map_release(&rp->tid_map);
+	free(rp->lanes);
+	for (size_t i = 0; i < rp->n_execs; i++) {
+		free(rp->execs[i].path);
+		json_decref(rp->execs[i].argv);
+	}
+	free(rp->execs);
+	for (size_t i = 0; i < rp->n_files; i++) {
+		free(rp->files[i].path);
+		free(rp->files[i].access);
+		free(rp->files[i].outcome);
+		free(rp->files[i].rule);
+	}
+	free(rp->files);
+	map_release(&rp->file_map);
+	for (size_t i = 0; i < rp->n_nets; i++) {
+		free(rp->nets[i].syscall);
+		free(rp->nets[i].addr);
+		free(rp->nets[i].outcome);
+		free(rp->nets[i].rule);
+		free(rp->nets[i].exe);
+		json_decref(rp->nets[i].addr_json);
+	}
+	free(rp->nets);
+	map_release(&rp->net_map);
+	for (size_t i = 0; i < rp->n_denials; i++)
+		json_decref(rp->denials[i].rec);
+	free(rp->denials);
+	for (size_t i = 0; i < rp->n_limits; i++)
+		json_decref(rp->limits[i]);
+	free(rp->limits);
+	for (size_t i = 0; i < rp->n_pending; i++)
+		json_decref(rp->pending[i]);
+	free(rp->pending);
+	map_release(&rp->pending_map);
+	json_decref(rp->start);
+	json_decref(rp->end);
+	free(rp->run_id);
+}
+
+/* Forget the run read so far (a new run starts), keep the trail facts. */
+static void report_reset(struct report *rp)
+{
+	struct report keep = {
+		.trail = rp->trail, .verified = rp->verified,
+		.bad_lines = rp->bad_lines,
+	};
+
+	memcpy(keep.why, rp->why, sizeof(keep.why));
+	report_release(rp);
+	*rp = keep;
+}
+
+static size_t proc_find(const struct report *rp, int64_t tid)
+{
+	size_t idx;
+
+	if (map_get(&rp->tid_map, &tid, sizeof(tid), &idx))
+		return idx;
+	return NONE;
+}
+
+static size_t proc_new(struct report *rp, int64_t pid, int64_t ppid,
+		       int64_t ts_us, const char *kind)
+{
+	size_t parent = proc_find(rp, ppid);
+	size_t idx = rp->n_procs;
+	struct proc *p;
+
+	rp->procs = vec_grow(rp->procs, rp->n_procs, &rp->cap_procs,
+			     sizeof(*rp->procs));
+	p = &rp->procs[rp->n_procs++];
+	*p = (struct proc){
+		.pid = pid, .ppid = ppid, .parent = parent,
+		.first_child = NONE, .last_child = NONE, .next_sibling = NONE,
+		.kind = xstrdup(kind), .start_us = ts_us, .end_us = -1,
+		.duration_ms = -1, .lane = NONE,
+	};
+	/* A parent always comes before its child: the tree has no cycle. */
+	if (parent != NONE) {
+		struct proc *pp = &rp->procs[parent];
+
+		if (pp->last_child == NONE)
+			pp->first_child = idx;
+		else
+			rp->procs[pp->last_child].next_sibling = idx;
+		pp->last_child = idx;
+		/* Until it execs, a child runs its parent's program. */
+		if (pp->path)
+			p->path = xstrndup(pp->path, pp->path_len);
+		p->path_len = pp->path_len;
+		p->argv = json_incref(pp->argv);
+	}
+	map_put(&rp->tid_map, &pid, sizeof(pid), idx);
+	return idx;
+}
+
+/* The process of a record's pid, made up if the trail never forked it. */
+static size_t proc_of(struct report *rp, const json_t *rec, int64_t ts_us)
+{
+	int64_t pid = -1;
+	size_t idx;
+
+	if (!jint(rec, "pid", &pid))
+		return NONE;
+	idx = proc_find(rp, pid);
+	if (idx == NONE)
+		idx = proc_new(rp, pid, -1, ts_us, "unknown");
+	return idx;
+}
+
+static void on_fork(struct report *rp, const json_t *rec, int64_t ts)
+{
+	int64_t pid, tid, ppid = -1;
+	const char *kind = jstr(rec, "kind");
+	size_t idx;
+
+	if (!jint(rec, "pid", &pid))
+		return;
+	if (!jint(rec, "tid", &tid))
+		tid = pid;
+	jint(rec, "ppid", &ppid);
+	if (tid != pid) {
+		/* A thread: part of its process. */
+		idx = proc_find(rp, pid);
+		if (idx == NONE)
+			idx = proc_new(rp, pid, ppid, ts, "unknown");
+		rp->procs[idx].threads++;
+		rp->threads++;
+		map_put(&rp->tid_map, &tid, sizeof(tid), idx);
+		return;
+	}
+	proc_new(rp, pid, ppid, ts, kind ? kind : "fork");
+}
+
+static void on_exec(struct report *rp, const json_t *rec, int64_t ts,
+		    uint64_t seq)
+{
+	size_t idx = proc_of(rp, rec, ts);
+	struct proc *p;
+	struct exec_ev *e;
+	char *path = NULL;
+	size_t len = 0;
+
+	if (idx == NONE)
+		return;
+	p = &rp->procs[idx];
+	if (audit_json_bytes(rec, "path", &path, &len) < 0) {
+		path = xstrdup("?");
+		len = 1;
+	}
+	free(p->path);
+	p->path = xstrndup(path, len);
+	p->path_len = len;
+	json_decref(p->argv);
+	p->argv = json_incref(json_object_get(rec, "argv"));
+	p->execed = true;
+	p->execs++;
+
+	rp->execs = vec_grow(rp->execs, rp->n_execs, &rp->cap_execs,
+			     sizeof(*rp->execs));
+	e = &rp->execs[rp->n_execs++];
+	*e = (struct exec_ev){
+		.proc = idx, .seq = seq, .ts_us = ts, .path = path,
+		.path_len = len, .argv = json_incref(p->argv),
+	};
+}
+
+static void on_exit_rec(struct report *rp, const json_t *rec, int64_t ts)
+{
+	int64_t pid, tid;
+	size_t idx;
+	struct proc *p;
+	const char *sig;
+
+	if (!jint(rec, "pid", &pid))
+		return;
+	if (!jint(rec, "tid", &tid))
+		tid = pid;
+	if (tid != pid || json_is_true(json_object_get(rec, "thread")))
+		return;
+	idx = proc_of(rp, rec, ts);
+	p = &rp->procs[idx];
+	p->ended = true;
+	p->end_us = ts;
+	jint(rec, "duration_ms", &p->duration_ms);
+	sig = jstr(rec, "signal");
+	if (sig) {
+		p->signaled = true;
+		free(p->signal);
+		p->signal = xstrdup(sig);
+		p->core = json_is_true(json_object_get(rec, "core"));
+	} else {
+		jint(rec, "code", &p->code);
+	}
+}
+
+/* What became of a call, in a few words. */
+static void call_outcome(const json_t *rec, const char *action,
+			 struct sbuf *out, bool *bad)
+{
+	const char *err = jstr(rec, "errno");
+
+	*bad = true;
+	if (!strcmp(action, "deny")) {
+		sb_printf(out, "denied %s", err ? err : "");
+	} else if (!strcmp(action, "kill")) {
+		sb_add(out, "killed");
+	} else if (!strcmp(action, "rewrite")) {
+		sb_add(out, "redirected");
+		if (err)
+			sb_printf(out, " %s", err);
+		else
+			*bad = false;
+	} else if (err) {
+		sb_add(out, err);
+	} else if (json_object_get(rec, "result")) {
+		*bad = false;
+		sb_add(out, "ok");
+	} else if (json_is_true(json_object_get(rec, "pending"))) {
+		/* Recorded before it was carried out; no result followed
+		 * (the supervisor died or the trail was cut). */
+		sb_add(out, "no result recorded");
+	} else {
+		*bad = false;
+		sb_add(out, action);
+	}
+	/* Trim the space a deny without errno leaves. */
+	if (out->len && out->s[out->len - 1] == ' ')
+		out->s[--out->len] = '\0';
+}
+
+static void add_file(struct report *rp, const char *path, size_t path_len,
+		     const char *access, const char *outcome, const char *rule,
+		     bool bad)
+{
+	struct sbuf key = { 0 };
+	struct file_ent *f;
+	size_t idx;
+
+	sb_addn(&key, path, path_len);
+	sb_addn(&key, "", 1);
+	sb_add(&key, access);
+	sb_addn(&key, "", 1);
+	sb_add(&key, outcome);
+	if (map_get(&rp->file_map, key.s, key.len, &idx)) {
+		rp->files[idx].count++;
+		sb_release(&key);
+		return;
+	}
+	rp->files = vec_grow(rp->files, rp->n_files, &rp->cap_files,
+			     sizeof(*rp->files));
+	f = &rp->files[rp->n_files];
+	*f = (struct file_ent){
+		.path = xstrndup(path, path_len), .path_len = path_len,
+		.access = xstrdup(access), .outcome = xstrdup(outcome),
+		.rule = rule ? xstrdup(rule) : NULL, .count = 1, .bad = bad,
+	};
+	map_put(&rp->file_map, key.s, key.len, rp->n_files++);
+	sb_release(&key);
+}
+
+/* An address object of a syscall record, shown. */
+static void sb_show_addr(struct sbuf *b, const json_t *addr)
+{
+	const char *fam = jstr(addr, "family");
+	const char *ip = jstr(addr, "ip");
+	int64_t port = 0;
+
+	if (!addr) {
+		sb_add(b, "(address not read)");
+		return;
+	}
+	jint(addr, "port", &port);
+	if (ip && fam && !strcmp(fam, "AF_INET6")) {
+		sb_add(b, "[");
+		sb_show(b, ip, strlen(ip));
+		sb_printf(b, "]:%" PRId64, port);
+	} else if (ip) {
+		sb_show(b, ip, strlen(ip));
+		sb_printf(b, ":%" PRId64, port);
+	} else if (json_object_get(addr, "abstract")) {
+		sb_add(b, "unix-abstract:");
+		sb_show_member(b, addr, "abstract", MAX_SHOW);
+	} else if (json_object_get(addr, "path")) {
+		sb_add(b, "unix:");
+		if (json_string_length(json_object_get(addr, "path")) == 0)
+			sb_add(b, "(unnamed)");
+		else
+			sb_show_member(b, addr, "path", MAX_SHOW);
+	} else if (fam) {
+		sb_show(b, fam, strlen(fam));
+	} else {
+		int64_t f = -1;
+
+		jint(addr, "family", &f);
+		sb_printf(b, "family %" PRId64, f);
+	}
+}
+
+static void add_net(struct report *rp, const json_t *rec, const char *name,
+		    const char *outcome, bool bad, const char *rule,
+		    int64_t pid)
+{
+	const json_t *addr = json_object_get(json_object_get(rec, "args"),
+					     "addr");
+	struct sbuf shown = { 0 }, key = { 0 };
+	struct net_ent *n;
+	size_t idx;
+
+	sb_show_addr(&shown, addr);
+	sb_add(&key, name);
+	sb_addn(&key, "", 1);
+	sb_add(&key, sb_str(&shown));
+	sb_addn(&key, "", 1);
+	sb_add(&key, outcome);
+	if (map_get(&rp->net_map, key.s, key.len, &idx)) {
+		rp->nets[idx].count++;
+		goto out;
+	}
+	rp->nets = vec_grow(rp->nets, rp->n_nets, &rp->cap_nets,
+			    sizeof(*rp->nets));
+	n = &rp->nets[rp->n_nets];
+	*n = (struct net_ent){
+		.syscall = xstrdup(name), .addr = xstrdup(sb_str(&shown)),
+		.outcome = xstrdup(outcome),
+		.rule = rule ? xstrdup(rule) : NULL,
+		.pid = pid, .count = 1, .bad = bad,
+		.addr_json = json_incref((json_t *)addr),
+	};
+	n->exe = NULL;
+	{
+		struct sbuf exe = { 0 };
+
+		sb_show_member(&exe, rec, "exe", MAX_SHOW);
+		n->exe = xstrdup(sb_str(&exe));
+		sb_release(&exe);
+	}
+	map_put(&rp->net_map, key.s, key.len, rp->n_nets++);
+out:
+	sb_release(&shown);
+	sb_release(&key);
+}
+
+/*
+ * The access a call makes of one of its path arguments, for a path the
+ * supervisor could not resolve (a missing directory...): its record has
+ * the path as passed in args but nothing in paths[].
+ */
+static const char *guess_access(const char *name, const char *arg,
+				const char *flags)
+{
+	if (!strncmp(name, "open", 4) || !strcmp(name, "creat")) {
+		if (!strcmp(name, "creat") || (flags && strstr(flags, "O_CREAT")))
+			return "create";
+		if (flags && (strstr(flags, "O_WRONLY") ||
+			      strstr(flags, "O_RDWR") || strstr(flags, "O_TRUNC")))
+			return "write";
+		return "read";
+	}
+	if (!strncmp(name, "exec", 4))
+		return "exec";
+	if (!strncmp(name, "unlink", 6) || !strcmp(name, "rmdir"))
+		return "delete";
+	if (!strncmp(name, "rename", 6))
+		return !strcmp(arg, "oldpath") ? "delete" : "create";
+	if (!strncmp(name, "link", 4))
+		return !strcmp(arg, "oldpath") ? "read" : "create";
+	if (!strncmp(name, "mkdir", 5) || !strncmp(name, "mknod", 5) ||
+	    !strncmp(name, "symlink", 7))
+		return "create";
+	if (strstr(name, "chmod") || strstr(name, "chown") ||
+	    !strcmp(name, "truncate"))
+		return "write";
+	return "other";
+}
+
+static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
+		       uint64_t seq)
+{
+	const char *action = jstr(rec, "action");
+	const char *name = jstr(rec, "syscall");
+	const char *rule = jstr(rec, "rule");
+	const json_t *paths = json_object_get(rec, "paths");
+	struct sbuf outcome = { 0 };
+	size_t idx = proc_of(rp, rec, ts);
+	bool bad, denied;
+	int64_t pid = -1;
+	size_t i;
+	json_t *pe;
+
+	if (!action)
+		action = "?";
+	if (!name)
+		name = "?";
+	jint(rec, "pid", &pid);
+	rp->syscalls++;
+	denied = !strcmp(action, "deny") || !strcmp(action, "kill");
+	if (!strcmp(action, "allow"))
+		rp->allowed++;
+	else if (!strcmp(action, "deny"))
+		rp->denied++;
+	else if (!strcmp(action, "kill"))
+		rp->killed++;
+	else if (!strcmp(action, "rewrite"))
+		rp->redirected++;
+	if (!denied && json_object_get(rec, "errno"))
+		rp->failed++;
+	call_outcome(rec, action, &outcome, &bad);
+
+	json_array_foreach(paths, i, pe) {
+		const char *pa = jstr(pe, "action");
+		const char *acc = jstr(pe, "access");
+		char *path = NULL;
+		size_t len = 0;
+
+		if (audit_json_bytes(pe, "path", &path, &len) < 0)
+			continue;
+		if (!acc)
+			acc = "?";
+		if (pa && (!strcmp(pa, "deny") || !strcmp(pa, "kill")))
+			add_file(rp, path, len, acc, sb_str(&outcome),
+				 jstr(pe, "rule"), true);
+		else if (denied)
+			/* Another path of the call was denied. */
+			add_file(rp, path, len, acc, "not done", rule, true);
+		else
+			add_file(rp, path, len, acc, sb_str(&outcome),
+				 jstr(pe, "rule"), bad);
+		free(path);
+	}
+	if (!json_array_size(paths)) {
+		static const char *const raw_args[] = { "path", "oldpath",
+							"newpath" };
+		const json_t *args = json_object_get(rec, "args");
+
+		for (size_t k = 0; k < ARRAY_SIZE(raw_args); k++) {
+			char *path = NULL;
+			size_t len = 0;
+
+			if (audit_json_bytes(args, raw_args[k], &path, &len) < 0)
+				continue;
+			add_file(rp, path, len,
+				 guess_access(name, raw_args[k],
+					      jstr(args, "flags")),
+				 sb_str(&outcome), rule, bad);
+			free(path);
+		}
+	}
+	if (json_object_get(json_object_get(rec, "args"), "addr") ||
+	    !strcmp(name, "connect") || !strcmp(name, "bind") ||
+	    !strcmp(name, "sendto") || !strcmp(name, "sendmsg"))
+		add_net(rp, rec, name, sb_str(&outcome), bad, rule, pid);
+	sb_release(&outcome);
+
+	if (!denied)
+		return;
+	rp->denials_total++;
+	if (idx != NONE)
+		rp->procs[idx].denials++;
+	if (rp->n_denials >= MAX_KEPT_EVENTS)
+		return;
+	rp->denials = vec_grow(rp->denials, rp->n_denials, &rp->cap_denials,
+			       sizeof(*rp->denials));
+	rp->denials[rp->n_denials++] = (struct denial){
+		.seq = seq, .ts_us = ts, .proc = idx, .rec = json_incref(rec),
+	};
+}
+
+/* A call recorded before it was carried out: wait for its result. */
+static void on_pending(struct report *rp, json_t *rec, int64_t seq)
+{
+	rp->pending = vec_grow(rp->pending, rp->n_pending, &rp->cap_pending,
+			       sizeof(*rp->pending));
+	rp->pending[rp->n_pending] = json_incref(rec);
+	map_put(&rp->pending_map, &seq, sizeof(seq), rp->n_pending++);
+}
+
+/* syscall.result: the outcome of the pending call record "ref". */
+static void on_result(struct report *rp, const json_t *res)
+{
+	json_t *call, *merged;
+	int64_t ref = 0, seq = 0;
+	size_t idx;
+	const char *keys[] = { "result", "errno" };
+
+	if (!jint(res, "ref", &ref) ||
+	    !map_get(&rp->pending_map, &ref, sizeof(ref), &idx) ||
+	    !rp->pending[idx])
+		return;
+	call = rp->pending[idx];
+	rp->pending[idx] = NULL;
+	merged = json_copy(call);
+	if (!merged) {
+		fprintf(stderr, "sysgate report: out of memory\n");
+		exit(EXIT_TOOL_FAILURE);
+	}
+	json_object_del(merged, "pending");
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		json_t *v = json_object_get(res, keys[i]);
+
+		if (v)
+			json_object_set(merged, keys[i], v);
+	}
+	jint(call, "seq", &seq);
+	on_syscall(rp, merged, parse_ts(json_object_get(call, "ts")),
+		   (uint64_t)seq);
+	json_decref(merged);
+	json_decref(call);
+}
+
+/* The calls whose result never came, at the end of the run. */
+static void flush_pending(struct report *rp)
+{
+	for (size_t i = 0; i < rp->n_pending; i++) {
+		json_t *call = rp->pending[i];
+		int64_t seq = 0;
+
+		if (!call)
+			continue;
+		jint(call, "seq", &seq);
+		on_syscall(rp, call, parse_ts(json_object_get(call, "ts")),
+			   (uint64_t)seq);
+	}
+}
+
+/* Where the scan of the trail is: runs seen so far. */
+struct scan {
+	unsigned runs;
+	uint64_t records;
+	unsigned want_run;	/* 0: the last run */
+	const char *want_id;	/* or the run with this id */
+};
+
+/*
+ * Take one record.  A run starts at the first record, at run.start and at
+ * seq 1 (audit_open_path appends runs one after another).  Only the
+ * records of the wanted run go into the model: the last run of the trail
+ * (a new run resets the model), the Nth, or the one with the given id.
+ */
+static void ingest(struct report *rp, struct scan *sc, json_t *rec)
+{
+	const char *type = jstr(rec, "type");
+	const char *run = jstr(rec, "run");
+	int64_t ts, seq = 0;
+	bool starts;
+
+	if (!type)
+		type = "?";
+	jint(rec, "seq", &seq);
+	starts = !sc->records || !strcmp(type, "run.start") || seq == 1;
+	sc->records++;
+	if (starts)
+		sc->runs++;
+	if (sc->want_run && sc->runs != sc->want_run)
+		return;
+	if (sc->want_id && (!run || strcmp(run, sc->want_id)))
+		return;
+	if (starts || !rp->records) {
+		if (rp->records)
+			report_reset(rp);
+		rp->run_index = sc->runs;
+		rp->run_id = xstrdup(run ? run : "?");
+	}
+	ts = parse_ts(json_object_get(rec, "ts"));
+	rp->records++;
+	if (rp->records == 1)
+		rp->first_seq = (uint64_t)seq;
+	rp->last_seq = (uint64_t)seq;
+	if (ts >= 0) {
+		if (rp->t0_us <= 0 || ts < rp->t0_us)
+			rp->t0_us = ts;
+		if (ts > rp->t1_us)
+			rp->t1_us = ts;
+	}
+
+	if (!strcmp(type, "run.start")) {
+		json_decref(rp->start);
+		rp->start = json_incref(rec);
+	} else if (!strcmp(type, "run.end")) {
+		json_decref(rp->end);
+		rp->end = json_incref(rec);
+	} else if (!strcmp(type, "proc.fork")) {
+		on_fork(rp, rec, ts);
+	} else if (!strcmp(type, "proc.exec")) {
+		on_exec(rp, rec, ts, (uint64_t)seq);
+	} else if (!strcmp(type, "proc.exit")) {
+		on_exit_rec(rp, rec, ts);
+	} else if (!strcmp(type, "proc.signal")) {
+		size_t idx = proc_of(rp, rec, ts);
+
+		if (idx != NONE)
+			rp->procs[idx].signals++;
+	} else if (!strcmp(type, "syscall")) {
+		if (json_is_true(json_object_get(rec, "pending")))
+			on_pending(rp, rec, seq);
+		else
+			on_syscall(rp, rec, ts, (uint64_t)seq);
+	} else if (!strcmp(type, "syscall.result")) {
+		on_result(rp, rec);
+	} else if (!strcmp(type, "limit")) {
+		rp->limits_total++;
+		if (rp->n_limits < MAX_KEPT_EVENTS) {
+			rp->limits = vec_grow(rp->limits, rp->n_limits,
+					      &rp->cap_limits,
+					      sizeof(*rp->limits));
+			rp->limits[rp->n_limits++] = json_incref(rec);
+		}
+	}
+}
+
+/* Order the processes as the tree shows them: depth first, children in
+ * the order they were made.  Iterative: a fork chain can be deep. */
+static void build_lanes(struct report *rp)
+{
+	rp->lanes = xrealloc_array(NULL, rp->n_procs, sizeof(*rp->lanes));
+	rp->n_lanes = 0;
+	for (size_t root = 0; root < rp->n_procs; root++) {
+		size_t i = root;
+		unsigned depth = 0;
+
+		if (rp->procs[root].parent != NONE)
+			continue;
+		for (;;) {
+			rp->procs[i].lane = rp->n_lanes;
+			rp->procs[i].depth = depth;
+			rp->lanes[rp->n_lanes++] = i;
+			if (rp->procs[i].first_child != NONE) {
+				i = rp->procs[i].first_child;
+				depth++;
+				continue;
+			}
+			while (i != root && rp->procs[i].next_sibling == NONE) {
+				i = rp->procs[i].parent;
+				depth--;
+			}
+			if (i == root)
+				break;
+			i = rp->procs[i].next_sibling;
+		}
+	}
+}
+
+/* ---- shared pieces of the outputs -------------------------------------- */
+
+static const char *const access_order[] = {
+	"read", "write", "create", "delete", "exec", "stat",
+};
+
+static const char *access_title(const char *a)
+{
+	if (!strcmp(a, "read"))
+		return "Read";
+	if (!strcmp(a, "write"))
+		return "Written";
+	if (!strcmp(a, "create"))
+		return "Created";
+	if (!strcmp(a, "delete"))
+		return "Deleted";
+	if (!strcmp(a, "exec"))
+		return "Executed";
+	if (!strcmp(a, "stat"))
+		return "Looked up";
+	return "Other access";
+}
+
+static bool access_known(const char *a)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(access_order); k++)
+		if (!strcmp(a, access_order[k]))
+			return true;
+	return false;
+}
+
+/* Whether a rule stopped the call (rather than the kernel failing it). */
+static bool outcome_by_rule(const char *outcome)
+{
+	return !strncmp(outcome, "denied", 6) || !strcmp(outcome, "killed") ||
+	       !strcmp(outcome, "not done");
+}
+
+/* Microseconds as a short duration. */
+static void sb_duration(struct sbuf *b, int64_t us)
+{
+	if (us < 0)
+		sb_add(b, "?");
+	else if (us < 1000)
+		sb_printf(b, "%" PRId64 " us", us);
+	else if (us < 10000000)
+		sb_printf(b, "%.1f ms", (double)us / 1000.0);
+	else
+		sb_printf(b, "%.2f s", (double)us / 1000000.0);
+}
+
+static int64_t proc_dur_us(const struct report *rp, const struct proc *p)
+{
+	if (p->duration_ms >= 0)
+		return p->duration_ms * 1000;
+	if (p->start_us >= 0 && p->ended && p->end_us >= p->start_us)
+		return p->end_us - p->start_us;
+	if (p->start_us >= 0 && !p->ended)
+		return rp->t1_us - p->start_us;
+	return -1;
+}
+
+static void sb_proc_status(struct sbuf *b, const struct proc *p)
+{
+	if (!p->ended)
+		sb_add(b, "no exit recorded");
+	else if (p->signaled)
+		sb_printf(b, "killed by %s%s", clean(p->signal),
+			  p->core ? " (core dumped)" : "");
+	else
+		sb_printf(b, "exit %" PRId64, p->code);
+}
+
+/* "pid 123 cat /etc/hostname" style label of a process. */
+static void sb_proc_cmd(struct sbuf *b, const struct proc *p, size_t max)
+{
+	if (json_array_size(p->argv))
+		sb_show_argv(b, p->argv, max);
+	else if (p->path)
+		sb_show_max(b, p->path, p->path_len, max);
+	else
+		sb_add(b, "?");
+}
+
+/* The "what" of a denial: its paths with access, or its address. */
+static void sb_denial_what(struct sbuf *b, const json_t *rec)
+{
+	const json_t *args = json_object_get(rec, "args");
+	const json_t *paths = json_object_get(rec, "paths");
+	size_t i;
+	json_t *pe;
+
+	if (json_array_size(paths)) {
+		json_array_foreach(paths, i, pe) {
+			const char *acc = jstr(pe, "access");
+
+			if (i)
+				sb_add(b, ", ");
+			sb_show_member(b, pe, "path", MAX_SHOW);
+			if (acc)
+				sb_printf(b, " (%s)", acc);
+		}
+	} else if (json_object_get(args, "addr")) {
+		sb_show_addr(b, json_object_get(args, "addr"));
+	} else if (json_object_get(args, "path")) {
+		sb_show_member(b, args, "path", MAX_SHOW);
+	}
+}
+
+static void sb_frame(struct sbuf *b, const json_t *fr)
+{
+	const json_t *ip = json_object_get(fr, "ip");
+	const json_t *off = json_object_get(fr, "offset");
+
+	if (json_is_integer(ip))
+		sb_printf(b, "0x%" PRIx64, (uint64_t)json_integer_value(ip));
+	else if (json_is_string(ip))
+		sb_show(b, json_string_value(ip), json_string_length(ip));
+	else
+		sb_add(b, "?");
+	if (json_object_get(fr, "symbol")) {
+		sb_add(b, " ");
+		sb_show_member(b, fr, "symbol", MAX_SHOW);
+		if (json_is_integer(off))
+			sb_printf(b, "+0x%" PRIx64,
+				  (uint64_t)json_integer_value(off));
+		else if (json_is_string(off))
+			sb_printf(b, "+%s", clean(json_string_value(off)));
+	}
+	if (json_object_get(fr, "module")) {
+		sb_add(b, " (");
+		sb_show_member(b, fr, "module", MAX_SHOW);
+		sb_add(b, ")");
+	}
+}
+
+/* Relative time of a record: "+1.234567s". */
+static void sb_rel(struct sbuf *b, const struct report *rp, int64_t ts)
+{
+	if (ts < 0 || rp->t0_us <= 0)
+		sb_add(b, "?");
+	else
+		sb_printf(b, "+%" PRId64 ".%06" PRId64 "s",
+			  (ts - rp->t0_us) / 1000000,
+			  (ts - rp->t0_us) % 1000000);
+}
+
+static void sb_run_result(struct sbuf *b, const struct report *rp)
+{
+	const char *status = jstr(rp->end, "status");
+	const char *error = jstr(rp->end, "error");
+	int64_t ex = 0;
+
+	if (!rp->end) {
+		sb_add(b, "unknown: the trail has no run.end (cut short?)");
+		return;
+	}
+	jint(rp->end, "exit", &ex);
+	sb_printf(b, "exit status %" PRId64, ex);
+	if (status && !strcmp(status, "signaled") && jstr(rp->end, "signal"))
+		sb_printf(b, " (killed by %s)", clean(jstr(rp->end, "signal")));
+	else if (status && strcmp(status, "exited"))
+		sb_printf(b, " (%s)", clean(status));
+	if (error) {
+		sb_add(b, ": ");
+		sb_show(b, error, strlen(error));
+	}
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void text_tree(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	/* last[d]: is the ancestor at depth d its parent's last child? */
+	bool *last = xrealloc_array(NULL, rp->n_procs + 1, sizeof(*last));
+
+	fprintf(f, "\nProcess tree (%zu process%s, %u thread%s)\n",
+		rp->n_procs, rp->n_procs == 1 ? "" : "es", rp->threads,
+		rp->threads == 1 ? "" : "s");
+	for (size_t l = 0; l < rp->n_lanes; l++) {
+		const struct proc *p = &rp->procs[rp->lanes[l]];
+
+		sb_clear(&b);
+		last[p->depth] = p->next_sibling == NONE;
+		sb_add(&b, "  ");
+		for (unsigned d = 1; d < p->depth; d++)
+			sb_add(&b, last[d] ? "   " : "|  ");
+		if (p->depth)
+			sb_add(&b, last[p->depth] ? "`- " : "|- ");
+		sb_printf(&b, "%" PRId64 " ", p->pid);
+		if (!p->execed && p->parent != NONE)
+			sb_add(&b, "(fork) ");
+		sb_proc_cmd(&b, p, MAX_SHOW);
+		sb_add(&b, "  [");
+		sb_duration(&b, proc_dur_us(rp, p));
+		sb_add(&b, ", ");
+		sb_proc_status(&b, p);
+		if (p->threads)
+			sb_printf(&b, ", +%u thread%s", p->threads,
+				  p->threads == 1 ? "" : "s");
+		if (p->denials)
+			sb_printf(&b, ", %u denied", p->denials);
+		sb_add(&b, "]");
+		fprintf(f, "%s\n", sb_str(&b));
+	}
+	free(last);
+	sb_release(&b);
+}
+
+static void text_execs(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "\nPrograms executed (%zu)\n", rp->n_execs);
+	for (size_t i = 0; i < rp->n_execs; i++) {
+		const struct exec_ev *e = &rp->execs[i];
+
+		sb_clear(&b);
+		sb_rel(&b, rp, e->ts_us);
+		sb_printf(&b, "  pid %" PRId64 "  ", rp->procs[e->proc].pid);
+		sb_show_max(&b, e->path, e->path_len, MAX_SHOW);
+		sb_add(&b, "  ");
+		sb_show_argv(&b, e->argv, MAX_SHOW);
+		fprintf(f, "  %s\n", sb_str(&b));
+	}
+	sb_release(&b);
+}
+
+static void text_files(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "\nFiles (%zu path/access/outcome combinations)\n",
+		rp->n_files);
+	for (size_t k = 0; k <= ARRAY_SIZE(access_order); k++) {
+		bool header = false;
+
+		for (size_t i = 0; i < rp->n_files; i++) {
+			const struct file_ent *fe = &rp->files[i];
+			bool match = k < ARRAY_SIZE(access_order) ?
+				!strcmp(fe->access, access_order[k]) :
+				!access_known(fe->access);
+
+			if (!match)
+				continue;
+			if (!header) {
+				fprintf(f, "  %s:\n", access_title(fe->access));
+				header = true;
+			}
+			sb_clear(&b);
+			sb_show_max(&b, fe->path, fe->path_len, MAX_SHOW);
+			if (strcmp(fe->outcome, "ok") &&
+			    strcmp(fe->outcome, "allow")) {
+				sb_printf(&b, "  [%s", clean(fe->outcome));
+				if (fe->rule && outcome_by_rule(fe->outcome))
+					sb_printf(&b, ", rule %s",
+						  clean(fe->rule));
+				sb_add(&b, "]");
+			}
+			if (fe->count > 1)
+				sb_printf(&b, "  x%" PRIu64, fe->count);
+			fprintf(f, "    %s\n", sb_str(&b));
+		}
+	}
+	sb_release(&b);
+}
+
+static void text_net(FILE *f, const struct report *rp)
+{
+	fprintf(f, "\nNetwork (%zu)\n", rp->n_nets);
+	for (size_t i = 0; i < rp->n_nets; i++) {
+		const struct net_ent *n = &rp->nets[i];
+
+		bool by_rule = n->rule && outcome_by_rule(n->outcome);
+
+		fprintf(f, "  %s %s  [%s%s%s]  by %s (pid %" PRId64 ")",
+			clean(n->syscall), n->addr, clean(n->outcome),
+			by_rule ? ", rule " : "", by_rule ? clean(n->rule) : "",
+			n->exe, n->pid);
+		if (n->count > 1)
+			fprintf(f, "  x%" PRIu64, n->count);
+		fputc('\n', f);
+	}
+}
+
+static void text_denials(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "\nDenials (%" PRIu64 ")\n", rp->denials_total);
+	for (size_t i = 0; i < rp->n_denials; i++) {
+		const struct denial *d = &rp->denials[i];
+		const json_t *rec = d->rec;
+		const json_t *stack = json_object_get(rec, "stack");
+		const char *note = jstr(rec, "note");
+		const char *rule = jstr(rec, "rule");
+		const char *err = jstr(rec, "errno");
+		int64_t tid = -1;
+		size_t k;
+		json_t *fr;
+
+		jint(rec, "tid", &tid);
+		sb_clear(&b);
+		sb_printf(&b, "record %" PRIu64 "  ", d->seq);
+		sb_rel(&b, rp, d->ts_us);
+		sb_printf(&b, "  pid %" PRId64,
+			  d->proc != NONE ? rp->procs[d->proc].pid : -1);
+		if (d->proc != NONE && tid != rp->procs[d->proc].pid)
+			sb_printf(&b, " tid %" PRId64, tid);
+		sb_add(&b, " ");
+		sb_show_member(&b, rec, "exe", MAX_SHOW);
+		sb_printf(&b, ": %s ", clean(jstr(rec, "syscall")));
+		sb_denial_what(&b, rec);
+		sb_printf(&b, " -> %s", clean(jstr(rec, "action")));
+		if (err)
+			sb_printf(&b, " %s", clean(err));
+		sb_add(&b, " by rule ");
+		sb_show(&b, rule ? rule : "(default)",
+			strlen(rule ? rule : "(default)"));
+		if (note) {
+			sb_add(&b, " (");
+			sb_show(&b, note, strlen(note));
+			sb_add(&b, ")");
+		}
+		fprintf(f, "  %s\n", sb_str(&b));
+		json_array_foreach(stack, k, fr) {
+			sb_clear(&b);
+			sb_frame(&b, fr);
+			fprintf(f, "      #%zu %s\n", k, sb_str(&b));
+		}
+	}
+	if (rp->denials_total > rp->n_denials)
+		fprintf(f, "  ... and %" PRIu64 " more (see the trail)\n",
+			rp->denials_total - rp->n_denials);
+	sb_release(&b);
+}
+
+/* The members of a record other than the common ones, key=value. */
+static void sb_members(struct sbuf *b, const json_t *rec)
+{
+	const char *key;
+	json_t *v;
+	bool first = true;
+
+	json_object_foreach((json_t *)rec, key, v) {
+		char *dump;
+
+		if (!strcmp(key, "seq") || !strcmp(key, "ts") ||
+		    !strcmp(key, "run") || !strcmp(key, "type") ||
+		    !strcmp(key, "hash"))
+			continue;
+		dump = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		sb_printf(b, "%s%s=", first ? "" : " ", key);
+		if (dump)
+			sb_show_max(b, dump, strlen(dump), MAX_SHOW);
+		free(dump);
+		first = false;
+	}
+}
+
+static void text_limits(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "\nLimits reached (%" PRIu64 ")\n", rp->limits_total);
+	for (size_t i = 0; i < rp->n_limits; i++) {
+		int64_t seq = 0;
+
+		jint(rp->limits[i], "seq", &seq);
+		sb_clear(&b);
+		sb_printf(&b, "record %" PRId64 "  ", seq);
+		sb_rel(&b, rp, parse_ts(json_object_get(rp->limits[i], "ts")));
+		sb_add(&b, "  ");
+		sb_members(&b, rp->limits[i]);
+		fprintf(f, "  %s\n", sb_str(&b));
+	}
+	sb_release(&b);
+}
+
+static void text_header(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	const json_t *s = rp->start;
+
+	if (!rp->verified)
+		fprintf(f, "WARNING: %s does not verify: %s\n",
+			clean(rp->trail), clean(rp->why));
+	fprintf(f, "sysgate report: %s\n", clean(rp->trail));
+	if (rp->runs > 1)
+		fprintf(f, "The trail holds %u runs; this is run %u (--run N chooses).\n",
+			rp->runs, rp->run_index);
+	sb_show(&b, rp->run_id, strlen(rp->run_id));
+	fprintf(f, "run:      %s", sb_str(&b));
+	if (jstr(s, "host"))
+		fprintf(f, " on %s", clean(jstr(s, "host")));
+	if (jstr(s, "ts"))
+		fprintf(f, ", started %s", clean(jstr(s, "ts")));
+	fputc('\n', f);
+	sb_clear(&b);
+	sb_show_argv(&b, json_object_get(s, "command"), 4 * MAX_SHOW);
+	fprintf(f, "command:  %s\n", sb_str(&b));
+	sb_clear(&b);
+	sb_show_member(&b, s, "cwd", MAX_SHOW);
+	fprintf(f, "cwd:      %s\n", sb_str(&b));
+	sb_clear(&b);
+	sb_show_member(&b, s, "policy", MAX_SHOW);
+	fprintf(f, "policy:   %s (audit = %s)\n", sb_str(&b),
+		clean(jstr(s, "audit_level")));
+	sb_clear(&b);
+	sb_run_result(&b, rp);
+	fprintf(f, "result:   %s, after ", sb_str(&b));
+	sb_clear(&b);
+	sb_duration(&b, rp->t1_us - rp->t0_us);
+	fprintf(f, "%s\n", sb_str(&b));
+	fprintf(f, "records:  %" PRIu64 " (seq %" PRIu64 "-%" PRIu64 ")%s",
+		rp->records, rp->first_seq, rp->last_seq,
+		rp->verified ? ", hash chain verified" : "");
+	if (rp->end && jstr(rp->end, "signature"))
+		fprintf(f, ", signed");
+	if (rp->bad_lines)
+		fprintf(f, ", %" PRIu64 " unreadable line%s skipped",
+			rp->bad_lines, rp->bad_lines == 1 ? "" : "s");
+	fputc('\n', f);
+	fprintf(f, "calls:    %" PRIu64 " recorded: %" PRIu64 " allowed, %"
+		PRIu64 " denied, %" PRIu64 " killed, %" PRIu64
+		" redirected; %" PRIu64 " allowed but failed\n",
+		rp->syscalls, rp->allowed, rp->denied, rp->killed,
+		rp->redirected, rp->failed);
+	sb_release(&b);
+}
+
+static void output_text(FILE *f, const struct report *rp)
+{
+	text_header(f, rp);
+	text_tree(f, rp);
+	text_execs(f, rp);
+	text_files(f, rp);
+	text_net(f, rp);
+	text_denials(f, rp);
+	text_limits(f, rp);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+/* Exact bytes as a JSON string, with "KEY_hex" when they are not UTF-8. */
+static void json_put_bytes(json_t *obj, const char *key, const char *b,
+			   size_t n)
+{
+	json_t *s = memchr(b, '\0', n) ? NULL : json_stringn(b, n);
+
+	if (s) {
+		json_object_set_new(obj, key, s);
+	} else {
+		struct sbuf shown = { 0 }, hkey = { 0 }, hex = { 0 };
+
+		sb_show(&shown, b, n);
+		json_object_set_new(obj, key, json_string(sb_str(&shown)));
+		for (size_t i = 0; i < n; i++)
+			sb_printf(&hex, "%02x", (unsigned char)b[i]);
+		sb_printf(&hkey, "%s_hex", key);
+		json_object_set_new(obj, sb_str(&hkey),
+				    json_string(sb_str(&hex)));
+		sb_release(&shown);
+		sb_release(&hkey);
+		sb_release(&hex);
+	}
+}
+
+static json_t *json_ms(const struct report *rp, int64_t ts)
+{
+	if (ts < 0 || rp->t0_us <= 0)
+		return json_null();
+	return json_real((double)(ts - rp->t0_us) / 1000.0);
+}
+
+static json_t *json_run(const struct report *rp)
+{
+	json_t *o = json_object();
+	const char *keys[] = { "host", "cwd", "policy", "policy_hash",
+			       "audit_level", "version", "kernel" };
+
+	json_object_set_new(o, "id", json_string(rp->run_id));
+	json_object_set_new(o, "index", json_integer(rp->run_index));
+	if (rp->start) {
+		json_object_set(o, "start", json_object_get(rp->start, "ts"));
+		json_object_set(o, "command",
+				json_object_get(rp->start, "command"));
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+			json_t *v = json_object_get(rp->start, keys[i]);
+
+			if (v)
+				json_object_set(o, keys[i], v);
+		}
+	}
+	json_object_set_new(o, "duration_ms",
+			    json_integer((rp->t1_us - rp->t0_us) / 1000));
+	if (rp->end) {
+		const char *keys_end[] = { "exit", "status", "signal", "error",
+					   "counts" };
+
+		json_object_set(o, "end", json_object_get(rp->end, "ts"));
+		for (size_t i = 0; i < ARRAY_SIZE(keys_end); i++) {
+			json_t *v = json_object_get(rp->end, keys_end[i]);
+
+			if (v)
+				json_object_set(o, keys_end[i], v);
+		}
+		json_object_set_new(o, "signed", json_boolean(
+				    json_object_get(rp->end, "signature")));
+	}
+	json_object_set_new(o, "complete", json_boolean(rp->end != NULL));
+	return o;
+}
+
+static json_t *json_procs(const struct report *rp)
+{
+	json_t *arr = json_array();
+
+	for (size_t l = 0; l < rp->n_lanes; l++) {
+		const struct proc *p = &rp->procs[rp->lanes[l]];
+		json_t *o = json_object();
+		json_t *kids = json_array();
+
+		json_object_set_new(o, "pid", json_integer(p->pid));
+		json_object_set_new(o, "ppid", p->ppid >= 0 ?
+				    json_integer(p->ppid) : json_null());
+		json_object_set_new(o, "parent", p->parent != NONE ?
+				    json_integer(rp->procs[p->parent].pid) :
+				    json_null());
+		json_object_set_new(o, "kind", json_string(p->kind));
+		json_object_set_new(o, "execed", json_boolean(p->execed));
+		if (p->path)
+			json_put_bytes(o, "path", p->path, p->path_len);
+		json_object_set(o, "argv", p->argv ? p->argv : json_null());
+		json_object_set_new(o, "start_ms", json_ms(rp, p->start_us));
+		json_object_set_new(o, "end_ms", p->ended ?
+				    json_ms(rp, p->end_us) : json_null());
+		json_object_set_new(o, "duration_ms", p->duration_ms >= 0 ?
+				    json_integer(p->duration_ms) : json_null());
+		if (!p->ended)
+			json_object_set_new(o, "exit", json_null());
+		else if (p->signaled)
+			json_object_set_new(o, "exit", json_pack("{s:s,s:b}",
+					    "signal", p->signal, "core",
+					    p->core));
+		else
+			json_object_set_new(o, "exit", json_pack("{s:I}",
+					    "code", (json_int_t)p->code));
+		json_object_set_new(o, "threads", json_integer(p->threads));
+		json_object_set_new(o, "signals", json_integer(p->signals));
+		json_object_set_new(o, "execs", json_integer(p->execs));
+		json_object_set_new(o, "denials", json_integer(p->denials));
+		for (size_t c = p->first_child; c != NONE;
+		     c = rp->procs[c].next_sibling)
+			json_array_append_new(kids,
+					      json_integer(rp->procs[c].pid));
+		json_object_set_new(o, "children", kids);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_files(const struct report *rp)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < rp->n_files; i++) {
+		const struct file_ent *fe = &rp->files[i];
+		json_t *arr = json_object_get(o, fe->access);
+		json_t *e = json_object();
+
+		if (!arr) {
+			arr = json_array();
+			json_object_set_new(o, fe->access, arr);
+		}
+		json_put_bytes(e, "path", fe->path, fe->path_len);
+		json_object_set_new(e, "outcome", json_string(fe->outcome));
+		json_object_set_new(e, "count",
+				    json_integer((json_int_t)fe->count));
+		json_object_set_new(e, "rule",
+				    fe->rule ? json_string(fe->rule) : json_null());
+		json_array_append_new(arr, e);
+	}
+	return o;
+}
+
+static json_t *json_execs(const struct report *rp)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < rp->n_execs; i++) {
+		const struct exec_ev *e = &rp->execs[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "seq", json_integer((json_int_t)e->seq));
+		json_object_set_new(o, "ms", json_ms(rp, e->ts_us));
+		json_object_set_new(o, "pid",
+				    json_integer(rp->procs[e->proc].pid));
+		json_put_bytes(o, "path", e->path, e->path_len);
+		json_object_set(o, "argv", e->argv ? e->argv : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_net(const struct report *rp)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < rp->n_nets; i++) {
+		const struct net_ent *n = &rp->nets[i];
+
+		json_array_append_new(arr, json_pack(
+			"{s:s,s:O?,s:s,s:s,s:s?,s:I,s:s,s:I}",
+			"syscall", n->syscall, "addr", n->addr_json,
+			"shown", n->addr, "outcome", n->outcome,
+			"rule", n->rule, "pid", (json_int_t)n->pid,
+			"exe", n->exe, "count", (json_int_t)n->count));
+	}
+	return arr;
+}
+
+/* A record without its common members (kept: seq and ts). */
+static json_t *json_rec_body(const json_t *rec)
+{
+	json_t *o = json_object();
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)rec, key, v) {
+		if (!strcmp(key, "run") || !strcmp(key, "type") ||
+		    !strcmp(key, "hash"))
+			continue;
+		json_object_set(o, key, v);
+	}
+	return o;
+}
+
+static json_t *json_summary(const struct report *rp)
+{
+	json_t *o = json_object();
+	json_t *counts, *arr;
+
+	json_object_set_new(o, "trail", json_string(rp->trail));
+	json_object_set_new(o, "verified", json_boolean(rp->verified));
+	json_object_set_new(o, "verify_error", rp->verified ? json_null() :
+			    json_string(rp->why));
+	json_object_set_new(o, "runs_in_trail", json_integer(rp->runs));
+	json_object_set_new(o, "run", json_run(rp));
+	counts = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+		"records", (json_int_t)rp->records,
+		"bad_lines", (json_int_t)rp->bad_lines,
+		"syscalls", (json_int_t)rp->syscalls,
+		"allowed", (json_int_t)rp->allowed,
+		"denied", (json_int_t)rp->denied,
+		"killed", (json_int_t)rp->killed,
+		"redirected", (json_int_t)rp->redirected,
+		"failed", (json_int_t)rp->failed,
+		"processes", (json_int_t)rp->n_procs,
+		"threads", (json_int_t)rp->threads,
+		"execs", (json_int_t)rp->n_execs,
+		"files", (json_int_t)rp->n_files,
+		"network", (json_int_t)rp->n_nets,
+		"denials", (json_int_t)rp->denials_total,
+		"limits", (json_int_t)rp->limits_total);
+	json_object_set_new(o, "counts", counts);
+	json_object_set_new(o, "processes", json_procs(rp));
+	json_object_set_new(o, "files", json_files(rp));
+	json_object_set_new(o, "execs", json_execs(rp));
+	json_object_set_new(o, "network", json_net(rp));
+	arr = json_array();
+	for (size_t i = 0; i < rp->n_denials; i++)
+		json_array_append_new(arr, json_rec_body(rp->denials[i].rec));
+	json_object_set_new(o, "denials", arr);
+	json_object_set_new(o, "denials_omitted", json_integer(
+			    (json_int_t)(rp->denials_total - rp->n_denials)));
+	arr = json_array();
+	for (size_t i = 0; i < rp->n_limits; i++)
+		json_array_append_new(arr, json_rec_body(rp->limits[i]));
+	json_object_set_new(o, "limits", arr);
+	return o;
+}
+
+static int output_json(FILE *f, const struct report *rp)
+{
+	json_t *o = json_summary(rp);
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	r = json_dumpf(o, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+		       JSON_REAL_PRECISION(12));
+	json_decref(o);
+	if (r < 0)
+		return -EIO;
+	fputc('\n', f);
+	return 0;
+}
+
+/* ---- HTML ------------------------------------------------------------- */
+
+/* Text already made safe by sb_show, escaped for HTML. */
+static void html_put(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+/* Raw bytes from the trail, shown then escaped for HTML. */
+static void html_bytes(FILE *f, const char *b, size_t n, size_t max)
+{
+	struct sbuf s = { 0 };
+
+	sb_show_max(&s, b, n, max);
+	html_put(f, sb_str(&s));
+	sb_release(&s);
+}
+
+static void html_more(FILE *f, uint64_t more)
+{
+	if (more)
+		fprintf(f, "<p class=\"more\">... and %" PRIu64
+			" more, in the text report and --json.</p>\n", more);
+}
+
+static void html_sb(FILE *f, struct sbuf *b)
+{
+	html_put(f, sb_str(b));
+	sb_clear(b);
+}
+
+static const char html_css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fff}\n"
+	"h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #ccd}\n"
+	"code,.mono,td.m{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}\n"
+	".warn{background:#fde8e8;border:1px solid #e0a0a0;padding:8px 12px;color:#8a1010;font-weight:600}\n"
+	".ok{color:#17702f}.bad{color:#b3121b;font-weight:600}\n"
+	"table{border-collapse:collapse;margin:4px 0}td,th{border:1px solid #dde;padding:3px 8px;text-align:left;vertical-align:top}\n"
+	"th{background:#f1f3f8}table.kv td:first-child{color:#556;white-space:nowrap}\n"
+	"ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:18px}ul.tree{padding-left:0}\n"
+	"ul.tree li{position:relative;padding-left:14px;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}\n"
+	"ul.tree ul li::before{content:'';position:absolute;left:0;top:0;height:10px;width:10px;border-left:1px solid #99a;border-bottom:1px solid #99a}\n"
+	".pid{color:#556}.st{color:#667}.den{color:#b3121b}\n"
+	"svg text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:11px}\n"
+	".more{color:#667;font-style:italic}\n";
+
+static void html_header(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	const json_t *s = rp->start;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+	      "<title>sysgate report: ", f);
+	sb_show(&b, rp->run_id, strlen(rp->run_id));
+	html_sb(f, &b);
+	fprintf(f, "</title>\n<style>\n%s</style></head>\n<body>\n", html_css);
+	if (!rp->verified) {
+		fputs("<p class=\"warn\" id=\"verify-warning\">WARNING: this trail does not verify: ", f);
+		sb_show(&b, rp->why, strlen(rp->why));
+		html_sb(f, &b);
+		fputs("</p>\n", f);
+	}
+	fputs("<h1>sysgate report</h1>\n<table class=\"kv\" id=\"summary\">\n", f);
+	fputs("<tr><td>trail</td><td class=\"m\">", f);
+	sb_show(&b, rp->trail, strlen(rp->trail));
+	html_sb(f, &b);
+	fprintf(f, " <span class=\"%s\">%s</span>", rp->verified ? "ok" : "bad",
+		rp->verified ? "hash chain verified" : "DOES NOT VERIFY");
+	if (rp->end && jstr(rp->end, "signature"))
+		fputs(" (signed)", f);
+	fputs("</td></tr>\n<tr><td>run</td><td class=\"m\">", f);
+	sb_show(&b, rp->run_id, strlen(rp->run_id));
+	if (rp->runs > 1)
+		sb_printf(&b, " (run %u of %u in this trail)", rp->run_index,
+			  rp->runs);
+	html_sb(f, &b);
+	fputs("</td></tr>\n<tr><td>command</td><td class=\"m\">", f);
+	sb_show_argv(&b, json_object_get(s, "command"), 4 * MAX_SHOW);
+	html_sb(f, &b);
+	fputs("</td></tr>\n<tr><td>cwd</td><td class=\"m\">", f);
+	sb_show_member(&b, s, "cwd", MAX_SHOW);
+	html_sb(f, &b);
+	fputs("</td></tr>\n<tr><td>host</td><td>", f);
+	sb_show_member(&b, s, "host", MAX_SHOW);
+	if (jstr(s, "ts"))
+		sb_printf(&b, ", started %s", clean(jstr(s, "ts")));
+	html_sb(f, &b);
+	fputs("</td></tr>\n<tr><td>policy</td><td class=\"m\">", f);
+	sb_show_member(&b, s, "policy", MAX_SHOW);
+	sb_printf(&b, " (audit = %s)", clean(jstr(s, "audit_level")));
+	html_sb(f, &b);
+	fputs("</td></tr>\n<tr><td>result</td><td>", f);
+	sb_run_result(&b, rp);
+	sb_add(&b, ", after ");
+	sb_duration(&b, rp->t1_us - rp->t0_us);
+	html_sb(f, &b);
+	fprintf(f, "</td></tr>\n<tr><td>records</td><td>%" PRIu64
+		"</td></tr>\n<tr><td>calls</td><td>%" PRIu64 " recorded: %"
+		PRIu64 " allowed, <span class=\"%s\">%" PRIu64 " denied</span>, %"
+		PRIu64 " killed, %" PRIu64 " redirected; %" PRIu64
+		" allowed but failed</td></tr>\n</table>\n",
+		rp->records, rp->syscalls, rp->allowed,
+		rp->denied + rp->killed ? "bad" : "ok", rp->denied, rp->killed,
+		rp->redirected, rp->failed);
+	sb_release(&b);
+}
+
+static void html_tree(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	unsigned open_depth = 0;
+	bool any = false;
+
+	fprintf(f, "<h2>Process tree (%zu process%s, %u thread%s)</h2>\n",
+		rp->n_procs, rp->n_procs == 1 ? "" : "es", rp->threads,
+		rp->threads == 1 ? "" : "s");
+	fputs("<ul class=\"tree\" id=\"tree\">\n", f);
+	for (size_t l = 0; l < rp->n_lanes && l < MAX_LANES; l++) {
+		const struct proc *p = &rp->procs[rp->lanes[l]];
+
+		if (any) {
+			if (p->depth > open_depth) {
+				fputs("<ul>\n", f);
+			} else {
+				fputs("</li>\n", f);
+				for (; open_depth > p->depth; open_depth--)
+					fputs("</ul></li>\n", f);
+			}
+		}
+		open_depth = p->depth;
+		any = true;
+		fprintf(f, "<li class=\"proc\" id=\"p%" PRId64 "-%zu\"><span class=\"pid\">%"
+			PRId64 "</span> ", p->pid, l, p->pid);
+		if (!p->execed && p->parent != NONE)
+			fputs("<span class=\"st\">(fork)</span> ", f);
+		sb_proc_cmd(&b, p, MAX_SHOW);
+		html_sb(f, &b);
+		sb_add(&b, "[");
+		sb_duration(&b, proc_dur_us(rp, p));
+		sb_add(&b, ", ");
+		sb_proc_status(&b, p);
+		if (p->threads)
+			sb_printf(&b, ", +%u thread%s", p->threads,
+				  p->threads == 1 ? "" : "s");
+		sb_add(&b, "]");
+		fputs(" <span class=\"st\">", f);
+		html_sb(f, &b);
+		fputs("</span>", f);
+		if (p->denials)
+			fprintf(f, " <span class=\"den\">%u denied</span>",
+				p->denials);
+	}
+	if (any) {
+		fputs("</li>\n", f);
+		for (; open_depth > 0; open_depth--)
+			fputs("</ul></li>\n", f);
+	}
+	fputs("</ul>\n", f);
+	html_more(f, rp->n_lanes > MAX_LANES ? rp->n_lanes - MAX_LANES : 0);
+	sb_release(&b);
+}
+
+static double tl_x(const struct report *rp, int64_t ts, double x0, double w)
+{
+	double span = (double)(rp->t1_us - rp->t0_us);
+
+	if (span <= 0 || ts < rp->t0_us)
+		return x0;
+	if (ts > rp->t1_us)
+		ts = rp->t1_us;
+	return x0 + w * (double)(ts - rp->t0_us) / span;
+}
+
+static void html_timeline(FILE *f, const struct report *rp)
+{
+	const double label_w = 300, plot_w = 880, lane_h = 18, top = 24;
+	size_t lanes = rp->n_lanes < MAX_LANES ? rp->n_lanes : MAX_LANES;
+	double h = top + lanes * lane_h + 8;
+	struct sbuf b = { 0 };
+
+	fputs("<h2>Timeline</h2>\n", f);
+	fprintf(f, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
+		label_w + plot_w + 20, h, label_w + plot_w + 20, h);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafbfd\"/>\n",
+		label_w + plot_w + 20, h);
+	/* Axis: five ticks over the run. */
+	for (int t = 0; t <= 4; t++) {
+		double x = label_w + plot_w * t / 4.0;
+		int64_t us = (rp->t1_us - rp->t0_us) * t / 4;
+
+		sb_duration(&b, us);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#dde\"/>"
+			"<text x=\"%.1f\" y=\"14\" text-anchor=\"%s\" fill=\"#556\">",
+			x, top - 4, x, h, x, t == 0 ? "start" : t == 4 ? "end" : "middle");
+		html_sb(f, &b);
+		fputs("</text>\n", f);
+	}
+	for (size_t l = 0; l < lanes; l++) {
+		const struct proc *p = &rp->procs[rp->lanes[l]];
+		double y = top + l * lane_h;
+		int64_t end = p->ended ? p->end_us : rp->t1_us;
+		double x1 = tl_x(rp, p->start_us >= 0 ? p->start_us : rp->t0_us,
+				 label_w, plot_w);
+		double x2 = tl_x(rp, end, label_w, plot_w);
+		const char *color = !p->ended ? "#9aa3b5" :
+			p->signaled ? "#d9822b" :
+			p->code ? "#e0b341" : "#4f8fd6";
+
+		if (x2 - x1 < 2)
+			x2 = x1 + 2;
+		for (unsigned d = 0; d < p->depth && d < 10; d++)
+			sb_add(&b, " ");
+		sb_printf(&b, "%" PRId64 " ", p->pid);
+		sb_proc_cmd(&b, p, MAX_LABEL);
+		sb_cut(&b, 0, MAX_LABEL);
+		/* The nested svg clips a label too wide for its column. */
+		fprintf(f, "<g class=\"lane\" id=\"lane-%zu\"><svg x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\">"
+			"<text x=\"4\" y=\"13\" xml:space=\"preserve\">",
+			l, y, label_w - 8, lane_h);
+		html_sb(f, &b);
+		fputs("</text></svg>", f);
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\" fill=\"%s\"%s><title>",
+			x1, y + 3, x2 - x1, lane_h - 6, color,
+			p->ended ? "" : " stroke-dasharray=\"3,2\" stroke=\"#667\"");
+		sb_printf(&b, "pid %" PRId64 ": ", p->pid);
+		sb_proc_cmd(&b, p, MAX_SHOW);
+		sb_add(&b, "\n");
+		sb_duration(&b, proc_dur_us(rp, p));
+		sb_add(&b, ", ");
+		sb_proc_status(&b, p);
+		html_sb(f, &b);
+		fputs("</title></rect></g>\n", f);
+	}
+	/* Execs: small white ticks; denials: red marks on top. */
+	for (size_t i = 0; i < rp->n_execs; i++) {
+		const struct exec_ev *e = &rp->execs[i];
+		size_t lane = rp->procs[e->proc].lane;
+
+		if (lane >= lanes)
+			continue;
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#fff\" stroke=\"#1d3f73\"><title>exec ",
+			tl_x(rp, e->ts_us, label_w, plot_w),
+			top + lane * lane_h + lane_h / 2);
+		sb_show_max(&b, e->path, e->path_len, MAX_SHOW);
+		html_sb(f, &b);
+		fputs("</title></circle>\n", f);
+	}
+	for (size_t i = 0; i < rp->n_denials && i < MAX_HTML_ROWS;
+	     i++) {
+		const struct denial *d = &rp->denials[i];
+		size_t lane = d->proc != NONE ? rp->procs[d->proc].lane : NONE;
+
+		if (lane == NONE || lane >= lanes)
+			continue;
+		fprintf(f, "<rect class=\"denial\" x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" fill=\"#d0101b\"><title>denied ",
+			tl_x(rp, d->ts_us, label_w, plot_w) - 1.5,
+			top + lane * lane_h + 1, lane_h - 2);
+		sb_printf(&b, "%s ", clean(jstr(d->rec, "syscall")));
+		sb_denial_what(&b, d->rec);
+		sb_add(&b, " (rule ");
+		sb_add(&b, jstr(d->rec, "rule") ? clean(jstr(d->rec, "rule")) :
+		       "default");
+		sb_add(&b, ")");
+		html_sb(f, &b);
+		fputs("</title></rect>\n", f);
+	}
+	fputs("</svg>\n", f);
+	if (rp->n_lanes > lanes)
+		fprintf(f, "<p class=\"more\">%zu more processes are not drawn.</p>\n",
+			rp->n_lanes - lanes);
+	fputs("<p class=\"st\">Bars: blue exit 0, yellow other exit codes, orange killed by a signal, grey no exit recorded; "
+	      "circles: exec; red marks: denials.</p>\n", f);
+	sb_release(&b);
+}
+
+static void html_denials(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "<h2>Denials (%" PRIu64 ")</h2>\n", rp->denials_total);
+	fputs("<table id=\"denials\"><tr><th>record</th><th>time</th><th>pid</th><th>program</th>"
+	      "<th>call</th><th>what</th><th>decision</th><th>rule</th><th>stack</th></tr>\n", f);
+	for (size_t i = 0; i < rp->n_denials && i < MAX_HTML_ROWS;
+	     i++) {
+		const struct denial *d = &rp->denials[i];
+		const json_t *stack = json_object_get(d->rec, "stack");
+		const char *err = jstr(d->rec, "errno");
+		const char *note = jstr(d->rec, "note");
+		size_t k;
+		json_t *fr;
+
+		fprintf(f, "<tr class=\"denial\"><td>%" PRIu64 "</td><td>", d->seq);
+		sb_rel(&b, rp, d->ts_us);
+		html_sb(f, &b);
+		fprintf(f, "</td><td>%" PRId64 "</td><td class=\"m\">",
+			d->proc != NONE ? rp->procs[d->proc].pid : -1);
+		sb_show_member(&b, d->rec, "exe", MAX_SHOW);
+		html_sb(f, &b);
+		fputs("</td><td class=\"m\">", f);
+		sb_add(&b, clean(jstr(d->rec, "syscall")));
+		html_sb(f, &b);
+		fputs("</td><td class=\"m\">", f);
+		sb_denial_what(&b, d->rec);
+		if (note) {
+			sb_add(&b, " (");
+			sb_show(&b, note, strlen(note));
+			sb_add(&b, ")");
+		}
+		html_sb(f, &b);
+		fputs("</td><td class=\"bad\">", f);
+		sb_add(&b, clean(jstr(d->rec, "action")));
+		if (err)
+			sb_printf(&b, " %s", clean(err));
+		html_sb(f, &b);
+		fputs("</td><td class=\"m\">", f);
+		sb_add(&b, jstr(d->rec, "rule") ? clean(jstr(d->rec, "rule")) :
+		       "(default)");
+		html_sb(f, &b);
+		fputs("</td><td class=\"m\">", f);
+		json_array_foreach(stack, k, fr) {
+			sb_printf(&b, "#%zu ", k);
+			sb_frame(&b, fr);
+			html_sb(f, &b);
+			fputs("<br>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	if (rp->denials_total > MAX_HTML_ROWS)
+		fprintf(f, "<p class=\"more\">... and %" PRIu64
+			" more, in the text report (and the trail).</p>\n",
+			rp->denials_total - MAX_HTML_ROWS);
+	sb_release(&b);
+}
+
+static void html_files(FILE *f, const struct report *rp)
+{
+	size_t rows = 0;
+
+	fprintf(f, "<h2>Files (%zu)</h2>\n<table id=\"files\"><tr><th>access</th><th>path</th>"
+		"<th>outcome</th><th>rule</th><th>calls</th></tr>\n", rp->n_files);
+	for (size_t k = 0; k <= ARRAY_SIZE(access_order); k++) {
+		for (size_t i = 0; i < rp->n_files; i++) {
+			const struct file_ent *fe = &rp->files[i];
+			bool match = k < ARRAY_SIZE(access_order) ?
+				!strcmp(fe->access, access_order[k]) :
+				!access_known(fe->access);
+
+			if (!match || rows++ >= MAX_HTML_ROWS)
+				continue;
+			fputs("<tr><td>", f);
+			html_bytes(f, fe->access, strlen(fe->access), MAX_SHOW);
+			fputs("</td><td class=\"m\">", f);
+			html_bytes(f, fe->path, fe->path_len, MAX_SHOW);
+			fprintf(f, "</td><td class=\"%s\">", fe->bad ? "bad" : "ok");
+			html_bytes(f, fe->outcome, strlen(fe->outcome),
+				   MAX_SHOW);
+			fputs("</td><td class=\"m\">", f);
+			if (fe->rule)
+				html_bytes(f, fe->rule, strlen(fe->rule),
+					   MAX_SHOW);
+			fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", fe->count);
+		}
+	}
+	fputs("</table>\n", f);
+	html_more(f, rows > MAX_HTML_ROWS ? rows - MAX_HTML_ROWS : 0);
+}
+
+static void html_execs(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "<h2>Programs executed (%zu)</h2>\n<table id=\"execs\"><tr><th>time</th><th>pid</th>"
+		"<th>program</th><th>argv</th></tr>\n", rp->n_execs);
+	for (size_t i = 0; i < rp->n_execs && i < MAX_HTML_ROWS; i++) {
+		const struct exec_ev *e = &rp->execs[i];
+
+		fputs("<tr><td>", f);
+		sb_rel(&b, rp, e->ts_us);
+		html_sb(f, &b);
+		fprintf(f, "</td><td>%" PRId64 "</td><td class=\"m\">",
+			rp->procs[e->proc].pid);
+		html_bytes(f, e->path, e->path_len, MAX_SHOW);
+		fputs("</td><td class=\"m\">", f);
+		sb_show_argv(&b, e->argv, MAX_SHOW);
+		html_sb(f, &b);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	html_more(f, rp->n_execs > MAX_HTML_ROWS ?
+		  rp->n_execs - MAX_HTML_ROWS : 0);
+	sb_release(&b);
+}
+
+static void html_net(FILE *f, const struct report *rp)
+{
+	fprintf(f, "<h2>Network (%zu)</h2>\n<table id=\"network\"><tr><th>call</th><th>address</th>"
+		"<th>outcome</th><th>rule</th><th>program</th><th>calls</th></tr>\n",
+		rp->n_nets);
+	for (size_t i = 0; i < rp->n_nets && i < MAX_HTML_ROWS; i++) {
+		const struct net_ent *n = &rp->nets[i];
+
+		fputs("<tr><td class=\"m\">", f);
+		html_put(f, clean(n->syscall));
+		fputs("</td><td class=\"m\">", f);
+		html_put(f, n->addr);
+		fprintf(f, "</td><td class=\"%s\">", n->bad ? "bad" : "ok");
+		html_put(f, clean(n->outcome));
+		fputs("</td><td class=\"m\">", f);
+		if (n->rule)
+			html_bytes(f, n->rule, strlen(n->rule), MAX_SHOW);
+		fputs("</td><td class=\"m\">", f);
+		html_put(f, n->exe);
+		fprintf(f, " (pid %" PRId64 ")</td><td>%" PRIu64 "</td></tr>\n",
+			n->pid, n->count);
+	}
+	fputs("</table>\n", f);
+	html_more(f, rp->n_nets > MAX_HTML_ROWS ? rp->n_nets - MAX_HTML_ROWS : 0);
+}
+
+static void html_limits(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "<h2>Limits reached (%" PRIu64 ")</h2>\n", rp->limits_total);
+	if (!rp->n_limits)
+		fputs("<p class=\"st\">None.</p>\n", f);
+	for (size_t i = 0; i < rp->n_limits; i++) {
+		sb_rel(&b, rp, parse_ts(json_object_get(rp->limits[i], "ts")));
+		sb_add(&b, "  ");
+		sb_members(&b, rp->limits[i]);
+		fputs("<p class=\"mono\">", f);
+		html_sb(f, &b);
+		fputs("</p>\n", f);
+	}
+	sb_release(&b);
+}
+
+static void output_html(FILE *f, const struct report *rp)
+{
+	html_header(f, rp);
+	html_tree(f, rp);
+	html_timeline(f, rp);
+	html_denials(f, rp);
+	html_files(f, rp);
+	html_execs(f, rp);
+	html_net(f, rp);
+	html_limits(f, rp);
+	fputs("<p class=\"st\">Written by sysgate " PACKAGE_VERSION
+	      " report from the audit trail; no script, no external resource.</p>\n"
+	      "</body></html>\n", f);
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sysgate report AUDIT [--json] [--html OUT.html] [--run N|ID]\n");
+}
+
+/* Close a stream we wrote, reporting a write error.  Returns 0 or -1. */
+static int finish_stream(FILE *f, const char *what)
+{
+	int bad = ferror(f);
+
+	if (f == stdout)
+		bad |= fflush(f) != 0;
+	else
+		bad |= fclose(f) != 0;
+	if (bad) {
+		fprintf(stderr, "sysgate report: cannot write %s\n", what);
+		return -1;
+	}
+	return 0;
+}
+
+int tool_report(int argc, char **argv)
+{
+	const char *path = NULL, *html = NULL, *want_id = NULL;
+	bool want_json = false;
+	unsigned want_run = 0;
+	struct report rp = { 0 };
+	struct scan sc = { 0 };
+	struct audit_reader *rd = NULL;
+	json_t *rec;
+	int r, status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			want_json = true;
+		} else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
+			html = argv[++i];
+		} else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
+			char *end;
+			unsigned long n = strtoul(argv[++i], &end, 10);
+
+			if (*end || n == 0 || n > UINT32_MAX)
+				want_id = argv[i];
+			else
+				want_run = (unsigned)n;
+		} else if (!strcmp(argv[i], "-h") ||
+			   !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!path &&
+			   (argv[i][0] != '-' || !strcmp(argv[i], "-"))) {
+			path = argv[i];
+		} else {
+			usage(stderr);
+			return EXIT_TOOL_FAILURE;
+		}
+	}
+	if (!path) {
+		usage(stderr);
+		return EXIT_TOOL_FAILURE;
+	}
+
+	rp.trail = path;
+	r = audit_verify_path(path, NULL, rp.why, sizeof(rp.why));
+	if (r < 0 && r != -EBADMSG) {
+		fprintf(stderr, "sysgate report: %s: %s\n", path, strerror(-r));
+		return EXIT_TOOL_FAILURE;
+	}
+	rp.verified = r == 0;
+	if (!rp.verified && (want_json || html))
+		fprintf(stderr, "sysgate report: WARNING: %s does not verify: %s\n",
+			path, rp.why);
+
+	sc.want_run = want_run;
+	sc.want_id = want_id;
+	r = audit_reader_open_path(path, &rd);
+	if (r < 0) {
+		fprintf(stderr, "sysgate report: %s: %s\n", path, strerror(-r));
+		return EXIT_TOOL_FAILURE;
+	}
+	while ((r = audit_reader_next(rd, &rec)) != 0) {
+		if (r == -EBADMSG) {
+			rp.bad_lines++;
+			continue;
+		}
+		if (r < 0)
+			break;
+		ingest(&rp, &sc, rec);
+	}
+	audit_reader_free(rd);
+	if (r < 0) {
+		fprintf(stderr, "sysgate report: %s: %s\n", path, strerror(-r));
+		report_release(&rp);
+		return EXIT_TOOL_FAILURE;
+	}
+	rp.runs = sc.runs;
+	if (!sc.records) {
+		fprintf(stderr, "sysgate report: %s: no audit records\n", path);
+		report_release(&rp);
+		return EXIT_TOOL_FAILURE;
+	}
+	if (!rp.records) {
+		if (want_id)
+			fprintf(stderr, "sysgate report: %s: no run %s\n",
+				path, want_id);
+		else
+			fprintf(stderr, "sysgate report: %s: no run %u (the trail holds %u)\n",
+				path, want_run, sc.runs);
+		report_release(&rp);
+		return EXIT_TOOL_FAILURE;
+	}
+	flush_pending(&rp);
+	build_lanes(&rp);
+
+	if (html) {
+		FILE *f = strcmp(html, "-") ? fopen(html, "we") : stdout;
+
+		if (!f) {
+			fprintf(stderr, "sysgate report: %s: %s\n", html,
+				strerror(errno));
+			report_release(&rp);
+			return EXIT_TOOL_FAILURE;
+		}
+		output_html(f, &rp);
+		if (finish_stream(f, html) < 0)
+			status = EXIT_TOOL_FAILURE;
+	}
+	if (want_json) {
+		if (output_json(stdout, &rp) < 0)
+			status = EXIT_TOOL_FAILURE;
+	} else if (!html) {
+		output_text(stdout, &rp);
+	}
+	if ((want_json || !html) && finish_stream(stdout, "the report") < 0)
+		status = EXIT_TOOL_FAILURE;
+	report_release(&rp);
+	return status;
+}
