@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench-bare MECH OP N BATCHES: the kernel's own cost of a mechanism, with
+ * nothing of sysgate around it.  A child loads a filter that sends OP's
+ * call to MECH and runs the same loop bench-micro runs (bench/loops.c);
+ * this process answers with the least the mechanism needs.  The child
+ * prints "<median ns per call> <result of the first call>"; when the kernel
+ * lacks the mechanism this process prints "n/a <why>".  So the micro table
+ * can put sysgate's cost beside the floor it cannot go below.
+ *
+ * MECH:
+ *   allow        a filter that allows every call (the in-kernel fast path)
+ *   notif        SECCOMP_RET_USER_NOTIF; a responder thread does RECV, then
+ *                SEND (getppid: a value; open-deny: EACCES), ADDFD with SEND
+ *                of a file opened once (open-allow), pidfd_getfd + connect
+ *                (connect), CONTINUE (execve) and, for the loader's opens
+ *                after an exec, open + ADDFD/SEND
+ *   notif-sync   the same after SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (6.6+),
+ *                probed here
+ *   trace        SECCOMP_RET_TRACE; the tracer does waitpid + PTRACE_CONT
+ *   trace-stack  the same plus the caller's stack (instruction pointers
+ *                only) with libunwind-ptrace at each stop
+ * For OP exec the child is also ptraced with the fork/exec/exit events
+ * sysgate asks for, and each new process's first stop is resumed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libunwind-ptrace.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+
+/* Kernel 6.6+; the 6.1 headers lack them (PLATFORM.md). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+#define BARE_MAX_FRAMES 64
+
+enum mech { MECH_ALLOW, MECH_NOTIF, MECH_NOTIF_SYNC, MECH_TRACE, MECH_TRACE_STACK };
+
+struct responder {
+	int listener;
+	int pidfd;		/* the child, for pidfd_getfd */
+	int allow_fd;		/* open-allow: the file every ADDFD installs */
+	enum bench_op op;
+	struct seccomp_notif_sizes sizes;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench-bare: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int parse_mech(const char *s, enum mech *m)
+{
+	static const char *const names[] = {
+		[MECH_ALLOW] = "allow", [MECH_NOTIF] = "notif",
+		[MECH_NOTIF_SYNC] = "notif-sync", [MECH_TRACE] = "trace",
+		[MECH_TRACE_STACK] = "trace-stack",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(names[i], s)) {
+			*m = (enum mech)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static bool is_notif(enum mech m)
+{
+	return m == MECH_NOTIF || m == MECH_NOTIF_SYNC;
+}
+
+static bool is_trace(enum mech m)
+{
+	return m == MECH_TRACE || m == MECH_TRACE_STACK;
+}
+
+static long load_filter(enum mech m, enum bench_op op)
+{
+	uint32_t action = SECCOMP_RET_ALLOW;
+	unsigned int flags = 0;
+	int nr1 = bench_op_nr(op);
+	/* After an exec the loader's opens are what sysgate sees next. */
+	int nr2 = op == BENCH_EXEC ? SYS_openat : nr1;
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr1, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr2, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (is_notif(m)) {
+		action = SECCOMP_RET_USER_NOTIF;
+		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	} else if (is_trace(m)) {
+		action = SECCOMP_RET_TRACE;
+	}
+	f[7].k = action;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
+
+/* Read len bytes of the caller's memory; returns what was read or -1. */
+static ssize_t peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0);
+}
+
+static void send_reply(struct responder *r, uint64_t id, int64_t val, int err,
+		       uint32_t flags)
+{
+	struct seccomp_notif_resp resp = {
+		.id = id, .val = val, .error = -err, .flags = flags,
+	};
+
+	ioctl(r->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* ADDFD with SEND: install fd in the caller and answer with its number. */
+static void send_fd(struct responder *r, uint64_t id, int fd, bool cloexec)
+{
+	struct seccomp_notif_addfd a = {
+		.id = id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (uint32_t)fd,
+		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	};
+
+	if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0)
+		send_reply(r, id, 0, errno, 0);
+}
+
+static void answer_connect(struct responder *r, const struct seccomp_notif *req)
+{
+	struct sockaddr_storage ss;
+	size_t len = req->data.args[2];
+	int sock, err = 0;
+
+	if (len > sizeof(ss) || peek((pid_t)req->pid, req->data.args[1], &ss, len) != (ssize_t)len) {
+		send_reply(r, req->id, 0, EFAULT, 0);
+		return;
+	}
+	sock = pidfd_getfd(r->pidfd, (int)req->data.args[0], 0);
+	if (sock < 0) {
+		send_reply(r, req->id, 0, errno, 0);
+		return;
+	}
+	if (connect(sock, (struct sockaddr *)&ss, (socklen_t)len) < 0)
+		err = errno;
+	close(sock);
+	send_reply(r, req->id, 0, err, 0);
+}
+
+/* The dynamic loader's opens after an exec: open what it named, hand it
+ * over.  Anything but an absolute path runs as it is. */
+static void answer_loader_open(struct responder *r, const struct seccomp_notif *req)
+{
+	char path[4096];
+	ssize_t n = peek((pid_t)req->pid, req->data.args[1], path, sizeof(path));
+	int fd;
+
+	if (n <= 0 || !memchr(path, '\0', (size_t)n) || path[0] != '/') {
+		send_reply(r, req->id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		return;
+	}
+	fd = open(path, (int)req->data.args[2] | O_CLOEXEC, (mode_t)req->data.args[3]);
+	if (fd < 0) {
+		send_reply(r, req->id, 0, errno, 0);
+		return;
+	}
+	send_fd(r, req->id, fd, req->data.args[2] & O_CLOEXEC);
+	close(fd);
+}
+
+static void *responder_thread(void *arg)
+{
+	struct responder *r = arg;
+	struct seccomp_notif *req = calloc(1, r->sizes.seccomp_notif);
+
+	if (!req)
+		die("calloc");
+	for (;;) {
+		memset(req, 0, r->sizes.seccomp_notif);
+		if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+			if (errno == ENOENT || errno == EINTR)
+				continue;
+			break;
+		}
+		switch (r->op) {
+		case BENCH_GETPPID:
+			send_reply(r, req->id, 1, 0, 0);
+			break;
+		case BENCH_OPEN_DENY:
+			send_reply(r, req->id, 0, EACCES, 0);
+			break;
+		case BENCH_OPEN_ALLOW:
+			send_fd(r, req->id, r->allow_fd, true);
+			break;
+		case BENCH_CONNECT:
+			answer_connect(r, req);
+			break;
+		case BENCH_EXEC:
+			if (req->data.nr == SYS_execve)
+				send_reply(r, req->id, 0, 0,
+					   SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+			else
+				answer_loader_open(r, req);
+			break;
+		}
+	}
+	free(req);
+	return NULL;
+}
+
+/* The caller's stack, instruction pointers only (no symbol names: those
+ * cost milliseconds, PLATFORM.md 3h).  Returns the number of frames. */
+static int unwind_ips(unw_addr_space_t as, pid_t pid)
+{
+	unw_cursor_t c;
+	void *upt = _UPT_create(pid);
+	int depth = 0;
+
+	if (!upt)
+		return 0;
+	if (unw_init_remote(&c, as, upt) == 0) {
+		do {
+			unw_word_t ip;
+
+			unw_get_reg(&c, UNW_REG_IP, &ip);
+			depth++;
+		} while (depth < BARE_MAX_FRAMES && unw_step(&c) > 0);
+	}
+	_UPT_destroy(upt);
+	return depth;
+}
+
+/* Resume every stop of the traced tree until the child ends. */
+static int tracer_loop(pid_t child, bool stack)
+{
+	unw_addr_space_t as = NULL;
+	int frames = 0, child_status = -1;
+
+	if (stack) {
+		as = unw_create_addr_space(&_UPT_accessors, 0);
+		if (!as)
+			die("unw_create_addr_space");
+		unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
+	}
+	for (;;) {
+		int st, event;
+		long inject = 0;
+		pid_t pid = waitpid(-1, &st, __WALL);
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (pid == child) {
+				child_status = st;
+				break;
+			}
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		event = st >> 16;
+		if (event == PTRACE_EVENT_SECCOMP && stack)
+			frames = unwind_ips(as, pid);
+		else if (event == 0)
+			inject = WSTOPSIG(st);	/* a signal: deliver it */
+		ptrace(PTRACE_CONT, pid, 0, (void *)inject);
+	}
+	if (stack) {
+		fprintf(stderr, "bench-bare: trace-stack: %d frames per stop\n", frames);
+		unw_destroy_addr_space(as);
+	}
+	return child_status;
+}
+
+static void __attribute__((noreturn))
+child_main(enum mech m, struct bench_ctx *ctx, long n, int batches, int go_fd,
+	   int ctl_fd)
+{
+	char result[32], c;
+	double ns;
+	long fd;
+
+	if (read(go_fd, &c, 1) != 1)
+		_exit(3);
+	fd = load_filter(m, ctx->op);
+	if (fd < 0) {
+		fprintf(stderr, "bench-bare: seccomp: %s\n", strerror(errno));
+		_exit(3);
+	}
+	if (is_notif(m)) {
+		int num = (int)fd;
+
+		if (write(ctl_fd, &num, sizeof(num)) != sizeof(num))
+			_exit(3);
+		if (read(go_fd, &c, 1) != 1)
+			_exit(3);
+		close(num);
+	}
+	if (bench_measure(ctx, n, batches, &ns, result, sizeof(result)) < 0)
+		_exit(3);
+	printf("%.1f %s\n", ns, result);
+	fflush(stdout);
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static struct responder resp;
+	struct bench_ctx ctx;
+	enum mech m;
+	enum bench_op op;
+	int go[2], ctl[2], st;
+	pid_t child;
+	long n;
+	int batches;
+
+	if (argc != 5 || parse_mech(argv[1], &m) < 0 ||
+	    bench_op_parse(argv[2], &op) < 0) {
+		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|trace|trace-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
+		return 2;
+	}
+	n = atol(argv[3]);
+	batches = atoi(argv[4]);
+	if (is_trace(m) && op == BENCH_EXEC) {
+		fprintf(stderr, "bench-bare: %s does not follow an exec\n", argv[1]);
+		return 2;
+	}
+	/* The listener and the accept thread exist before any filter. */
+	if (bench_setup(op, &ctx) < 0)
+		die("setup");
+	resp.op = op;
+	resp.allow_fd = open(BENCH_ALLOW_PATH, O_RDONLY | O_CLOEXEC);
+	if (resp.allow_fd < 0)
+		die(BENCH_ALLOW_PATH);
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ctl, O_CLOEXEC) < 0)
+		die("pipe");
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		close(go[1]);
+		close(ctl[0]);
+		child_main(m, &ctx, n, batches, go[0], ctl[1]);
+	}
+	close(go[0]);
+	close(ctl[1]);
+	if (is_trace(m) || op == BENCH_EXEC) {
+		long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP;
+
+		if (op == BENCH_EXEC)
+			opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+				PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+				PTRACE_O_TRACEEXIT;
+		if (ptrace(PTRACE_SEIZE, child, 0, (void *)opts) < 0)
+			die("PTRACE_SEIZE");
+	}
+	if (write(go[1], "g", 1) != 1)
+		die("write");
+	if (is_notif(m)) {
+		pthread_t t;
+		int num;
+
+		if (read(ctl[0], &num, sizeof(num)) != sizeof(num)) {
+			fprintf(stderr, "bench-bare: the child could not load its filter\n");
+			return 1;
+		}
+		resp.pidfd = pidfd_open(child, 0);
+		if (resp.pidfd < 0)
+			die("pidfd_open");
+		resp.listener = pidfd_getfd(resp.pidfd, num, 0);
+		if (resp.listener < 0)
+			die("pidfd_getfd");
+		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &resp.sizes) < 0)
+			die("SECCOMP_GET_NOTIF_SIZES");
+		if (m == MECH_NOTIF_SYNC &&
+		    ioctl(resp.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+			  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0) {
+			printf("n/a no-sync-wake-up(%s)\n", strerrorname_np(errno));
+			kill(child, SIGKILL);
+			waitpid(child, &st, __WALL);
+			return 0;
+		}
+		if (pthread_create(&t, NULL, responder_thread, &resp) != 0)
+			die("pthread_create");
+		pthread_detach(t);
+		if (write(go[1], "g", 1) != 1)
+			die("write");
+	}
+	if (is_trace(m) || op == BENCH_EXEC)
+		st = tracer_loop(child, m == MECH_TRACE_STACK);
+	else
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+	/* The responder may still sit in RECV: leave without joining it. */
+	fflush(stdout);
+	_exit(st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
