@@ -168,6 +168,12 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 		p->mech = RULES_MECH_NOTIFY;
 		return;
 	}
+	/* [limits] processes: the supervisor counts and refuses forks. */
+	if (rs->limit_set[RULES_LIMIT_PROCESSES] &&
+	    (nr == __NR_fork || nr == __NR_vfork || nr == __NR_clone)) {
+		p->mech = RULES_MECH_NOTIFY;
+		return;
+	}
 	for (i = 0; i < rs->n_rules; i++) {
 		const struct rules_rule *r = &rs->rules[i];
 
@@ -485,6 +491,10 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_clone3);
 	for (i = 0; i < ARRAY_SIZE(always_notified); i++)
 		rules_nr_add(named, always_notified[i]);
+	if (rs->limit_set[RULES_LIMIT_PROCESSES]) {
+		rules_nr_add(named, __NR_fork);
+		rules_nr_add(named, __NR_vfork);
+	}
 
 	ctx = new_ctx(def_act);
 	if (!ctx)

@@ -43,6 +43,8 @@ struct proc {
 			     * thread group: every thread holds a copy) */
 	uint64_t start_us;
 	struct exec_check *exec; /* allocated on the first exec notification */
+	bool fork_inflight; /* a fork it asked for was let through, and its
+			     * event has not come yet */
 	struct proc *next;  /* hash chain */
 };
 
@@ -94,6 +96,11 @@ struct sup {
 	unsigned n_denials;
 	unsigned long denials_dropped;
 	struct seccomp_notif_sizes sizes;
+	unsigned forks_inflight;  /* forks continued, new task not seen yet */
+	uint64_t max_tasks;       /* [limits] processes, 0: none */
+	uint64_t wall_deadline_us;/* [limits] wall, 0: none */
+	bool wall_hit;
+	int denials_fd;           /* --denials-fd, -1: none */
 };
 
 extern struct sup *sup_global;
@@ -256,6 +263,9 @@ int record_signal(struct sup *s, struct proc *p, int sig);
 int record_exec_violation(struct sup *s, struct proc *p, const char *why,
 			  const char *path);
 void record_summary(struct sup *s, int exit_status);
+/* A resource limit was reached: which, its value, and what was done. */
+int record_limit(struct sup *s, struct proc *p, enum rules_limit which,
+		 uint64_t value, const char *action);
 void record_note_denial(struct sup *s, const struct call *c);
 
 /* Format flags of the open family ("O_WRONLY|O_CREAT"). */

@@ -99,6 +99,15 @@ child_main(const struct launch_spec *ls, int go_fd, pid_t parent)
 		signal(SIGTTOU, SIG_DFL);
 	}
 	umask(ls->umask);
+	for (unsigned i = 0; i < ls->n_rlimits; i++) {
+		struct rlimit rl = { ls->rlimits[i].value, ls->rlimits[i].value };
+
+		/* RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later. */
+		if (ls->rlimits[i].resource == RLIMIT_CPU)
+			rl.rlim_max = rl.rlim_cur + 1;
+		if (setrlimit(ls->rlimits[i].resource, &rl) < 0)
+			child_fail("setting a resource limit");
+	}
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail("PR_SET_NO_NEW_PRIVS");

@@ -4,6 +4,7 @@
 #define SYSGATE_SUPERVISOR_LAUNCH_H
 
 #include <linux/filter.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct launch_spec {
@@ -15,6 +16,12 @@ struct launch_spec {
 	int foreground_tty;          /* fd of our terminal if we are in its
 				      * foreground, else -1 */
 	mode_t umask;
+	/* Resource limits set in the child before exec ([limits]). */
+	struct {
+		int resource;
+		rlim_t value;
+	} rlimits[4];
+	unsigned n_rlimits;
 };
 
 struct launch_result {

@@ -91,6 +91,10 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 	const char *kind;
 	struct proc *np;
 
+	if (parent->fork_inflight) {
+		parent->fork_inflight = false;
+		s->forks_inflight--;
+	}
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
 		return;
 	ntid = (pid_t)msg;
@@ -194,6 +198,17 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		inject = sig;
 		if (record_signal(s, p, sig) < 0)
 			sup_fail(s, "cannot write the audit trail");
+		if (sig == SIGXCPU || sig == SIGXFSZ) {
+			enum rules_limit l = sig == SIGXCPU ? RULES_LIMIT_CPU :
+							      RULES_LIMIT_FILE_SIZE;
+			uint64_t v = 0;
+
+			if (rules_limit(s->rules, l, &v) == 0 &&
+			    record_limit(s, p, l, v, sig == SIGXCPU ?
+					 "SIGXCPU sent to the process" :
+					 "SIGXFSZ sent to the process") < 0)
+				sup_fail(s, "cannot write the audit trail");
+		}
 		break;
 	default:
 		break;
@@ -209,6 +224,10 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 		s->child_status = st;
 	if (!p)
 		return;
+	if (p->fork_inflight) {
+		p->fork_inflight = false;
+		s->forks_inflight--;
+	}
 	p->exited = true;
 	if (record_exit(s, p, st) < 0)
 		sup_fail(s, "cannot write the audit trail");
@@ -252,7 +271,25 @@ static int run_loop(struct sup *s)
 	pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = s->listener, .events = POLLIN };
 	while (alive) {
-		int n = poll(pfd, 2, AUDIT_SYNC_INTERVAL_MS);
+		int timeout = AUDIT_SYNC_INTERVAL_MS;
+		int n;
+
+		if (s->wall_deadline_us && !s->wall_hit) {
+			uint64_t now = sup_now_us();
+
+			if (now >= s->wall_deadline_us) {
+				/* [limits] wall: the tree is killed. */
+				s->wall_hit = true;
+				if (record_limit(s, NULL, RULES_LIMIT_WALL,
+						 (s->wall_deadline_us - s->start_us) / 1000,
+						 "the process tree was killed") < 0)
+					sup_fail(s, "cannot write the audit trail");
+				sup_kill_tree();
+			} else if ((s->wall_deadline_us - now) / 1000 < (uint64_t)timeout) {
+				timeout = (int)((s->wall_deadline_us - now) / 1000) + 1;
+			}
+		}
+		n = poll(pfd, 2, timeout);
 
 		if (n < 0 && errno != EINTR) {
 			sup_fail(s, "poll: %s", strerror(errno));
@@ -391,6 +428,15 @@ int supervisor_run(const struct supervisor_opts *opts)
 	s.child_status = -1;
 	s.self = getpid();
 	s.start_us = sup_now_us();
+	s.denials_fd = opts->denials_fd;
+	{
+		uint64_t v;
+
+		if (rules_limit(opts->rules, RULES_LIMIT_PROCESSES, &v) == 0)
+			s.max_tasks = v;
+		if (rules_limit(opts->rules, RULES_LIMIT_WALL, &v) == 0)
+			s.wall_deadline_us = s.start_us + v * 1000;
+	}
 	if (opts->audit_path) {
 		struct stat st;
 
@@ -459,6 +505,30 @@ int supervisor_run(const struct supervisor_opts *opts)
 	ls.guard = &guard;
 	ls.policy = &policy;
 	ls.foreground_tty = tty;
+	{
+		static const struct {
+			enum rules_limit l;
+			int res;
+		} map[] = {
+			{ RULES_LIMIT_MEMORY, RLIMIT_AS },
+			{ RULES_LIMIT_CPU, RLIMIT_CPU },
+			{ RULES_LIMIT_FILE_SIZE, RLIMIT_FSIZE },
+			{ RULES_LIMIT_OPEN_FILES, RLIMIT_NOFILE },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+			uint64_t v;
+
+			if (rules_limit(opts->rules, map[i].l, &v) < 0)
+				continue;
+			/* CPU is counted in ms in the policy, s by the kernel. */
+			if (map[i].l == RULES_LIMIT_CPU)
+				v = (v + 999) / 1000;
+			ls.rlimits[ls.n_rlimits].resource = map[i].res;
+			ls.rlimits[ls.n_rlimits].value = (rlim_t)v;
+			ls.n_rlimits++;
+		}
+	}
 	r = launch_start(&ls, &lr);
 	if (r == -ECHILD) {
 		s.child_status = lr.early_status;
@@ -503,6 +573,8 @@ end:
 		signal(SIGTTOU, SIG_DFL);
 	}
 	status = exit_status_of(&s);
+	if (s.wall_hit)
+		fprintf(stderr, "sysgate: the wall-time limit was reached: the process tree was killed\n");
 	if (!s.child_execd && !s.failed && s.first_exec_err) {
 		fprintf(stderr, "sysgate: cannot run %s: %s%s%s%s\n", opts->argv[0],
 			strerror(s.first_exec_err),

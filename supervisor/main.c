@@ -33,6 +33,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: sysgate run [-r POLICY] [-a AUDIT] [--audit-fd N]\n"
 		"                   [--audit-sync none|interval|every] [--sign-key FILE]\n"
+		"                   [--denials-fd N]\n"
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
 		"       sysgate check POLICY\n"
 		"       sysgate verify AUDIT [--key PUBLIC]\n"
@@ -171,6 +172,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		{ "audit-fd", required_argument, NULL, 'F' },
 		{ "audit-sync", required_argument, NULL, 'S' },
 		{ "sign-key", required_argument, NULL, 'K' },
+		{ "denials-fd", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -180,6 +182,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	const char *audit_arg = NULL;
 	const char *key_arg = NULL;
 	int audit_fd = -1;
+	int denials_fd = -1;
 	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
 	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
 	char run_id[64];
@@ -233,6 +236,20 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		case 'K':
 			key_arg = optarg;
 			break;
+		case 'D': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 0 || v > INT_MAX || fcntl((int)v, F_GETFD) < 0) {
+				fprintf(stderr, "sysgate: --denials-fd %s: not an open file descriptor\n",
+					optarg);
+				return SUPERVISOR_EXIT_FAILURE;
+			}
+			denials_fd = (int)v;
+			/* Not for the tree. */
+			fcntl(denials_fd, F_SETFD, FD_CLOEXEC);
+			break;
+		}
 		case 'q':
 			verb = SUPERVISOR_QUIET;
 			break;
@@ -330,6 +347,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.argv = argv + optind;
 	o.sysgate_argv = all_argv;
 	o.verbosity = verb;
+	o.denials_fd = denials_fd;
 	status = supervisor_run(&o);
 
 	remove_tree(tmpdir);

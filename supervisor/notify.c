@@ -778,6 +778,15 @@ static int handle_open(struct sup *s, struct call *c)
 			if (remote == -ENOENT)
 				goto gone;
 			c->err = -remote;
+			if (remote == -EMFILE) {
+				uint64_t lim = 0;
+
+				rules_limit(s->rules, RULES_LIMIT_OPEN_FILES, &lim);
+				if (lim && record_limit(s, procs_find(c->tid),
+							RULES_LIMIT_OPEN_FILES, lim,
+							"open refused with EMFILE") < 0)
+					sup_fail(s, "cannot write the audit trail");
+			}
 			break;
 		}
 		c->result = remote;
@@ -1453,6 +1462,34 @@ static bool outside_tree(struct sup *s, struct call *c)
 	return true;
 }
 
+static bool is_fork(int nr)
+{
+	return nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone;
+}
+
+/*
+ * [limits] processes: live tasks (processes and threads) of the tree,
+ * counted from ptrace events, plus forks let through whose new task has
+ * not been seen yet.  The fork that would exceed fails with EAGAIN, as
+ * RLIMIT_NPROC would make it.
+ */
+static bool fork_over_limit(struct sup *s, struct call *c)
+{
+	uint64_t live;
+
+	if (!s->max_tasks || !is_fork(c->req->data.nr))
+		return false;
+	live = (uint64_t)procs_count() + s->forks_inflight;
+	if (live < s->max_tasks)
+		return false;
+	notify_verdict_builtin(&c->v, "sysgate:limit", EAGAIN);
+	c->note = "[limits] processes reached";
+	if (record_limit(s, procs_find(c->tid), RULES_LIMIT_PROCESSES,
+			 s->max_tasks, "fork refused with EAGAIN") < 0)
+		sup_fail(s, "cannot write the audit trail");
+	return true;
+}
+
 static int handle_scalar(struct sup *s, struct call *c)
 {
 	struct rules_event ev = {
@@ -1461,8 +1498,19 @@ static int handle_scalar(struct sup *s, struct call *c)
 	};
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	if (fork_over_limit(s, c))
+		return notify_finish(s, c, false);
 	if (!outside_tree(s, c))
 		rules_match(s->rules, &ev, &c->v);
+	if (c->v.action == RULES_ALLOW && is_fork(c->req->data.nr) &&
+	    s->max_tasks) {
+		struct proc *p = procs_find(c->tid);
+
+		if (p && !p->fork_inflight) {
+			p->fork_inflight = true;
+			s->forks_inflight++;
+		}
+	}
 	/* Security: CONTINUE is safe here: nothing was read from the
 	 * tracee's memory to decide. */
 	return notify_finish(s, c, c->v.action == RULES_ALLOW);
@@ -1516,6 +1564,11 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		}
 	}
 	c.tgid = p->tgid;
+	if (p->fork_inflight) {
+		/* Its fork has returned (or it would not be here). */
+		p->fork_inflight = false;
+		s->forks_inflight--;
+	}
 	if (!p->exe) {
 		char exe[PATH_MAX];
 

@@ -387,6 +387,25 @@ void record_note_denial(struct sup *s, const struct call *c)
 			snprintf(verb, sizeof(verb), "%s", c->name);
 		}
 	}
+	if (s->denials_fd >= 0) {
+		/* For an agent harness reading while the run goes on. */
+		char line[PATH_MAX + 1024], e_what[PATH_MAX * 2], e_exe[256];
+		int n;
+
+		audit_escape(e_what, sizeof(e_what), what, strlen(what));
+		audit_escape(e_exe, sizeof(e_exe), c->exe ? c->exe : "?",
+			     c->exe ? strlen(c->exe) : 1);
+		n = snprintf(line, sizeof(line),
+			     "{\"pid\":%d,\"exe\":\"%s\",\"syscall\":\"%s\",\"denied\":\"%s\","
+			     "\"what\":\"%s\",\"rule\":\"%s\",\"action\":\"%s\",\"errno\":\"%s\"}\n",
+			     c->tgid, e_exe, c->name, verb, e_what, rule,
+			     rules_action_name(c->v.action),
+			     c->err ? errno_str(c->err) : "");
+		if (n > 0 && (size_t)n < sizeof(line) &&
+		    write(s->denials_fd, line, (size_t)n) < 0) {
+			/* the reader went away: the trail still has it */
+		}
+	}
 	for (unsigned i = 0; i < s->n_denials; i++) {
 		struct denial *d = &s->denials[i];
 
@@ -594,4 +613,22 @@ void record_summary(struct sup *s, int exit_status)
 			s->opts->audit_path,
 			(unsigned long long)audit_last_seq(s->audit),
 			(unsigned long long)(s->counts[RULES_DENY] + s->counts[RULES_KILL]));
+}
+
+int record_limit(struct sup *s, struct proc *p, enum rules_limit which,
+		 uint64_t value, const char *action)
+{
+	struct audit_rec *r = audit_begin(s->audit, "limit");
+
+	if (p) {
+		audit_int(r, "pid", p->tgid);
+		audit_int(r, "tid", p->tid);
+	}
+	audit_str(r, "limit", rules_limit_name(which));
+	audit_uint(r, "value", value);
+	audit_str(r, "action", action);
+	if (s->opts->verbosity >= SUPERVISOR_NORMAL)
+		fprintf(stderr, "sysgate: limit %s reached: %s\n",
+			rules_limit_name(which), action);
+	return audit_commit(r);
 }

@@ -37,6 +37,7 @@ struct supervisor_opts {
 	char *const *argv;             /* the command */
 	char *const *sysgate_argv;     /* sysgate's own argv, for run.start */
 	enum supervisor_verbosity verbosity;
+	int denials_fd;                /* JSON line per denial, -1: none */
 };
 
 /*
