@@ -66,12 +66,18 @@ default = allow
 cpu = 1s
 wall = 30s
 EOF
+	# EMFILE is seen (and recorded) where the supervisor opens the file.
 	policy nofile <<'EOF'
 [policy]
 default = allow
+audit = denied
 
 [limits]
 open_files = 32
+
+[rule files]
+syscalls = @file
+action = allow
 EOF
 	policy mem <<'EOF'
 [policy]
