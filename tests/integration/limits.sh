@@ -66,11 +66,12 @@ default = allow
 cpu = 1s
 wall = 30s
 EOF
-	# EMFILE is seen (and recorded) where the supervisor opens the file.
+	# EMFILE is seen (and recorded) where the supervisor opens the file:
+	# with audit = all, the opens are notified.
 	policy nofile <<'EOF'
 [policy]
 default = allow
-audit = denied
+audit = all
 
 [limits]
 open_files = 32
