@@ -324,10 +324,20 @@ static int add_guards(scmp_filter_ctx ctx, uint32_t def_act)
 		.arg = 0, .op = SCMP_CMP_MASKED_EQ,
 		.datum_a = CLONE_UNTRACED, .datum_b = CLONE_UNTRACED,
 	};
+	/*
+	 * Security: the *xattrat calls (Linux 6.13) name a path the way
+	 * setxattr does, but libseccomp 2.5.4 does not know them and the
+	 * supervisor does not carry them out: ENOSYS, and C libraries use
+	 * the classic calls, which are mediated.
+	 */
+	static const int xattrat[] = { 463, 464, 465, 466 };
 	int rc;
 
 	rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), __NR_clone3, 0,
 		      NULL);
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(xattrat); i++)
+		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), xattrat[i],
+			      0, NULL);
 	if (rc < 0)
 		return rc;
 	return add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_clone, 1,

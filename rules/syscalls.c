@@ -71,6 +71,33 @@ static const struct rules_syscall_info known[] = {
 	PATH1(lchown, 0, -1, RULES_ACC_WRITE),
 	PATH1(fchownat, 1, 0, RULES_ACC_WRITE),
 	PATH1(truncate, 0, -1, RULES_ACC_WRITE),
+	/* Changes of metadata by path. */
+	PATH1(setxattr, 0, -1, RULES_ACC_WRITE),
+	PATH1(lsetxattr, 0, -1, RULES_ACC_WRITE),
+	PATH1(removexattr, 0, -1, RULES_ACC_WRITE),
+	PATH1(lremovexattr, 0, -1, RULES_ACC_WRITE),
+	PATH1(utime, 0, -1, RULES_ACC_WRITE),
+	PATH1(utimes, 0, -1, RULES_ACC_WRITE),
+	PATH1(futimesat, 1, 0, RULES_ACC_WRITE),
+	PATH1(utimensat, 1, 0, RULES_ACC_WRITE),
+	/* Calls that look at what a path names (@stat). */
+	PATH1(stat, 0, -1, RULES_ACC_STAT),
+	PATH1(lstat, 0, -1, RULES_ACC_STAT),
+	PATH1(newfstatat, 1, 0, RULES_ACC_STAT),
+	PATH1(statx, 1, 0, RULES_ACC_STAT),
+	PATH1(access, 0, -1, RULES_ACC_STAT),
+	PATH1(faccessat, 1, 0, RULES_ACC_STAT),
+	PATH1(faccessat2, 1, 0, RULES_ACC_STAT),
+	PATH1(readlink, 0, -1, RULES_ACC_STAT),
+	PATH1(readlinkat, 1, 0, RULES_ACC_STAT),
+	PATH1(chdir, 0, -1, RULES_ACC_STAT),
+	PATH1(statfs, 0, -1, RULES_ACC_STAT),
+	PATH1(getxattr, 0, -1, RULES_ACC_STAT),
+	PATH1(lgetxattr, 0, -1, RULES_ACC_STAT),
+	PATH1(listxattr, 0, -1, RULES_ACC_STAT),
+	PATH1(llistxattr, 0, -1, RULES_ACC_STAT),
+	PATH1(inotify_add_watch, 1, -1, RULES_ACC_STAT),
+	PATH1(fanotify_mark, 4, 3, RULES_ACC_STAT),
 	{ .name = "execve", .nr = __NR_execve, .kind = RULES_KIND_EXEC,
 	  .access = RULES_ACC_EXEC, .path_arg = { 0, -1 },
 	  .dirfd_arg = { -1, -1 }, .addr_arg = -1, .addrlen_arg = -1 },
@@ -304,7 +331,14 @@ static const char *const group_file[] = {
 	"mknodat", "rmdir", "unlink", "unlinkat", "rename", "renameat",
 	"renameat2", "link", "linkat", "symlink", "symlinkat", "chmod",
 	"fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "truncate",
-	NULL
+	"setxattr", "lsetxattr", "removexattr", "lremovexattr", "utime",
+	"utimes", "futimesat", "utimensat", NULL
+};
+static const char *const group_stat[] = {
+	"stat", "lstat", "newfstatat", "statx", "access", "faccessat",
+	"faccessat2", "readlink", "readlinkat", "chdir", "statfs", "getxattr",
+	"lgetxattr", "listxattr", "llistxattr", "inotify_add_watch",
+	"fanotify_mark", NULL
 };
 static const char *const group_exec[] = { "execve", "execveat", NULL };
 static const char *const group_network[] = {
@@ -336,6 +370,7 @@ static const struct {
 	const char *const *members;
 } groups[] = {
 	{ "@file", group_file },
+	{ "@stat", group_stat },
 	{ "@exec", group_exec },
 	{ "@network", group_network },
 	{ "@process", group_process },

@@ -158,6 +158,9 @@ struct resolved {
 	char path[PATH_MAX]; /* canonical absolute path (of the object, or of
 			      * parent + name when it does not exist) */
 	bool trailing_slash; /* the path ended in '/' */
+	char self_link[64];  /* the last component was /proc/self or
+			      * /proc/thread-self, not followed: the text the
+			      * link has for the caller ("" otherwise) */
 	pid_t via_pid;       /* the object was reached through the magic link
 			      * /proc/via_pid/fd/via_fd (0 when not) */
 	int via_fd;

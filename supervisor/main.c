@@ -35,7 +35,8 @@ static void usage(FILE *f)
 		"                   [--audit-sync none|interval|every] [--sign-key FILE]\n"
 		"                   [--denials-fd N]\n"
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
-		"       sysgate check POLICY\n"
+		"       sysgate check POLICY [--explain CALL]\n"
+		"       sysgate learn AUDIT... [-o POLICY] [--base POLICY] [--diff POLICY]\n"
 		"       sysgate verify AUDIT [--key PUBLIC]\n"
 		"       sysgate report AUDIT [--json] [--html OUT] [--run N|ID]\n"
 		"       sysgate keygen SECRET PUBLIC\n"
@@ -373,6 +374,8 @@ int main(int argc, char **argv)
 		return tool_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "verify"))
 		return tool_verify(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "learn"))
+		return tool_learn(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "keygen"))
 		return tool_keygen(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))

@@ -19,7 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/statfs.h>
+#include <sys/xattr.h>
+#include <utime.h>
+#include <linux/limits.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -35,6 +41,9 @@
 #endif
 #ifndef O_TMPFILE
 #define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+#ifndef AT_STATX_SYNC_TYPE
+#define AT_STATX_SYNC_TYPE 0x6000
 #endif
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -54,7 +63,12 @@
 
 enum op {
 	OP_OPEN, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RENAME, OP_LINK,
-	OP_SYMLINK, OP_CHMOD, OP_CHOWN, OP_TRUNCATE, OP_UNSUPPORTED,
+	OP_SYMLINK, OP_CHMOD, OP_CHOWN, OP_TRUNCATE,
+	/* Handled by handle_meta: look at, or change metadata of, a path. */
+	OP_STAT, OP_STATX, OP_ACCESS, OP_READLINK, OP_CHDIR, OP_STATFS,
+	OP_GETXATTR, OP_LISTXATTR, OP_SETXATTR, OP_REMOVEXATTR, OP_UTIMES,
+	OP_INOTIFY, OP_FANOTIFY,
+	OP_UNSUPPORTED,
 };
 
 static enum op path_op(int nr)
@@ -80,6 +94,32 @@ static enum op path_op(int nr)
 		return OP_CHOWN;
 	case SYS_truncate:
 		return OP_TRUNCATE;
+	case SYS_stat: case SYS_lstat: case SYS_newfstatat:
+		return OP_STAT;
+	case SYS_statx:
+		return OP_STATX;
+	case SYS_access: case SYS_faccessat: case SYS_faccessat2:
+		return OP_ACCESS;
+	case SYS_readlink: case SYS_readlinkat:
+		return OP_READLINK;
+	case SYS_chdir:
+		return OP_CHDIR;
+	case SYS_statfs:
+		return OP_STATFS;
+	case SYS_getxattr: case SYS_lgetxattr:
+		return OP_GETXATTR;
+	case SYS_listxattr: case SYS_llistxattr:
+		return OP_LISTXATTR;
+	case SYS_setxattr: case SYS_lsetxattr:
+		return OP_SETXATTR;
+	case SYS_removexattr: case SYS_lremovexattr:
+		return OP_REMOVEXATTR;
+	case SYS_utime: case SYS_utimes: case SYS_futimesat: case SYS_utimensat:
+		return OP_UTIMES;
+	case SYS_inotify_add_watch:
+		return OP_INOTIFY;
+	case SYS_fanotify_mark:
+		return OP_FANOTIFY;
 	default:
 		return OP_UNSUPPORTED;
 	}
@@ -894,7 +934,10 @@ static int emulate_change(struct call *c, enum op op, struct resolved *r)
 		snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
 		rc = truncate(p, (off_t)a[1]);
 		break;
-	case OP_OPEN:
+	case OP_OPEN: case OP_STAT: case OP_STATX: case OP_ACCESS:
+	case OP_READLINK: case OP_CHDIR: case OP_STATFS: case OP_GETXATTR:
+	case OP_LISTXATTR: case OP_SETXATTR: case OP_REMOVEXATTR:
+	case OP_UTIMES: case OP_INOTIFY: case OP_FANOTIFY:
 	case OP_UNSUPPORTED:
 		return -ENOSYS;
 	}
@@ -964,7 +1007,10 @@ static int plan_change(struct call *c, enum op op, int idx, unsigned *res,
 		*res = RES_FOLLOW;
 		*acc = RULES_ACC_WRITE;
 		return 0;
-	case OP_OPEN:
+	case OP_OPEN: case OP_STAT: case OP_STATX: case OP_ACCESS:
+	case OP_READLINK: case OP_CHDIR: case OP_STATFS: case OP_GETXATTR:
+	case OP_LISTXATTR: case OP_SETXATTR: case OP_REMOVEXATTR:
+	case OP_UTIMES: case OP_INOTIFY: case OP_FANOTIFY:
 	case OP_UNSUPPORTED:
 		break;
 	}
@@ -1016,7 +1062,10 @@ static int precheck_change(struct call *c, enum op op, struct resolved *r,
 		if (r[0].fd < 0)
 			return ENOENT;
 		return 0;
-	case OP_OPEN:
+	case OP_OPEN: case OP_STAT: case OP_STATX: case OP_ACCESS:
+	case OP_READLINK: case OP_CHDIR: case OP_STATFS: case OP_GETXATTR:
+	case OP_LISTXATTR: case OP_SETXATTR: case OP_REMOVEXATTR:
+	case OP_UTIMES: case OP_INOTIFY: case OP_FANOTIFY:
 	case OP_UNSUPPORTED:
 		break;
 	}
@@ -1101,6 +1150,381 @@ out:
 gone:
 	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
 		resolved_release(&r[i]);
+	return 0;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Looking at a path, or changing its metadata                         */
+
+#define META_MAX_XATTR 65536u
+
+/*
+ * A path naming what was resolved, for the calls that have no *at or fd
+ * form for an O_PATH fd: through our fd of the object (follows to it), or
+ * through our fd of its directory and the last component (does not follow
+ * a symlink there).  Both walks start at an fd we hold: nothing the caller
+ * does can change what they reach.
+ */
+static int meta_path(const struct resolved *r, bool follow, char *buf,
+		     size_t len)
+{
+	int n;
+
+	if (!follow && r->parent_fd >= 0 && strcmp(r->name, ".") &&
+	    strcmp(r->name, ".."))
+		n = snprintf(buf, len, "/proc/self/fd/%d/%s", r->parent_fd, r->name);
+	else
+		n = snprintf(buf, len, "/proc/self/fd/%d", r->fd);
+	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
+static bool meta_changes(enum op op)
+{
+	return op == OP_SETXATTR || op == OP_REMOVEXATTR || op == OP_UTIMES;
+}
+
+/* Resolve flags and the validity of the flags argument. */
+static int meta_plan(struct call *c, enum op op, unsigned *res)
+{
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+	uint64_t fl;
+
+	*res = RES_FOLLOW;
+	switch (op) {
+	case OP_STAT:
+		if (nr == SYS_lstat)
+			*res = 0;
+		if (nr != SYS_newfstatat)
+			return 0;
+		fl = a[3];
+		if (fl & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
+			return -EINVAL;
+		break;
+	case OP_STATX:
+		fl = a[2];
+		if (fl & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH |
+				      AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE))
+			return -EINVAL;
+		break;
+	case OP_ACCESS:
+		if (a[nr == SYS_access ? 1 : 2] & ~(uint64_t)(R_OK | W_OK | X_OK))
+			return -EINVAL;
+		if (nr != SYS_faccessat2)
+			return 0;
+		fl = a[3];
+		if (fl & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EACCESS | AT_EMPTY_PATH))
+			return -EINVAL;
+		break;
+	case OP_READLINK:
+		*res = RES_EMPTY_PATH;
+		if ((int)a[nr == SYS_readlink ? 2 : 3] <= 0)
+			return -EINVAL;
+		return 0;
+	case OP_GETXATTR: case OP_LISTXATTR: case OP_SETXATTR:
+	case OP_REMOVEXATTR:
+		if (nr == SYS_lgetxattr || nr == SYS_llistxattr ||
+		    nr == SYS_lsetxattr || nr == SYS_lremovexattr)
+			*res = 0;
+		return 0;
+	case OP_UTIMES:
+		if (nr != SYS_utimensat)
+			return 0;
+		fl = a[3];
+		if (fl & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			return -EINVAL;
+		break;
+	case OP_INOTIFY:
+		if (a[2] & IN_DONT_FOLLOW)
+			*res = 0;
+		return 0;
+	case OP_FANOTIFY:
+		if (a[1] & FAN_MARK_DONT_FOLLOW)
+			*res = 0;
+		return 0;
+	case OP_CHDIR: case OP_STATFS:
+		return 0;
+	case OP_OPEN: case OP_MKDIR: case OP_MKNOD: case OP_UNLINK:
+	case OP_RENAME: case OP_LINK: case OP_SYMLINK: case OP_CHMOD:
+	case OP_CHOWN: case OP_TRUNCATE: case OP_UNSUPPORTED:
+		return -ENOSYS;
+	}
+	if (fl & AT_SYMLINK_NOFOLLOW)
+		*res = 0;
+	if (fl & AT_EMPTY_PATH)
+		*res |= RES_EMPTY_PATH;
+	return 0;
+}
+
+static int copy_times(struct call *c, int nr, struct timespec ts[2], bool *now)
+{
+	const __u64 *a = c->req->data.args;
+	uint64_t addr = nr == SYS_utime || nr == SYS_utimes ? a[1] : a[2];
+	int rc;
+
+	*now = addr == 0;
+	if (*now)
+		return 0;
+	if (nr == SYS_utime) {
+		struct utimbuf u;
+
+		rc = tracee_read(c->tid, addr, &u, sizeof(u));
+		ts[0] = (struct timespec){ u.actime, 0 };
+		ts[1] = (struct timespec){ u.modtime, 0 };
+	} else if (nr == SYS_utimensat) {
+		rc = tracee_read(c->tid, addr, ts, 2 * sizeof(*ts));
+	} else {
+		struct timeval tv[2];
+
+		rc = tracee_read(c->tid, addr, tv, sizeof(tv));
+		for (int i = 0; i < 2 && rc == 0; i++) {
+			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+				return -EINVAL;
+			ts[i] = (struct timespec){ tv[i].tv_sec, tv[i].tv_usec * 1000 };
+		}
+	}
+	return rc;
+}
+
+/* Carry out the call on what was resolved; *ret is the syscall's value. */
+static int meta_emulate(struct sup *s, struct call *c, enum op op,
+			const struct resolved *r, bool follow, int64_t *ret)
+{
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+	char p[128];
+	int rc;
+
+	(void)s;
+	*ret = 0;
+	switch (op) {
+	case OP_STAT: {
+		struct stat st;
+
+		if (fstatat(r->fd, "", &st, AT_EMPTY_PATH) < 0)
+			return -errno;
+		return tracee_write(c->tid, nr == SYS_newfstatat ? a[2] : a[1],
+				    &st, sizeof(st));
+	}
+	case OP_STATX: {
+		struct statx stx;
+
+		if (statx(r->fd, "", AT_EMPTY_PATH | ((int)a[2] & AT_STATX_SYNC_TYPE),
+			  (unsigned)a[3], &stx) < 0)
+			return -errno;
+		return tracee_write(c->tid, a[4], &stx, sizeof(stx));
+	}
+	case OP_ACCESS: {
+		int mode = (int)a[nr == SYS_access ? 1 : 2];
+		int flags = nr == SYS_faccessat2 ? (int)a[3] & AT_EACCESS : 0;
+
+		return faccessat(r->fd, "", mode, AT_EMPTY_PATH | flags) < 0 ? -errno : 0;
+	}
+	case OP_READLINK: {
+		char target[PATH_MAX];
+		size_t size = (size_t)(int)a[nr == SYS_readlink ? 2 : 3];
+		ssize_t n;
+
+		if (r->self_link[0]) {
+			/* /proc/self names the caller. */
+			n = (ssize_t)strlen(r->self_link);
+			memcpy(target, r->self_link, (size_t)n);
+		} else {
+			if (!S_ISLNK(r->st.st_mode))
+				return -EINVAL;
+			n = readlinkat(r->fd, "", target, sizeof(target));
+			if (n < 0)
+				return -errno;
+		}
+		if ((size_t)n > size)
+			n = (ssize_t)size;
+		rc = tracee_write(c->tid, a[nr == SYS_readlink ? 1 : 2], target, (size_t)n);
+		*ret = n;
+		return rc;
+	}
+	case OP_CHDIR:
+		return 0;	/* continued: see handle_meta */
+	case OP_STATFS: {
+		struct statfs sf;
+
+		if (fstatfs(r->fd, &sf) < 0)
+			return -errno;
+		return tracee_write(c->tid, a[1], &sf, sizeof(sf));
+	}
+	case OP_GETXATTR: case OP_LISTXATTR: case OP_SETXATTR:
+	case OP_REMOVEXATTR: {
+		char name[XATTR_NAME_MAX + 1];
+		AUTO_FREE char *val = NULL;
+		size_t size;
+		ssize_t n;
+
+		rc = meta_path(r, follow, p, sizeof(p));
+		if (rc < 0)
+			return rc;
+		if (op != OP_LISTXATTR) {
+			n = tracee_read_str(c->tid, a[1], name, sizeof(name));
+			if (n < 0)
+				return n == -ENAMETOOLONG ? -ERANGE : (int)n;
+		}
+		size = op == OP_LISTXATTR ? a[2] : op == OP_REMOVEXATTR ? 0 : a[3];
+		if (size > META_MAX_XATTR)
+			size = META_MAX_XATTR;
+		if (size) {
+			val = malloc(size);
+			if (!val)
+				return -ENOMEM;
+		}
+		if (op == OP_GETXATTR) {
+			n = follow ? getxattr(p, name, val, size) :
+				     lgetxattr(p, name, val, size);
+			if (n > 0 && size)
+				rc = tracee_write(c->tid, a[2], val, (size_t)n);
+		} else if (op == OP_LISTXATTR) {
+			n = follow ? listxattr(p, val, size) : llistxattr(p, val, size);
+			if (n > 0 && size)
+				rc = tracee_write(c->tid, a[1], val, (size_t)n);
+		} else if (op == OP_SETXATTR) {
+			if (a[3] > META_MAX_XATTR)
+				return -E2BIG;
+			rc = tracee_read(c->tid, a[2], val, size);
+			if (rc < 0)
+				return rc;
+			n = follow ? setxattr(p, name, val, size, (int)a[4]) :
+				     lsetxattr(p, name, val, size, (int)a[4]);
+		} else {
+			n = follow ? removexattr(p, name) : lremovexattr(p, name);
+		}
+		if (n < 0)
+			return -errno;
+		*ret = n;
+		return rc;
+	}
+	case OP_UTIMES: {
+		struct timespec ts[2];
+		bool now;
+
+		rc = copy_times(c, nr, ts, &now);
+		if (rc < 0)
+			return rc;
+		rc = meta_path(r, follow, p, sizeof(p));
+		if (rc < 0)
+			return rc;
+		if (utimensat(AT_FDCWD, p, now ? NULL : ts,
+			      follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		return 0;
+	}
+	case OP_INOTIFY: {
+		AUTO_CLOSE int ifd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+		int wd;
+
+		if (ifd < 0)
+			return -EBADF;
+		rc = meta_path(r, follow, p, sizeof(p));
+		if (rc < 0)
+			return rc;
+		wd = inotify_add_watch(ifd, p, (uint32_t)a[2]);
+		if (wd < 0)
+			return -errno;
+		*ret = wd;
+		return 0;
+	}
+	case OP_FANOTIFY: {
+		AUTO_CLOSE int ffd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+
+		if (ffd < 0)
+			return -EBADF;
+		rc = meta_path(r, follow, p, sizeof(p));
+		if (rc < 0)
+			return rc;
+		if (fanotify_mark(ffd, (unsigned)a[1] & ~(unsigned)FAN_MARK_DONT_FOLLOW,
+				  a[2], AT_FDCWD, p) < 0)
+			return -errno;
+		return 0;
+	}
+	case OP_OPEN: case OP_MKDIR: case OP_MKNOD: case OP_UNLINK:
+	case OP_RENAME: case OP_LINK: case OP_SYMLINK: case OP_CHMOD:
+	case OP_CHOWN: case OP_TRUNCATE: case OP_UNSUPPORTED:
+		break;
+	}
+	return -ENOSYS;
+}
+
+static int handle_meta(struct sup *s, struct call *c, enum op op)
+{
+	const __u64 *a = c->req->data.args;
+	int parg = c->info->path_arg[0];
+	struct resolved r;
+	unsigned resf = 0;
+	int rc;
+
+	resolved_init(&r);
+	/*
+	 * Security: a NULL path (utimensat, fanotify_mark, statx with
+	 * AT_EMPTY_PATH on 6.11+) acts on the dirfd: an fd-based call,
+	 * decided on registers alone and continued.
+	 */
+	if (a[parg] == 0 && (op == OP_UTIMES || op == OP_FANOTIFY || op == OP_STATX))
+		return notify_send_resp(s, c->req->id, 0, 0, true);
+
+	rc = copy_path(c, parg, "path");
+	if (rc == 0)
+		rc = meta_plan(c, op, &resf);
+	if (rc == 0)
+		rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, 0), c->paths[0].raw,
+				  resf, &r);
+	if (!notify_id_valid(s, c->req->id))
+		goto gone;
+	if (rc < 0) {
+		c->err = -rc;
+		goto out;
+	}
+	decide_path(s, c, &c->paths[0], &r,
+		    meta_changes(op) ? RULES_ACC_WRITE : RULES_ACC_STAT);
+	decide_call(c);
+	if (c->v.action != RULES_ALLOW)
+		goto out;
+	if (r.fd < 0) {
+		c->err = ENOENT;
+		goto out;
+	}
+	if ((op == OP_CHDIR || (op == OP_INOTIFY && (a[2] & IN_ONLYDIR))) &&
+	    !S_ISDIR(r.st.st_mode)) {
+		c->err = ENOTDIR;
+		goto out;
+	}
+	if (op == OP_CHDIR) {
+		/*
+		 * Security: chdir cannot be done for the caller, so it is
+		 * continued.  If a racing thread makes the kernel enter
+		 * another directory, the caller gains nothing: every later
+		 * path is resolved again from its real cwd, and what the
+		 * directory's existence tells is what stat(2) tells.
+		 */
+		resolved_release(&r);
+		c->note = "chdir: done by the kernel";
+		return notify_finish(s, c, true);
+	}
+	c->emulated = true;
+	if (meta_changes(op) && notify_record_before_change(s, c) < 0)
+		goto out;
+	{
+		int64_t ret = 0;
+
+		rc = meta_emulate(s, c, op, &r, resf & RES_FOLLOW, &ret);
+		if (rc < 0)
+			c->err = -rc;
+		else {
+			c->result = ret;
+			c->have_result = true;
+		}
+	}
+out:
+	resolved_release(&r);
+	return notify_finish(s, c, false);
+gone:
+	resolved_release(&r);
 	return 0;
 }
 
@@ -1611,6 +2035,8 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 			notify_verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
 			return notify_finish(s, &c, false);
 		}
+		if (op >= OP_STAT && op <= OP_FANOTIFY)
+			return handle_meta(s, &c, op);
 		return handle_change(s, &c, op);
 	}
 	case RULES_KIND_EXEC:

@@ -33,6 +33,7 @@ void resolved_init(struct resolved *r)
 	r->trailing_slash = false;
 	r->via_pid = 0;
 	r->via_fd = -1;
+	r->self_link[0] = '\0';
 }
 
 void resolved_release(struct resolved *r)
@@ -318,6 +319,9 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			char sub[64];
 
 			proc_self_name(comp, tid, tgid, sub, sizeof(sub));
+			if (last && !slash && !(flags & RES_FOLLOW))
+				snprintf(out->self_link, sizeof(out->self_link),
+					 "%s", sub);
 			r = push_front(rem, rem_size, &pos, sub, strlen(sub));
 			if (r < 0)
 				return r;

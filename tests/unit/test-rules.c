@@ -1552,6 +1552,31 @@ static void test_syscall_table(void)
 		{ "lchown", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
 		{ "fchownat", RULES_KIND_PATH, RULES_ACC_WRITE, 1, 0, -1, -1, -1, -1 },
 		{ "truncate", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "setxattr", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "lsetxattr", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "removexattr", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "lremovexattr", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "utime", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "utimes", RULES_KIND_PATH, RULES_ACC_WRITE, 0, -1, -1, -1, -1, -1 },
+		{ "futimesat", RULES_KIND_PATH, RULES_ACC_WRITE, 1, 0, -1, -1, -1, -1 },
+		{ "utimensat", RULES_KIND_PATH, RULES_ACC_WRITE, 1, 0, -1, -1, -1, -1 },
+		{ "stat", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "lstat", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "newfstatat", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
+		{ "statx", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
+		{ "access", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "faccessat", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
+		{ "faccessat2", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
+		{ "readlink", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "readlinkat", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
+		{ "chdir", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "statfs", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "getxattr", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "lgetxattr", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "listxattr", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "llistxattr", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "inotify_add_watch", RULES_KIND_PATH, RULES_ACC_STAT, 1, -1, -1, -1, -1, -1 },
+		{ "fanotify_mark", RULES_KIND_PATH, RULES_ACC_STAT, 4, 3, -1, -1, -1, -1 },
 		{ "execve", RULES_KIND_EXEC, RULES_ACC_EXEC, 0, -1, -1, -1, -1, -1 },
 		{ "execveat", RULES_KIND_EXEC, RULES_ACC_EXEC, 1, 0, -1, -1, -1, -1 },
 		{ "connect", RULES_KIND_NET, 0, -1, -1, -1, -1, 1, 2 },
@@ -1624,15 +1649,27 @@ static void test_groups(void)
 	uint64_t set[RULES_NR_WORDS] = { 0 };
 	int nr, n = 0;
 
+	uint64_t stat_set[RULES_NR_WORDS] = { 0 };
+	int n_stat = 0;
+
+	/* Every path syscall is in exactly one of @file (opens and changes)
+	 * and @stat (looking at a path). */
 	CU_ASSERT_EQUAL(rules_group_lookup("@file", set), 0);
+	CU_ASSERT_EQUAL(rules_group_lookup("@stat", stat_set), 0);
 	for (nr = 0; nr < RULES_NR_MAX; nr++) {
 		const struct rules_syscall_info *si = rules_syscall_by_nr(nr);
 		bool path = si && si->kind == RULES_KIND_PATH;
 
-		CU_ASSERT_EQUAL(rules_nr_has(set, nr), path);
-		n += path;
+		CU_ASSERT_EQUAL(rules_nr_has(set, nr) || rules_nr_has(stat_set, nr),
+				path);
+		CU_ASSERT_FALSE(rules_nr_has(set, nr) && rules_nr_has(stat_set, nr));
+		n += rules_nr_has(set, nr);
+		n_stat += rules_nr_has(stat_set, nr);
 	}
-	CU_ASSERT_EQUAL(n, 25);
+	CU_ASSERT_EQUAL(n, 33);
+	CU_ASSERT_EQUAL(n_stat, 17);
+	CU_ASSERT_TRUE(rules_nr_has(stat_set, __NR_newfstatat));
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_utimensat));
 	memset(set, 0, sizeof(set));
 	CU_ASSERT_EQUAL(rules_group_lookup("@privileged", set), 0);
 	CU_ASSERT_TRUE(rules_nr_has(set, __NR_ptrace));
