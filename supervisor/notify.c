@@ -1502,7 +1502,15 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 		 * path is resolved again from its real cwd, and what the
 		 * directory's existence tells is what stat(2) tells.
 		 */
+		if (faccessat(r.fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0) {
+			c->err = errno;
+			goto out;
+		}
 		resolved_release(&r);
+		/* The kernel's checks were just made: this is its answer
+		 * unless the directory goes away in between. */
+		c->result = 0;
+		c->have_result = true;
 		c->note = "chdir: done by the kernel";
 		return notify_finish(s, c, true);
 	}
@@ -1623,14 +1631,17 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 		c->err = -rc;
 		goto out;
 	}
+	if (r.fd < 0) {
+		/* Nothing to run: ENOENT as the kernel answers, no policy
+		 * decision (execvp and env try each PATH entry in turn). */
+		c->err = ENOENT;
+		c->note = "no such file";
+		goto out;
+	}
 	decide_path(s, c, &c->paths[0], &r, RULES_ACC_EXEC);
 	decide_call(c);
 	if (c->v.action != RULES_ALLOW)
 		goto out;
-	if (r.fd < 0) {
-		c->err = ENOENT;
-		goto out;
-	}
 	if (S_ISLNK(r.st.st_mode)) {
 		c->err = ELOOP;
 		goto out;

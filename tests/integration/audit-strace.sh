@@ -3,7 +3,7 @@
 # Completeness against a peer: the same workloads (a shell script that
 # forks and execs; a python script touching files and sockets, with a
 # loopback listener of its own) run under `strace -f` and under sysgate
-# with audit = all and rules naming @file, @exec and @network.  Every
+# with audit = all and rules naming @file, @stat, @exec and @network.  Every
 # file, exec and network call that sysgate mediates (the PATH, EXEC and
 # NET kinds of rules/syscalls.c) and strace saw must be in the trail with
 # the same path and the same result, and the trail must hold no other.
@@ -59,7 +59,7 @@ default = allow
 audit = all
 
 [rule files]
-syscalls = @file
+syscalls = @file, @stat
 action = allow
 
 [rule programs]
