@@ -4,12 +4,14 @@
  * line scanner (which keeps line numbers and refuses what inih would
  * silently reinterpret), cross-checked against inih, then checked key by
  * key into an immutable struct rules_set.  Every error names FILE:LINE.
+ * [policy] include = ... pulls in other policies (see "Includes" below).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,12 @@ extern const char rules_default_policy[];
 #define SECTION_MAX 49		/* inih copies section names into 50 bytes */
 #define KEY_MAX 32		/* bytes of a key name */
 #define WHY_MAX 256
+#define INCLUDE_DEPTH_MAX 8	/* nested includes below the top policy */
+#define INCLUDE_MAX 16		/* include keys in one file */
+
+#ifndef SYSGATE_DATADIR
+#define SYSGATE_DATADIR "/usr/local/share/sysgate"
+#endif
 
 /* ---------------------------------------------------------------------
  * Suggestions (optimal string alignment distance, case-insensitive).
@@ -101,12 +109,29 @@ static const char *suggest_from(const char *word, const char *const *list)
  * Messages.
  */
 
+/* One [policy] include key, its value borrowed from the scan buffer. */
+struct include_ref {
+	const char *value;
+	unsigned line;
+};
+
+/* The files being loaded, innermost first, to refuse include cycles. */
+struct include_chain {
+	const char *id; /* canonical path, or the name of the built-in */
+	const struct include_chain *up;
+};
+
 struct pctx {
 	const char *name;
 	char *err;
 	size_t err_len;
 	const struct rules_vars *vars;
 	struct rules_set *rs;
+	unsigned depth;			/* 0: the policy given to sysgate */
+	const struct include_chain *chain;
+	struct include_ref incl[INCLUDE_MAX];
+	size_t n_incl;
+	unsigned policy_set;		/* POLICY_* bits set here or inherited */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -635,8 +660,12 @@ static bool rule_key_repeats(enum rule_key k)
 	       k == RK_ADDR || k == RK_EXE;
 }
 
+/* Indexes into policy_keys; the first three are also POLICY_SET bits. */
+enum policy_key { PK_DEFAULT, PK_ERRNO, PK_AUDIT, PK_INCLUDE, PK_COUNT };
+#define POLICY_SET(k) (1u << (k))
+
 static const char *const policy_keys[] = { "default", "errno", "audit",
-					   NULL };
+					   "include", NULL };
 static const char *const limit_keys[] = { "processes", "memory", "cpu",
 					  "wall", "file_size", "open_files",
 					  NULL };
@@ -649,7 +678,7 @@ struct state {
 	unsigned sec_line;
 	unsigned key_line[RK_COUNT]; /* first line of each key, 0 unseen */
 	unsigned policy_line, limits_line;
-	unsigned policy_key_line[3];
+	unsigned policy_key_line[PK_COUNT];
 	unsigned limit_key_line[RULES_LIMIT_COUNT];
 	bool rule_err_set[RULES_MAX_RULES];
 };
@@ -687,15 +716,27 @@ static int policy_key(struct pctx *c, struct state *st,
 
 	if (k < 0)
 		return unknown_key(c, e->line, e->key, "policy", policy_keys);
+	if (k == PK_INCLUDE) {
+		/* Loaded after this file is read (load_text). */
+		if (c->n_incl >= INCLUDE_MAX)
+			return fail(c, e->line,
+				    "too many includes (the limit is %d)",
+				    INCLUDE_MAX);
+		c->incl[c->n_incl++] =
+			(struct include_ref){ .value = e->value,
+					      .line = e->line };
+		return 0;
+	}
 	if (st->policy_key_line[k])
 		return fail(c, e->line,
 			    "duplicate key '%s' in [policy] (first at line %u)",
 			    e->key, st->policy_key_line[k]);
 	st->policy_key_line[k] = e->line;
+	c->policy_set |= POLICY_SET(k);
 	switch (k) {
-	case 0:
+	case PK_DEFAULT:
 		return parse_action(c, e->line, e->value, &rs->def);
-	case 1:
+	case PK_ERRNO:
 		return parse_errno(c, e->line, e->value, &rs->def_err);
 	default: {
 		int lvl = find_key(audit_levels, e->value);
@@ -1175,15 +1216,13 @@ static int section_end(struct pctx *c, struct state *st)
 	return 0;
 }
 
-static int interpret(struct pctx *c, const struct scan *s)
+/* Read the scanned entries into c->rs; st (zeroed by the caller) keeps
+ * what the caller needs afterwards (which rules named their errno). */
+static int interpret(struct pctx *c, const struct scan *s, struct state *st)
 {
-	struct state *st;
 	size_t i;
 	int rc = 0;
 
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
 	for (i = 0; i < s->n && rc == 0; i++) {
 		const struct entry *e = &s->ents[i];
 
@@ -1215,12 +1254,6 @@ static int interpret(struct pctx *c, const struct scan *s)
 	}
 	if (rc == 0)
 		rc = section_end(c, st);
-	/* Denies without their own errno take [policy] errno, wherever
-	 * [policy] is in the file. */
-	for (i = 0; rc == 0 && i < c->rs->n_rules; i++)
-		if (!st->rule_err_set[i])
-			c->rs->rules[i].err = c->rs->def_err;
-	free(st);
 	return rc;
 }
 
@@ -1253,79 +1286,37 @@ void rules_free(struct rules_set *rs)
 	free(rs);
 }
 
-int rules_load_string(const char *text, const char *name,
-		      const struct rules_vars *vars, struct rules_set **out,
-		      char *err, size_t err_len)
-{
-	struct pctx c = { .name = name ? name : "<string>", .err = err,
-			  .err_len = err_len, .vars = vars };
-	struct scan s = { 0 };
-	struct rules_set *rs;
-	unsigned last_line = 1;
-	int rc;
+/* ---------------------------------------------------------------------
+ * Reading files and includes.
+ *
+ * [policy] include = X loads X as a policy of its own (with its own
+ * includes), then appends its rules after the rules of the including file,
+ * which are therefore tried first: a file that includes "default" can allow
+ * what default denies.  [policy] and [limits] values set by the including
+ * file win; others come from the includes, the first include that sets one
+ * winning (the same order in which their rules are tried).
+ */
 
-	if (err && err_len)
-		err[0] = '\0';
-	if (!text || !out)
-		return fail(&c, 0, "no policy text");
-	rs = calloc(1, sizeof(*rs));
-	if (!rs) {
-		fail(&c, 0, "out of memory");
-		return -ENOMEM;
-	}
-	/* Defaults when [policy] leaves them out: fail closed. */
-	rs->def = RULES_DENY;
-	rs->def_err = EPERM;
-	rs->audit = RULES_AUDIT_ALL;
-	rs->source = strdup(c.name);
-	c.rs = rs;
-	rc = rs->source ? scan_text(&c, text, &s) : -ENOMEM;
-	if (rc == 0) {
-		if (s.n)
-			last_line = s.ents[s.n - 1].line;
-		rc = cross_check(&c, text, &s, last_line);
-	}
-	if (rc == 0)
-		rc = interpret(&c, &s);
-	scan_release(&s);
-	if (rc < 0) {
-		if (rc == -ENOMEM)
-			fail(&c, 0, "out of memory");
-		rules_free(rs);
-		return rc;
-	}
-	*out = rs;
-	return 0;
-}
-
-int rules_load_file(const char *path, const struct rules_vars *vars,
-		    struct rules_set **out, char *err, size_t err_len)
+/* Read a whole policy file into a malloc'ed string, errors on c->name. */
+static int read_policy(struct pctx *c, const char *path, char **out)
 {
-	struct pctx c = { .name = path ? path : "<null>", .err = err,
-			  .err_len = err_len };
 	AUTO_CLOSE int fd = -1;
 	AUTO_FREE char *text = NULL;
 	size_t len = 0, line = 1, i;
 	struct stat sb;
 
-	if (err && err_len)
-		err[0] = '\0';
-	if (!path || !out)
-		return fail(&c, 0, "no policy file");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
 		int e = errno;
 
-		fail(&c, 0, "cannot read: %s", strerror(e));
+		fail(c, 0, "cannot read: %s", strerror(e));
 		return -e;
 	}
-	if (!S_ISREG(sb.st_mode)) {
-		fail(&c, 0, "not a regular file");
-		return -EINVAL;
-	}
+	if (!S_ISREG(sb.st_mode))
+		return fail(c, 0, "not a regular file");
 	text = malloc(RULES_MAX_FILE + 2);
 	if (!text) {
-		fail(&c, 0, "out of memory");
+		fail(c, 0, "out of memory");
 		return -ENOMEM;
 	}
 	for (;;) {
@@ -1335,32 +1326,315 @@ int rules_load_file(const char *path, const struct rules_vars *vars,
 		if (n < 0) {
 			int e = errno;
 
-			fail(&c, 0, "cannot read: %s", strerror(e));
+			fail(c, 0, "cannot read: %s", strerror(e));
 			return -e;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 		if (len > RULES_MAX_FILE)
-			return fail(&c, 0,
+			return fail(c, 0,
 				    "policy too large (the limit is %d bytes)",
 				    RULES_MAX_FILE);
 	}
 	text[len] = '\0';
 	for (i = 0; i < len; i++) {
 		if (text[i] == '\0')
-			return fail(&c, (unsigned)line, "NUL byte in line");
+			return fail(c, (unsigned)line, "NUL byte in line");
 		if (text[i] == '\n')
 			line++;
 	}
-	return rules_load_string(text, path, vars, out, err, err_len);
+	*out = steal_ptr(&text);
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/*
+ * The file an include names, into path (path_len bytes): a value with a
+ * '/' or ending in ".ini" is a file, relative to the including file's
+ * directory; any other value is a shipped policy NAME, looked up as
+ * NAME.ini in $SYSGATE_POLICY_DIR (for tests in the build tree), then in
+ * the installed policies directory.  "default" is handled by the caller.
+ */
+static int include_path(struct pctx *c, const struct include_ref *inc,
+			const char *value, char *path, size_t path_len)
+{
+	const char *dirs[2], *slash;
+	size_t i, n = 0;
+	int len;
+
+	if (strchr(value, '/') || ends_with(value, ".ini")) {
+		slash = strrchr(c->name, '/');
+		if (value[0] == '/' || !slash)
+			len = snprintf(path, path_len, "%s", value);
+		else
+			len = snprintf(path, path_len, "%.*s/%s",
+				       (int)(slash - c->name), c->name, value);
+		if (len < 0 || (size_t)len >= path_len)
+			return fail(c, inc->line, "include path too long");
+		return 0;
+	}
+	for (i = 0; value[i]; i++)
+		if (!isalnum((unsigned char)value[i]) && value[i] != '-' &&
+		    value[i] != '_' && value[i] != '.')
+			return fail(c, inc->line,
+				    "invalid policy name '%s' (a file needs a '/' or the .ini suffix)",
+				    value);
+	/* Security: only where the user could point -r anyway; secure_getenv
+	 * ignores it in a set-id program. */
+	dirs[n] = secure_getenv("SYSGATE_POLICY_DIR");
+	if (dirs[n] && dirs[n][0])
+		n++;
+	dirs[n++] = SYSGATE_DATADIR "/policies";
+	for (i = 0; i < n; i++) {
+		len = snprintf(path, path_len, "%s/%s.ini", dirs[i], value);
+		if (len > 0 && (size_t)len < path_len &&
+		    access(path, F_OK) == 0)
+			return 0;
+	}
+	return fail(c, inc->line,
+		    "no shipped policy '%s' (in %s; a file needs a '/' or the .ini suffix)",
+		    value, dirs[n - 1]);
+}
+
+/* Append " (included from FILE:LINE)" to a child's message. */
+static void note_included_from(struct pctx *c, unsigned line)
+{
+	size_t used;
+
+	if (!c->err || !c->err_len)
+		return;
+	used = strnlen(c->err, c->err_len);
+	if (used + 1 < c->err_len)
+		snprintf(c->err + used, c->err_len - used,
+			 " (included from %s:%u)", c->name, line);
+}
+
+/* Move the rules and the unset [policy]/[limits] values of child into
+ * c->rs (whose own rules come first). */
+static int merge_include(struct pctx *c, const struct include_ref *inc,
+			 struct rules_set *child, unsigned child_set)
+{
+	struct rules_set *rs = c->rs;
+	struct rules_rule *nr;
+	size_t i, j;
+
+	for (i = 0; i < child->n_rules; i++)
+		for (j = 0; j < rs->n_rules; j++)
+			if (strcmp(child->rules[i].name, rs->rules[j].name) ==
+			    0)
+				return fail(c, inc->line,
+					    "included policy %s has a rule '%s' too (rule names must be unique)",
+					    child->source, child->rules[i].name);
+	if (child->n_rules > RULES_MAX_RULES - rs->n_rules)
+		return fail(c, inc->line, "too many rules (the limit is %d)",
+			    RULES_MAX_RULES);
+	nr = reallocarray(rs->rules, rs->n_rules + child->n_rules,
+			  sizeof(*nr));
+	if (!nr && rs->n_rules + child->n_rules)
+		return -ENOMEM;
+	rs->rules = nr;
+	for (i = 0; i < child->n_rules; i++)
+		rs->rules[rs->n_rules++] = child->rules[i];
+	/* The rules' strings now belong to rs. */
+	child->n_rules = 0;
+
+	if (!(c->policy_set & POLICY_SET(PK_DEFAULT)) &&
+	    (child_set & POLICY_SET(PK_DEFAULT)))
+		rs->def = child->def;
+	if (!(c->policy_set & POLICY_SET(PK_ERRNO)) &&
+	    (child_set & POLICY_SET(PK_ERRNO)))
+		rs->def_err = child->def_err;
+	if (!(c->policy_set & POLICY_SET(PK_AUDIT)) &&
+	    (child_set & POLICY_SET(PK_AUDIT)))
+		rs->audit = child->audit;
+	c->policy_set |= child_set;
+	for (i = 0; i < RULES_LIMIT_COUNT; i++) {
+		if (rs->limit_set[i] || !child->limit_set[i])
+			continue;
+		rs->limits[i] = child->limits[i];
+		rs->limit_set[i] = true;
+	}
+	return 0;
+}
+
+static int load_text(struct pctx *c, const char *text, const char *id,
+		     struct rules_set **out);
+
+static int load_include(struct pctx *c, const struct include_ref *inc)
+{
+	char value[PATH_MAX], path[PATH_MAX];
+	AUTO_FREE char *text = NULL;
+	AUTO_FREE char *real = NULL;
+	const struct include_chain *l;
+	struct pctx child = { .err = c->err, .err_len = c->err_len,
+			      .vars = c->vars, .depth = c->depth + 1 };
+	struct include_chain link = { .up = c->chain };
+	struct rules_set *crs = NULL;
+	const char *body;
+	int rc;
+
+	rc = expand(c, inc->line, inc->value, value, sizeof(value));
+	if (rc < 0)
+		return rc;
+	if (child.depth > INCLUDE_DEPTH_MAX)
+		return fail(c, inc->line,
+			    "includes nested too deeply (the limit is %d levels)",
+			    INCLUDE_DEPTH_MAX);
+	if (strcmp(value, "default") == 0) {
+		child.name = DEFAULT_SOURCE;
+		link.id = DEFAULT_SOURCE;
+		body = rules_default_policy;
+	} else {
+		rc = include_path(c, inc, value, path, sizeof(path));
+		if (rc < 0)
+			return rc;
+		child.name = path;
+		rc = read_policy(&child, path, &text);
+		if (rc < 0) {
+			note_included_from(c, inc->line);
+			return rc;
+		}
+		real = realpath(path, NULL);
+		link.id = real ? real : path;
+		body = text;
+	}
+	for (l = c->chain; l; l = l->up)
+		if (strcmp(l->id, link.id) == 0)
+			return fail(c, inc->line,
+				    "include cycle: %s is already being loaded",
+				    child.name);
+	child.chain = &link;
+	rc = load_text(&child, body, link.id, &crs);
+	if (rc < 0) {
+		if (rc != -ENOMEM)
+			note_included_from(c, inc->line);
+		return rc;
+	}
+	rc = merge_include(c, inc, crs, child.policy_set);
+	rules_free(crs);
+	return rc;
+}
+
+/*
+ * Parse text as the policy c->name into a new set, then load its
+ * includes.  c->chain lists the files that include this one; id is this
+ * file's entry.
+ */
+static int load_text(struct pctx *c, const char *text, const char *id,
+		     struct rules_set **out)
+{
+	const struct include_chain link = { .id = id, .up = c->chain };
+	struct scan s = { 0 };
+	struct state *st = NULL;
+	struct rules_set *rs;
+	unsigned last_line = 1;
+	size_t i, n_own;
+	int rc;
+
+	rs = calloc(1, sizeof(*rs));
+	if (!rs)
+		return -ENOMEM;
+	/* Defaults when [policy] leaves them out: fail closed. */
+	rs->def = RULES_DENY;
+	rs->def_err = EPERM;
+	rs->audit = RULES_AUDIT_ALL;
+	rs->source = strdup(c->name);
+	c->rs = rs;
+	c->chain = &link;
+	rc = rs->source ? scan_text(c, text, &s) : -ENOMEM;
+	if (rc == 0) {
+		if (s.n)
+			last_line = s.ents[s.n - 1].line;
+		rc = cross_check(c, text, &s, last_line);
+	}
+	if (rc == 0) {
+		st = calloc(1, sizeof(*st));
+		rc = st ? interpret(c, &s, st) : -ENOMEM;
+	}
+	n_own = rs->n_rules;
+	for (i = 0; rc == 0 && i < c->n_incl; i++)
+		rc = load_include(c, &c->incl[i]);
+	/* Denies without their own errno take the [policy] errno of their
+	 * file (or what it inherits), wherever [policy] is in the file;
+	 * included rules got theirs when their file was loaded. */
+	for (i = 0; rc == 0 && i < n_own; i++)
+		if (!st->rule_err_set[i])
+			rs->rules[i].err = rs->def_err;
+	free(st);
+	scan_release(&s);
+	c->chain = link.up;
+	if (rc < 0) {
+		rules_free(rs);
+		return rc;
+	}
+	*out = rs;
+	return 0;
+}
+
+/* The top policy: errors and chain set up, a canonical id for cycles. */
+static int load_top(const char *text, const char *name,
+		    const struct rules_vars *vars, struct rules_set **out,
+		    char *err, size_t err_len)
+{
+	struct pctx c = { .name = name, .err = err, .err_len = err_len,
+			  .vars = vars };
+	AUTO_FREE char *real = NULL;
+	int rc;
+
+	if (strcmp(name, DEFAULT_SOURCE) != 0)
+		real = realpath(name, NULL);
+	rc = load_text(&c, text, real ? real : name, out);
+	if (rc == -ENOMEM)
+		fail(&c, 0, "out of memory");
+	return rc;
+}
+
+int rules_load_string(const char *text, const char *name,
+		      const struct rules_vars *vars, struct rules_set **out,
+		      char *err, size_t err_len)
+{
+	struct pctx c = { .name = name ? name : "<string>", .err = err,
+			  .err_len = err_len, .vars = vars };
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (!text || !out)
+		return fail(&c, 0, "no policy text");
+	return load_top(text, c.name, vars, out, err, err_len);
+}
+
+int rules_load_file(const char *path, const struct rules_vars *vars,
+		    struct rules_set **out, char *err, size_t err_len)
+{
+	struct pctx c = { .name = path ? path : "<null>", .err = err,
+			  .err_len = err_len };
+	AUTO_FREE char *text = NULL;
+	int rc;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (!path || !out)
+		return fail(&c, 0, "no policy file");
+	rc = read_policy(&c, path, &text);
+	if (rc < 0)
+		return rc;
+	return load_top(text, path, vars, out, err, err_len);
 }
 
 int rules_load_default(const struct rules_vars *vars, struct rules_set **out,
 		       char *err, size_t err_len)
 {
-	return rules_load_string(rules_default_policy, DEFAULT_SOURCE, vars,
-				 out, err, err_len);
+	if (err && err_len)
+		err[0] = '\0';
+	return load_top(rules_default_policy, DEFAULT_SOURCE, vars, out, err,
+			err_len);
 }
 
 const char *rules_default_text(void)

@@ -245,4 +245,71 @@ const char *rules_rule_name(const struct rules_set *rs, size_t i);
  */
 int rules_build_guard_filter(struct sock_fprog *prog);
 
+/* ---- Explaining decisions (rules/explain.c; sysgate check --explain) ---- */
+
+/* Why a rule did or did not decide an event: the first condition of the
+ * rule that failed, checked in the order rules_match checks them. */
+enum rules_why {
+	RULES_WHY_MATCH = 0,	/* every condition holds: the rule decides */
+	RULES_WHY_SYSCALL,	/* the rule does not name the syscall */
+	RULES_WHY_PATH,		/* no path glob matches (or the event has no path) */
+	RULES_WHY_ACCESS,	/* the access class is not in the rule's list */
+	RULES_WHY_ADDR,		/* no addr matches (or the event has none) */
+	RULES_WHY_EXE,		/* no exe glob matches (or the exe is unknown) */
+	RULES_WHY_ARG,		/* a scalar condition (argN) is false */
+};
+
+/* One rule tried by rules_explain().  Strings borrowed from the set. */
+struct rules_explain_step {
+	size_t index;		/* the rule's position, file order */
+	const char *rule;	/* its name */
+	unsigned line;		/* line of its [rule] header */
+	enum rules_why why;
+	unsigned arg;		/* RULES_WHY_ARG: the argument number (0..5) */
+};
+
+typedef void (*rules_explain_fn)(const struct rules_explain_step *step,
+				 void *ctx);
+
+/*
+ * rules_match(), told step by step: calls fn (when not NULL) for each rule
+ * in file order up to and including the one that decides (why ==
+ * RULES_WHY_MATCH), or for every rule when the default decides, then fills
+ * *out exactly as rules_match() does.  Pure, apart from what fn does.
+ */
+void rules_explain(const struct rules_set *rs, const struct rules_event *ev,
+		   rules_explain_fn fn, void *ctx, struct rules_verdict *out);
+
+/*
+ * The condition of rule i named by why, as policy text with variables
+ * expanded: the path globs ("/a/" "**, /b"), the access classes ("read,
+ * write"), the addresses ("127.0.0.0/8, [::1]:80"), the exe globs, or for
+ * RULES_WHY_ARG the condition on argument arg ("arg2 & 0x40 == 0x40").
+ * Written into buf like snprintf (always NUL-terminated when len > 0);
+ * returns the length it needed, 0 when the rule has no such condition.
+ */
+size_t rules_rule_condition(const struct rules_set *rs, size_t i,
+			    enum rules_why why, unsigned arg, char *buf,
+			    size_t len);
+
+/* Line of rule i's [rule] header (0 when i is out of range). */
+unsigned rules_rule_line(const struct rules_set *rs, size_t i);
+
+/* Path glob k of rule i after variable expansion (borrowed), NULL past the
+ * last one. */
+const char *rules_rule_path(const struct rules_set *rs, size_t i, size_t k);
+
+/* True when a glob has no wildcard ('*' or '?'): it names one path. */
+bool rules_glob_is_literal(const char *glob);
+
+/*
+ * Whether rule i can never match because one earlier rule always decides
+ * every call it could match first: the earlier rule names all of rule i's
+ * syscalls and has no condition, or only an access list that covers rule
+ * i's (which then must have one).  Conservative: false when in doubt (two
+ * earlier rules covering it together are not seen).  Sets *by (may be
+ * NULL) to the earlier rule's index when true.
+ */
+bool rules_shadowed(const struct rules_set *rs, size_t i, size_t *by);
+
 #endif

@@ -101,6 +101,8 @@ struct sup {
 	uint64_t wall_deadline_us;/* [limits] wall, 0: none */
 	bool wall_hit;
 	int denials_fd;           /* --denials-fd, -1: none */
+	bool as_caller;           /* --user: emulate with the caller's
+				   * credentials */
 };
 
 extern struct sup *sup_global;
@@ -132,6 +134,26 @@ pid_t tracee_pgrp(pid_t pid);
 /* The pid a pidfd (of ours) refers to: -1 once it exited, -EBADF if fd is
  * not a pidfd. */
 pid_t tracee_pidfd_pid(int pidfd);
+/* File-system credentials of a task: what the kernel checks when the task
+ * itself opens or changes a file. */
+#define CREDS_MAX_GROUPS 256
+struct creds {
+	uid_t fsuid;
+	gid_t fsgid;
+	int n_groups;
+	gid_t groups[CREDS_MAX_GROUPS];
+	uint64_t cap_eff;
+};
+/* Read them from /proc/TID/status.  0 or -errno (-E2BIG: too many groups). */
+int tracee_creds(pid_t tid, struct creds *out);
+/*
+ * Take on c for file-system checks in the calling thread (setfsuid,
+ * setfsgid and setgroups, per thread), saving ours in saved; creds_leave
+ * restores them.  Changing fsuid from 0 drops the file capabilities
+ * (CAP_DAC_OVERRIDE, CAP_CHOWN, CAP_FOWNER, ...).  0 or -errno.
+ */
+int creds_enter(const struct creds *c, struct creds *saved);
+void creds_leave(const struct creds *saved);
 /* Take a dup of fd from process tgid (pidfd_getfd).  fd or -errno. */
 int tracee_getfd(pid_t tgid, int fd);
 
@@ -249,6 +271,7 @@ struct call {
 				* syscall.result record */
 	bool pending;          /* being recorded before the change is made */
 	uint64_t open_flags;   /* open family: the flags asked for */
+	const struct creds *creds; /* --user: the caller's, for threads */
 	const char *note;      /* extra explanation ("path swapped at exec") */
 };
 

@@ -24,6 +24,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -109,6 +110,15 @@ child_main(const struct launch_spec *ls, int go_fd, pid_t parent)
 			child_fail("setting a resource limit");
 	}
 
+	if (ls->set_user) {
+		/* Groups first: setgroups needs the privilege setresuid drops. */
+		if (setgroups((size_t)ls->n_groups, ls->groups) < 0)
+			child_fail("setgroups");
+		if (setresgid(ls->gid, ls->gid, ls->gid) < 0)
+			child_fail("setresgid");
+		if (setresuid(ls->uid, ls->uid, ls->uid) < 0)
+			child_fail("setresuid");
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail("PR_SET_NO_NEW_PRIVS");
 	if (seccomp_load(0, ls->guard) < 0)

@@ -4,6 +4,7 @@
 #define SYSGATE_SUPERVISOR_LAUNCH_H
 
 #include <linux/filter.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -22,6 +23,12 @@ struct launch_spec {
 		rlim_t value;
 	} rlimits[4];
 	unsigned n_rlimits;
+	/* --user: the identity the child takes before exec. */
+	bool set_user;
+	uid_t uid;
+	gid_t gid;
+	int n_groups;
+	const gid_t *groups;
 };
 
 struct launch_result {

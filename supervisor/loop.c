@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -505,6 +506,21 @@ int supervisor_run(const struct supervisor_opts *opts)
 	ls.guard = &guard;
 	ls.policy = &policy;
 	ls.foreground_tty = tty;
+	if (opts->user) {
+		static gid_t groups[CREDS_MAX_GROUPS];
+		int ng = CREDS_MAX_GROUPS;
+
+		if (getgrouplist(opts->user_name, opts->gid, groups, &ng) < 0) {
+			sup_fail(&s, "--user %s: too many groups", opts->user_name);
+			goto end;
+		}
+		ls.set_user = true;
+		ls.uid = opts->uid;
+		ls.gid = opts->gid;
+		ls.groups = groups;
+		ls.n_groups = ng;
+		s.as_caller = true;
+	}
 	{
 		static const struct {
 			enum rules_limit l;

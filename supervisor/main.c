@@ -11,6 +11,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: sysgate run [-r POLICY] [-a AUDIT] [--audit-fd N]\n"
 		"                   [--audit-sync none|interval|every] [--sign-key FILE]\n"
-		"                   [--denials-fd N]\n"
+		"                   [--denials-fd N] [--user NAME]\n"
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
 		"       sysgate check POLICY [--explain CALL]\n"
 		"       sysgate learn AUDIT... [-o POLICY] [--base POLICY] [--diff POLICY]\n"
@@ -174,6 +175,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		{ "audit-sync", required_argument, NULL, 'S' },
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "denials-fd", required_argument, NULL, 'D' },
+		{ "user", required_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -184,6 +186,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	const char *key_arg = NULL;
 	int audit_fd = -1;
 	int denials_fd = -1;
+	const char *user_arg = NULL;
+	struct passwd *pw = NULL;
 	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
 	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
 	char run_id[64];
@@ -237,6 +241,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		case 'K':
 			key_arg = optarg;
 			break;
+		case 'U':
+			user_arg = optarg;
+			break;
 		case 'D': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -283,6 +290,29 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		return SUPERVISOR_EXIT_FAILURE;
 	}
 
+	if (user_arg) {
+		if (getuid() != 0) {
+			fprintf(stderr, "sysgate: --user needs root (sysgate is running as uid %u)\n",
+				(unsigned)getuid());
+			return SUPERVISOR_EXIT_FAILURE;
+		}
+		pw = getpwnam(user_arg);
+		if (!pw) {
+			char *end;
+			long v = strtol(user_arg, &end, 10);
+
+			if (!*end && v >= 0)
+				pw = getpwuid((uid_t)v);
+		}
+		if (!pw) {
+			fprintf(stderr, "sysgate: --user %s: no such user\n", user_arg);
+			return SUPERVISOR_EXIT_FAILURE;
+		}
+		/* The command's home: ${HOME} in the policy, HOME for it. */
+		setenv("HOME", pw->pw_dir, 1);
+		setenv("USER", pw->pw_name, 1);
+		setenv("LOGNAME", pw->pw_name, 1);
+	}
 	make_run_id(run_id, sizeof(run_id));
 	t = getenv("TMPDIR");
 	snprintf(tmpdir, sizeof(tmpdir), "%s/sysgate-%s",
@@ -330,7 +360,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		rules_free(rs);
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	if (mkdir(tmpdir, 0700) < 0) {
+	if (mkdir(tmpdir, 0700) < 0 ||
+	    (pw && chown(tmpdir, pw->pw_uid, pw->pw_gid) < 0)) {
 		fprintf(stderr, "sysgate: cannot create the private temp dir %s: %s\n",
 			tmpdir, strerror(errno));
 		audit_close(aw);
@@ -348,6 +379,12 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.argv = argv + optind;
 	o.sysgate_argv = all_argv;
 	o.verbosity = verb;
+	if (pw) {
+		o.user = true;
+		o.uid = pw->pw_uid;
+		o.gid = pw->pw_gid;
+		o.user_name = pw->pw_name;
+	}
 	o.denials_fd = denials_fd;
 	status = supervisor_run(&o);
 

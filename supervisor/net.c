@@ -22,6 +22,9 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <linux/capability.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -39,6 +42,8 @@
 struct net_job {
 	struct sup *s;
 	struct call c;
+	struct creds creds;    /* --user: the caller's, copied */
+	bool have_creds;
 	char exe[PATH_MAX];
 	struct seccomp_notif req;
 	int sock;
@@ -50,7 +55,18 @@ struct net_job {
 static void *connect_thread(void *arg)
 {
 	struct net_job *j = arg;
-	int rc = connect(j->sock, (struct sockaddr *)&j->act, j->act_len);
+	struct creds saved;
+	bool as = j->have_creds && creds_enter(&j->creds, &saved) == 0;
+	int rc;
+
+	if (j->have_creds && !as) {
+		rc = -1;
+		errno = EPERM;
+	} else {
+		rc = connect(j->sock, (struct sockaddr *)&j->act, j->act_len);
+	}
+	if (as)
+		creds_leave(&saved);
 
 	j->c.req = &j->req;
 	if (rc < 0)
@@ -199,6 +215,20 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	if (c->err)
 		goto out;
 
+	/* --user: binding a port below 1024 takes a capability the caller
+	 * may not have (the supervisor, root, has it). */
+	if (is_bind && c->creds &&
+	    !(c->creds->cap_eff & (1ULL << CAP_NET_BIND_SERVICE)) &&
+	    (act.ss_family == AF_INET || act.ss_family == AF_INET6)) {
+		unsigned port = act.ss_family == AF_INET ?
+			ntohs(((struct sockaddr_in *)&act)->sin_port) :
+			ntohs(((struct sockaddr_in6 *)&act)->sin6_port);
+
+		if (port > 0 && port < 1024) {
+			c->err = EACCES;
+			goto out;
+		}
+	}
 	c->emulated = true;
 	if (notify_record_before_change(s, c) < 0)
 		goto out;
@@ -227,6 +257,11 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 					 c->exe ? c->exe : "?");
 				j->c.exe = j->exe;
 				j->req = *c->req;
+				if (c->creds) {
+					j->creds = *c->creds;
+					j->have_creds = true;
+					j->c.creds = NULL;
+				}
 				j->sock = steal_fd(&sock);
 				/* act may name /proc/self/fd/N of r.fd. */
 				j->path_fd = steal_fd(&r.fd);
@@ -492,6 +527,8 @@ static ssize_t send_one(int sock, struct out_msg *m, int flags)
 struct send_job {
 	struct sup *s;
 	struct call c;
+	struct creds creds;    /* --user: the caller's, copied */
+	bool have_creds;
 	char exe[PATH_MAX];
 	struct seccomp_notif req;
 	int sock;
@@ -502,7 +539,13 @@ struct send_job {
 static void *send_thread(void *arg)
 {
 	struct send_job *j = arg;
-	ssize_t n = send_one(j->sock, &j->m, j->flags);
+	struct creds saved;
+	bool as = j->have_creds && creds_enter(&j->creds, &saved) == 0;
+	ssize_t n = j->have_creds && !as ? -EPERM :
+		    send_one(j->sock, &j->m, j->flags);
+
+	if (as)
+		creds_leave(&saved);
 
 	j->c.req = &j->req;
 	if (n < 0) {
@@ -542,6 +585,11 @@ static int send_or_defer(struct sup *s, struct call *c, int *sock,
 		snprintf(j->exe, sizeof(j->exe), "%s", c->exe ? c->exe : "?");
 		j->c.exe = j->exe;
 		j->req = *c->req;
+		if (c->creds) {
+			j->creds = *c->creds;
+			j->have_creds = true;
+			j->c.creds = NULL;
+		}
 		j->sock = *sock;
 		j->flags = flags;
 		j->m = *m;

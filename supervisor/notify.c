@@ -633,6 +633,8 @@ static int do_open(struct call *c, const struct open_args *o,
 struct fifo_job {
 	struct sup *s;
 	struct call c;
+	struct creds creds;    /* --user: the caller's, copied */
+	bool have_creds;
 	char exe[PATH_MAX];
 	struct seccomp_notif req;
 	struct open_args o;
@@ -642,7 +644,12 @@ struct fifo_job {
 static void *fifo_thread(void *arg)
 {
 	struct fifo_job *j = arg;
-	int nf = reopen_fd(j->fd, j->o.flags);
+	struct creds saved;
+	bool as = j->have_creds && creds_enter(&j->creds, &saved) == 0;
+	int nf = j->have_creds && !as ? -EPERM : reopen_fd(j->fd, j->o.flags);
+
+	if (as)
+		creds_leave(&saved);
 
 	close(j->fd);
 	j->c.req = &j->req;
@@ -683,6 +690,11 @@ static int open_fifo_async(struct sup *s, struct call *c,
 	j->c.exe = j->exe;
 	j->req = *c->req;
 	j->o = *o;
+	if (c->creds) {
+		j->creds = *c->creds;
+		j->have_creds = true;
+		j->c.creds = NULL;
+	}
 	j->fd = steal_fd(&r->fd);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -1189,7 +1201,7 @@ static int meta_plan(struct call *c, enum op op, unsigned *res)
 {
 	const __u64 *a = c->req->data.args;
 	int nr = c->req->data.nr;
-	uint64_t fl;
+	uint64_t fl = 0;
 
 	*res = RES_FOLLOW;
 	switch (op) {
@@ -1953,6 +1965,8 @@ static int handle_scalar(struct sup *s, struct call *c)
 
 /* ------------------------------------------------------------------ */
 
+static int dispatch(struct sup *s, struct call *c, struct proc *p);
+
 int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		      struct seccomp_notif_resp *resp)
 {
@@ -2033,28 +2047,55 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		c.v.audit = true;
 		return notify_finish(s, &c, false);
 	}
-	switch (c.info->kind) {
+	if (s->as_caller && c.info->kind != RULES_KIND_SCALAR) {
+		/*
+		 * Security: --user: the supervisor is root; every walk and
+		 * every emulated call is done with the caller's file-system
+		 * credentials, so it lends none of its own rights.
+		 */
+		static struct creds caller, saved;
+		int r = tracee_creds(c.tid, &caller);
+
+		if (r == 0)
+			r = creds_enter(&caller, &saved);
+		if (r < 0) {
+			notify_verdict_builtin(&c.v, "sysgate:credentials", EPERM);
+			return notify_finish(s, &c, false);
+		}
+		c.creds = &caller;
+		r = dispatch(s, &c, p);
+		creds_leave(&saved);
+		return r;
+	}
+	return dispatch(s, &c, p);
+}
+
+static int dispatch(struct sup *s, struct call *c, struct proc *p)
+{
+	int nr = c->req->data.nr;
+
+	switch (c->info->kind) {
 	case RULES_KIND_SCALAR:
-		return handle_scalar(s, &c);
+		return handle_scalar(s, c);
 	case RULES_KIND_PATH: {
 		enum op op = path_op(nr);
 
 		if (op == OP_OPEN)
-			return handle_open(s, &c);
+			return handle_open(s, c);
 		if (op == OP_UNSUPPORTED) {
 			/* Fail closed: a path call we cannot carry out. */
-			notify_verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
-			return notify_finish(s, &c, false);
+			notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
+			return notify_finish(s, c, false);
 		}
 		if (op >= OP_STAT && op <= OP_FANOTIFY)
-			return handle_meta(s, &c, op);
-		return handle_change(s, &c, op);
+			return handle_meta(s, c, op);
+		return handle_change(s, c, op);
 	}
 	case RULES_KIND_EXEC:
-		return handle_exec(s, &c, p);
+		return handle_exec(s, c, p);
 	case RULES_KIND_NET:
-		return net_handle(s, &c);
+		return net_handle(s, c);
 	}
-	notify_verdict_builtin(&c.v, "sysgate:unsupported", ENOSYS);
-	return notify_finish(s, &c, false);
+	notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
+	return notify_finish(s, c, false);
 }

@@ -11,6 +11,7 @@
 #define SYSGATE_SUPERVISOR_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct rules_set;
 struct audit_writer;
@@ -38,6 +39,10 @@ struct supervisor_opts {
 	char *const *sysgate_argv;     /* sysgate's own argv, for run.start */
 	enum supervisor_verbosity verbosity;
 	int denials_fd;                /* JSON line per denial, -1: none */
+	bool user;                     /* --user: run the command as uid/gid */
+	uid_t uid;
+	gid_t gid;
+	const char *user_name;
 };
 
 /*

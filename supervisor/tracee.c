@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -205,4 +206,81 @@ pid_t tracee_pidfd_pid(int pidfd)
 	if (!p)
 		return -EBADF;	/* not a pidfd */
 	return (pid_t)strtol(p + 5, NULL, 10);
+}
+
+int tracee_creds(pid_t tid, struct creds *out)
+{
+	char path[64], buf[4096];
+	AUTO_CLOSE int fd = -1;
+	ssize_t n;
+	char *l;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = TEMP_FAILURE_RETRY_INT(read(fd, buf, sizeof(buf) - 1));
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	memset(out, 0, sizeof(*out));
+	for (l = buf; l && *l; l = strchr(l, '\n')) {
+		unsigned long a, b, c, d;
+
+		if (*l == '\n')
+			l++;
+		if (sscanf(l, "Uid: %lu %lu %lu %lu", &a, &b, &c, &d) == 4) {
+			out->fsuid = (uid_t)d;
+			found |= 1;
+		} else if (sscanf(l, "Gid: %lu %lu %lu %lu", &a, &b, &c, &d) == 4) {
+			out->fsgid = (gid_t)d;
+			found |= 2;
+		} else if (!strncmp(l, "Groups:", 7)) {
+			char *p = l + 7, *end;
+
+			for (;;) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p || *p == '\n')
+					break;
+				if (out->n_groups >= CREDS_MAX_GROUPS)
+					return -E2BIG;
+				out->groups[out->n_groups++] = (gid_t)g;
+				p = end;
+			}
+			found |= 4;
+		} else if (!strncmp(l, "CapEff:", 7)) {
+			out->cap_eff = strtoull(l + 7, NULL, 16);
+			found |= 8;
+		}
+	}
+	return found == 15 ? 0 : -EIO;
+}
+
+int creds_enter(const struct creds *c, struct creds *saved)
+{
+	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
+	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
+	saved->n_groups = getgroups(CREDS_MAX_GROUPS, saved->groups);
+	if (saved->n_groups < 0)
+		return -errno;
+	/* The raw calls act on this thread only (glibc's on every thread). */
+	if (syscall(SYS_setgroups, c->n_groups, c->groups) < 0)
+		return -errno;
+	syscall(SYS_setfsgid, c->fsgid);
+	syscall(SYS_setfsuid, c->fsuid);
+	if ((uid_t)syscall(SYS_setfsuid, -1) != c->fsuid ||
+	    (gid_t)syscall(SYS_setfsgid, -1) != c->fsgid) {
+		creds_leave(saved);
+		return -EPERM;
+	}
+	return 0;
+}
+
+void creds_leave(const struct creds *saved)
+{
+	syscall(SYS_setfsuid, saved->fsuid);
+	syscall(SYS_setfsgid, saved->fsgid);
+	syscall(SYS_setgroups, saved->n_groups, saved->groups);
 }

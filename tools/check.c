@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sysgate check POLICY: load the policy with exactly the code `sysgate run`
- * uses, report the first problem as FILE:LINE, or show per syscall which
- * mechanism decides it.
+ * sysgate check POLICY [--explain CALL]: load the policy with exactly the
+ * code `sysgate run` uses, report the first problem as FILE:LINE, or warn
+ * about rules that can never match and missing paths and show per syscall
+ * which mechanism decides it; --explain tells how one call is decided
+ * (tools/explain.c).
  */
 #include "config.h"
 
@@ -41,15 +43,28 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
 		      struct rules_set **out, char *err, size_t err_len)
 {
 	char shipped[PATH_MAX];
+	const char *dirs[2];
+	size_t i, n = 0;
+	int len;
 
 	if (!arg)
 		return rules_load_default(v, out, err, err_len);
-	/* A bare name that is not a file names a shipped policy. */
+	/* A bare name that is not a file names a shipped policy: first in
+	 * $SYSGATE_POLICY_DIR (tests in the build tree), then installed.
+	 * rules/ resolves "include = NAME" the same way. */
 	if (!strchr(arg, '/') && access(arg, F_OK) != 0) {
-		snprintf(shipped, sizeof(shipped), "%s/policies/%s.ini",
-			 SYSGATE_DATADIR, arg);
-		if (access(shipped, F_OK) == 0)
-			return rules_load_file(shipped, v, out, err, err_len);
+		dirs[n] = secure_getenv("SYSGATE_POLICY_DIR");
+		if (dirs[n] && dirs[n][0])
+			n++;
+		dirs[n++] = SYSGATE_DATADIR "/policies";
+		for (i = 0; i < n; i++) {
+			len = snprintf(shipped, sizeof(shipped), "%s/%s.ini",
+				       dirs[i], arg);
+			if (len > 0 && (size_t)len < sizeof(shipped) &&
+			    access(shipped, F_OK) == 0)
+				return rules_load_file(shipped, v, out, err,
+						       err_len);
+		}
 		if (!strcmp(arg, "default"))
 			return rules_load_default(v, out, err, err_len);
 	}
@@ -79,23 +94,40 @@ int tool_check(int argc, char **argv)
 	char tmp[PATH_MAX];
 	char err[RULES_ERR_MAX];
 	const char *t = getenv("TMPDIR");
+	const char *policy = NULL, *call = NULL;
 	unsigned n_kernel = 0;
 	int r;
 
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: sysgate check POLICY\n");
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--explain") && i + 1 < argc && !call)
+			call = argv[++i];
+		else if (argv[i][0] != '-' && !policy)
+			policy = argv[i];
+		else {
+			policy = NULL;	/* anything else: usage */
+			break;
+		}
+	}
+	if (!policy) {
+		fprintf(stderr, "usage: sysgate check POLICY [--explain CALL]\n");
 		return 125;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/sysgate-RUN", t && t[0] == '/' ? t : "/tmp");
 	tools_vars(&v, cwd, sizeof(cwd), tmp, "RUN");
-	r = tools_load_policy(argv[1], &v, &rs, err, sizeof(err));
+	r = tools_load_policy(policy, &v, &rs, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "%s\n", err);
 		return 125;
 	}
+	if (call) {
+		r = tools_explain(rs, call);
+		rules_free(rs);
+		return r;
+	}
 	printf("%s: valid (audit %s)\n", rules_source(rs),
 	       rules_audit_level(rs) == RULES_AUDIT_ALL ? "all" :
 	       rules_audit_level(rs) == RULES_AUDIT_DENIED ? "denied" : "none");
+	tools_check_warnings(rs, stdout);
 	printf("%-24s %s\n", "SYSCALL", "DECIDED BY");
 	for (int nr = 0; nr < CHECK_MAX_NR; nr++) {
 		const char *name = rules_syscall_name(nr);

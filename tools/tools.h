@@ -7,6 +7,7 @@
 #define SYSGATE_TOOLS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Each takes the arguments after the subcommand name (argv[0] is the
  * subcommand) and returns sysgate's exit status. */
@@ -14,6 +15,7 @@ int tool_check(int argc, char **argv);
 int tool_verify(int argc, char **argv);
 int tool_keygen(int argc, char **argv);
 int tool_report(int argc, char **argv);
+int tool_learn(int argc, char **argv);
 
 struct rules_vars;
 struct rules_set;
@@ -26,5 +28,14 @@ void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
  * default.  As rules_load_file. */
 int tools_load_policy(const char *arg, const struct rules_vars *v,
 		      struct rules_set **out, char *err, size_t err_len);
+
+/* tools/explain.c.  Explain one call written as in the trail ("openat
+ * /home/u/.ssh/id_rsa read", "connect 10.0.0.5:443", "kill") on stdout:
+ * each rule tried, the decision, the mechanism.  Returns 0, or 125 (with a
+ * message on stderr) when the call cannot be understood. */
+int tools_explain(const struct rules_set *rs, const char *call);
+/* Print sysgate check's warnings (rules that can never match, literal
+ * paths that do not exist) to out; returns how many. */
+unsigned tools_check_warnings(const struct rules_set *rs, FILE *out);
 
 #endif

@@ -547,6 +547,209 @@ static void data_path(char *buf, size_t len, const char *file)
 	snprintf(buf, len, "%s/tests/data/%s", srcdir ? srcdir : ".", file);
 }
 
+/* The verdict of an openat of path for reading under rs. */
+static struct rules_verdict open_verdict(const struct rules_set *rs,
+					 const char *path)
+{
+	struct rules_event ev = { .nr = __NR_openat, .access = RULES_ACC_READ,
+				  .path = path };
+	struct rules_verdict v;
+
+	rules_match(rs, &ev, &v);
+	return v;
+}
+
+/* include = FILE: own rules first, [policy] and [limits] merged. */
+static void test_include_ok(void)
+{
+	struct rules_set *rs = NULL;
+	char path[4096], err[RULES_ERR_MAX] = "";
+	struct rules_verdict v;
+	uint64_t n = 0;
+	int e = 0;
+
+	data_path(path, sizeof(path), "include-top.ini");
+	CU_ASSERT_EQUAL_FATAL(rules_load_file(path, &vars, &rs, err,
+					      sizeof(err)), 0);
+	CU_ASSERT_EQUAL(rules_rule_count(rs), 2);
+	CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 0), "top-allow");
+	CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 1), "base-deny");
+	/* The including file's default wins, the errno and the limit come
+	 * from the include, which sets them. */
+	CU_ASSERT_EQUAL(rules_default_action(rs, &e), RULES_DENY);
+	CU_ASSERT_EQUAL(e, EACCES);
+	CU_ASSERT_EQUAL(rules_limit(rs, RULES_LIMIT_PROCESSES, &n), 0);
+	CU_ASSERT_EQUAL(n, 7);
+	/* The including file's allow overrides the included deny. */
+	v = open_verdict(rs, "/etc/shadow");
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_STRING_EQUAL(v.rule, "top-allow");
+	v = open_verdict(rs, "/etc/passwd");
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	CU_ASSERT_EQUAL(v.err, EACCES);
+	CU_ASSERT_STRING_EQUAL(v.rule, "base-deny");
+	v = open_verdict(rs, "/usr/x");
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	CU_ASSERT_PTR_NULL(v.rule);
+	rules_free(rs);
+}
+
+/* include = default: the built-in policy, extended in three lines. */
+static void test_include_default(void)
+{
+	struct rules_set *rs = NULL, *def = NULL;
+	char err[RULES_ERR_MAX] = "";
+	struct rules_verdict v;
+	int e = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rules_load_default(&vars, &def, err,
+						 sizeof(err)), 0);
+	rs = load_ok("[policy]\ninclude = default\n"
+		     "[rule mine]\nsyscalls = @file\npath = /srv/**\n"
+		     "action = allow\n");
+	CU_ASSERT_FATAL(rs != NULL);
+	CU_ASSERT_EQUAL(rules_rule_count(rs), rules_rule_count(def) + 1);
+	CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 0), "mine");
+	CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 1),
+			       rules_rule_name(def, 0));
+	CU_ASSERT_EQUAL(rules_default_action(rs, &e), RULES_ALLOW);
+	v = open_verdict(rs, "/home/u/.ssh/id_rsa");
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	CU_ASSERT_EQUAL(v.err, EACCES);
+	CU_ASSERT_STRING_EQUAL(v.rule, "no-secrets");
+	{
+		struct rules_event ev = { .nr = __NR_openat,
+					  .access = RULES_ACC_WRITE,
+					  .path = "/srv/data" };
+
+		rules_match(rs, &ev, &v);
+		CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+		rules_match(def, &ev, &v);
+		CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	}
+	rules_free(rs);
+	rules_free(def);
+}
+
+/* Include errors, each with FILE:LINE of the right file. */
+static void test_include_errors(void)
+{
+	static const struct {
+		const char *file;
+		const char *inner; /* the included file's part of the message */
+		const char *msg;
+		const char *from; /* "(included from" ... */
+		int rc;
+	} files[] = {
+		{ "include-bad.ini", "include-broken.ini",
+		  ":3: unknown syscall 'opne' (did you mean 'open'?)",
+		  "include-bad.ini:2)", -EINVAL },
+		{ "include-missing.ini", "include-nowhere.ini",
+		  ": cannot read: No such file or directory",
+		  "include-missing.ini:2)", -ENOENT },
+		{ "include-cycle-a.ini", "include-cycle-b.ini",
+		  ":2: include cycle: ", "include-cycle-a.ini:2)", -EINVAL },
+	};
+	char path[4096], want[4096], err[RULES_ERR_MAX];
+	struct rules_set *rs = NULL;
+	const char *srcdir = getenv("srcdir");
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		data_path(path, sizeof(path), files[i].file);
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(rules_load_file(path, &vars, &rs, err,
+						sizeof(err)), files[i].rc);
+		CU_ASSERT_PTR_NULL(rs);
+		snprintf(want, sizeof(want), "%s/tests/data/%s%s",
+			 srcdir ? srcdir : ".", files[i].inner, files[i].msg);
+		if (strncmp(err, want, strlen(want)) != 0)
+			fprintf(stderr, "\n%s: got '%s'\nwant '%s...'\n",
+				files[i].file, err, want);
+		CU_ASSERT_EQUAL(strncmp(err, want, strlen(want)), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "(included from "));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, files[i].from));
+	}
+
+	/* Strings: a rule name used twice, a self include, an unknown
+	 * shipped policy, an include outside [policy]. */
+	rs = NULL;
+	CU_ASSERT_EQUAL(rules_load_string("[policy]\ninclude = default\n"
+					  "[rule no-network]\nsyscalls = bind\n"
+					  "action = allow\n",
+					  NAME, &vars, &rs, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(err,
+			       NAME ":2: included policy <default> has a rule 'no-network' too (rule names must be unique)");
+	CU_ASSERT_EQUAL(rules_load_string("[policy]\ninclude = no-such-policy\n",
+					  NAME, &vars, &rs, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(strncmp(err, NAME ":2: no shipped policy 'no-such-policy'",
+				strlen(NAME ":2: no shipped policy 'no-such-policy'")),
+			0);
+	CU_ASSERT_EQUAL(rules_load_string("[policy]\ninclude = a b\n", NAME,
+					  &vars, &rs, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(err,
+			       NAME ":2: invalid policy name 'a b' (a file needs a '/' or the .ini suffix)");
+	CU_ASSERT_EQUAL(rules_load_string("[limits]\ninclude = default\n",
+					  NAME, &vars, &rs, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(strncmp(err, NAME ":2: unknown key 'include' in [limits]",
+				strlen(NAME ":2: unknown key 'include' in [limits]")),
+			0);
+	CU_ASSERT_PTR_NULL(rs);
+}
+
+/* A chain of includes: 8 levels below the top load, 9 are refused at
+ * the include line of the file that goes one too deep. */
+static void test_include_depth(void)
+{
+	char dir[] = "/tmp/test-rules-include.XXXXXX";
+	char path[4096], err[RULES_ERR_MAX], want[4096];
+	struct rules_set *rs = NULL;
+	int i, levels;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	for (levels = 8; levels <= 9; levels++) {
+		for (i = 0; i <= levels; i++) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s/d%d.ini", dir, i);
+			f = fopen(path, "w");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+			if (i < levels)
+				fprintf(f, "[policy]\ninclude = d%d.ini\n", i + 1);
+			fprintf(f, "[rule r%d]\nsyscalls = getpid\naction = allow\n",
+				i);
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "%s/d0.ini", dir);
+		err[0] = '\0';
+		rs = NULL;
+		if (levels == 8) {
+			CU_ASSERT_EQUAL(rules_load_file(path, &vars, &rs, err,
+							sizeof(err)), 0);
+			CU_ASSERT_EQUAL(rules_rule_count(rs), 9);
+			CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 8), "r8");
+			rules_free(rs);
+			continue;
+		}
+		CU_ASSERT_EQUAL(rules_load_file(path, &vars, &rs, err,
+						sizeof(err)), -EINVAL);
+		CU_ASSERT_PTR_NULL(rs);
+		snprintf(want, sizeof(want),
+			 "%s/d8.ini:2: includes nested too deeply (the limit is 8 levels)",
+			 dir);
+		CU_ASSERT_EQUAL(strncmp(err, want, strlen(want)), 0);
+	}
+	for (i = 0; i <= 9; i++) {
+		snprintf(path, sizeof(path), "%s/d%d.ini", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 static void test_parse_files(void)
 {
 	static const struct {
@@ -1926,6 +2129,189 @@ static void test_default_filter(void)
 }
 
 /* ---------------------------------------------------------------------
+ * BEGIN explain tests (issue 6, item 3): rules_explain() agrees with
+ * rules_match() and names the first failing condition of each rule tried;
+ * rules_shadowed(); condition text; line numbers and literal paths.
+ */
+
+#define EXPLAIN_MAX_STEPS 8
+
+struct explain_seen {
+	enum rules_why why[EXPLAIN_MAX_STEPS];
+	unsigned arg[EXPLAIN_MAX_STEPS];
+	size_t n;
+};
+
+static void explain_collect(const struct rules_explain_step *st, void *ctx)
+{
+	struct explain_seen *s = ctx;
+
+	CU_ASSERT_EQUAL(st->index, s->n);
+	if (s->n < EXPLAIN_MAX_STEPS) {
+		s->why[s->n] = st->why;
+		s->arg[s->n] = st->arg;
+	}
+	s->n++;
+}
+
+static void test_explain(void)
+{
+	static const char policy[] =
+		"[policy]\ndefault = deny\nerrno = EXDEV\n"
+		"[rule by-path]\nsyscalls = openat\npath = ${HOME}/.aws/**\naction = deny\n"
+		"[rule by-access]\nsyscalls = openat\naccess = write\naction = deny\n"
+		"[rule by-addr]\nsyscalls = connect\naddr = 127.0.0.0/8\naction = allow\n"
+		"[rule by-exe]\nsyscalls = openat, connect\nexe = /usr/bin/*\naction = allow\n"
+		"[rule by-arg]\nsyscalls = openat, kill\narg1 = 9\naction = kill\n"
+		"[rule last]\nsyscalls = kill\naction = allow\n";
+	static const struct {
+		int nr;
+		const char *path;
+		unsigned access;
+		const char *exe;
+		uint64_t arg1;
+		bool inet;		/* connect to 10.0.0.5:443 */
+		size_t n_steps;
+		enum rules_why why[6];
+		const char *rule;	/* deciding rule, NULL: default */
+	} cases[] = {
+		{ __NR_openat, "/home/u/.ssh/id_rsa", RULES_ACC_READ, NULL, 0,
+		  false, 6, { RULES_WHY_PATH, RULES_WHY_ACCESS,
+			      RULES_WHY_SYSCALL, RULES_WHY_EXE, RULES_WHY_ARG,
+			      RULES_WHY_SYSCALL }, NULL },
+		{ __NR_openat, "/home/u/.aws/credentials", RULES_ACC_READ,
+		  NULL, 0, false, 1, { RULES_WHY_MATCH }, "by-path" },
+		{ __NR_openat, "/x", RULES_ACC_WRITE, NULL, 0, false, 2,
+		  { RULES_WHY_PATH, RULES_WHY_MATCH }, "by-access" },
+		{ __NR_openat, "/x", RULES_ACC_READ, "/usr/bin/cat", 0, false,
+		  4, { RULES_WHY_PATH, RULES_WHY_ACCESS, RULES_WHY_SYSCALL,
+		       RULES_WHY_MATCH }, "by-exe" },
+		{ __NR_connect, NULL, 0, "/opt/x", 0, true, 6,
+		  { RULES_WHY_SYSCALL, RULES_WHY_SYSCALL, RULES_WHY_ADDR,
+		    RULES_WHY_EXE, RULES_WHY_SYSCALL, RULES_WHY_SYSCALL },
+		  NULL },
+		{ __NR_kill, NULL, 0, NULL, 9, false, 5,
+		  { RULES_WHY_SYSCALL, RULES_WHY_SYSCALL, RULES_WHY_SYSCALL,
+		    RULES_WHY_SYSCALL, RULES_WHY_MATCH }, "by-arg" },
+		{ __NR_kill, NULL, 0, NULL, 15, false, 6,
+		  { RULES_WHY_SYSCALL, RULES_WHY_SYSCALL, RULES_WHY_SYSCALL,
+		    RULES_WHY_SYSCALL, RULES_WHY_ARG, RULES_WHY_MATCH },
+		  "last" },
+	};
+	struct rules_set *rs = load_ok(policy);
+	struct sockaddr_in in = { .sin_family = AF_INET,
+				  .sin_port = htons(443) };
+	char buf[256];
+	size_t i, k;
+
+	if (!rs)
+		return;
+	inet_pton(AF_INET, "10.0.0.5", &in.sin_addr);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rules_event ev = {
+			.nr = cases[i].nr, .path = cases[i].path,
+			.access = cases[i].access, .exe = cases[i].exe,
+			.args = { 0, cases[i].arg1 },
+		};
+		struct rules_verdict v, m;
+		struct explain_seen seen = { .n = 0 };
+
+		if (cases[i].inet) {
+			ev.addr = (const struct sockaddr *)&in;
+			ev.addr_len = sizeof(in);
+		}
+		rules_explain(rs, &ev, explain_collect, &seen, &v);
+		rules_match(rs, &ev, &m);
+		CU_ASSERT_EQUAL(seen.n, cases[i].n_steps);
+		for (k = 0; k < seen.n && k < cases[i].n_steps; k++)
+			CU_ASSERT_EQUAL(seen.why[k], cases[i].why[k]);
+		CU_ASSERT_EQUAL(v.action, m.action);
+		CU_ASSERT_EQUAL(v.err, m.err);
+		if (cases[i].rule) {
+			CU_ASSERT_PTR_NOT_NULL_FATAL(v.rule);
+			CU_ASSERT_STRING_EQUAL(v.rule, cases[i].rule);
+		} else {
+			CU_ASSERT_PTR_NULL(v.rule);
+			CU_ASSERT_EQUAL(v.err, EXDEV);
+		}
+	}
+
+	/* Condition text, variables expanded; line numbers. */
+	rules_rule_condition(rs, 0, RULES_WHY_PATH, 0, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "/home/u/.aws/**");
+	rules_rule_condition(rs, 1, RULES_WHY_ACCESS, 0, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "write");
+	rules_rule_condition(rs, 2, RULES_WHY_ADDR, 0, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "127.0.0.0/8");
+	rules_rule_condition(rs, 4, RULES_WHY_ARG, 1, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "arg1 == 0x9");
+	CU_ASSERT_EQUAL(rules_rule_condition(rs, 4, RULES_WHY_PATH, 0, buf,
+					     sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(rules_rule_line(rs, 0), 4);
+	CU_ASSERT_EQUAL(rules_rule_line(rs, 5), 24);
+	CU_ASSERT_EQUAL(rules_rule_line(rs, 6), 0);
+	CU_ASSERT_STRING_EQUAL(rules_rule_path(rs, 0, 0), "/home/u/.aws/**");
+	CU_ASSERT_PTR_NULL(rules_rule_path(rs, 0, 1));
+	CU_ASSERT_FALSE(rules_glob_is_literal("/home/u/.aws/**"));
+	CU_ASSERT_TRUE(rules_glob_is_literal("/etc/passwd"));
+	/* by-arg could still match kill: "last" comes after it. */
+	for (i = 0; i < rules_rule_count(rs); i++)
+		CU_ASSERT_FALSE(rules_shadowed(rs, i, NULL));
+	/* The mechanism explain prints. */
+	CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_openat, NULL),
+			RULES_MECH_NOTIFY);
+	rules_free(rs);
+
+	rs = load_ok("[policy]\ndefault = allow\n"
+		     "[rule files]\nsyscalls = @file\naction = allow\n"
+		     "[rule late]\nsyscalls = openat\npath = /etc/passwd\naction = deny\n"
+		     "[rule deny-writes]\nsyscalls = openat, creat\naccess = write, create\naction = deny\n"
+		     "[rule sub]\nsyscalls = openat\naccess = write\npath = /x\naction = deny\n"
+		     "[rule kill-scalar]\nsyscalls = kill\narg1 = 9\naction = deny\n"
+		     "[rule kill-all]\nsyscalls = kill, tkill\naction = deny\n"
+		     "[rule allow-write]\nsyscalls = mkdir\naccess = create\naction = allow\n"
+		     "[rule deny-create]\nsyscalls = mkdir\naccess = create\naction = deny\n");
+	if (!rs)
+		return;
+	{
+		size_t by = 99;
+
+		CU_ASSERT_FALSE(rules_shadowed(rs, 0, &by));
+		CU_ASSERT_TRUE(rules_shadowed(rs, 1, &by));
+		CU_ASSERT_EQUAL(by, 0);
+		CU_ASSERT_TRUE(rules_shadowed(rs, 3, &by));
+		CU_ASSERT_EQUAL(by, 0);
+		/* An earlier rule with a condition decides nothing for sure. */
+		CU_ASSERT_FALSE(rules_shadowed(rs, 5, &by));
+		/* files decides mkdir first, even with access lists. */
+		CU_ASSERT_TRUE(rules_shadowed(rs, 7, &by));
+		CU_ASSERT_EQUAL(by, 0);
+	}
+	rules_free(rs);
+
+	/* Access lists: an earlier rule whose list covers a later rule's
+	 * shadows it (deny before anything, allow before allow). */
+	rs = load_ok("[policy]\ndefault = allow\n"
+		     "[rule deny-w]\nsyscalls = openat, creat\naccess = write, create\naction = deny\n"
+		     "[rule sub]\nsyscalls = openat\naccess = write\npath = /x\naction = allow\n"
+		     "[rule other]\nsyscalls = openat\naccess = read\naction = deny\n"
+		     "[rule allow-r]\nsyscalls = unlink\naccess = delete\naction = allow\n"
+		     "[rule deny-r]\nsyscalls = unlink\naccess = delete\npath = /y\naction = deny\n"
+		     "[rule allow-r2]\nsyscalls = unlink\naccess = delete\npath = /z\naction = allow\n");
+	if (!rs)
+		return;
+	CU_ASSERT_TRUE(rules_shadowed(rs, 1, NULL));
+	CU_ASSERT_FALSE(rules_shadowed(rs, 2, NULL));
+	/* An allow list before a deny: an event with two classes could pass
+	 * the allow; not "never". */
+	CU_ASSERT_FALSE(rules_shadowed(rs, 4, NULL));
+	CU_ASSERT_TRUE(rules_shadowed(rs, 5, NULL));
+	rules_free(rs);
+}
+
+/* END explain tests. */
+
+/* ---------------------------------------------------------------------
  */
 
 int main(void)
@@ -1941,6 +2327,10 @@ int main(void)
 		{ "parse: policy defaults", test_parse_policy_defaults },
 		{ "parse: sizes", test_parse_sizes },
 		{ "parse: files in tests/data", test_parse_files },
+		{ "include: file, order and merge", test_include_ok },
+		{ "include: default", test_include_default },
+		{ "include: errors", test_include_errors },
+		{ "include: depth", test_include_depth },
 		{ "glob: table", test_glob_table },
 		{ "glob: limits and speed", test_glob_limits },
 		{ "addr: table", test_addr_table },
@@ -1960,6 +2350,7 @@ int main(void)
 		{ "filter: guard", test_guard_filter },
 		{ "filter: policy", test_policy_filter },
 		{ "filter: default policy", test_default_filter },
+		{ "explain: steps, shadowed rules, conditions", test_explain },
 	};
 	CU_pSuite suite;
 	unsigned failures;

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sysgate check POLICY --explain CALL: the rules tried in order and why
+# each did not match, the deciding rule, the mechanism (kernel or
+# notification); and the warnings of sysgate check: a rule that can never
+# match, a literal path that does not exist.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+# has NAME PATTERN: the last command's stdout has a line matching PATTERN.
+has() {
+	check "$1" grep -qE -- "$2" "$SG_OUT"
+}
+hasnt() {
+	check "$1" bash -c '! grep -qE -- "$1" "$2"' _ "$2" "$SG_OUT"
+}
+
+cases() {
+	policy ex <<EOF
+[policy]
+default = allow
+[rule no-aws]
+syscalls = @file
+path = \${HOME}/.aws/**
+action = deny
+errno = EACCES
+[rule no-writes]
+syscalls = openat
+access = write, create
+action = deny
+[rule loopback]
+syscalls = connect
+addr = 127.0.0.0/8, unix:/run/**
+action = allow
+[rule no-net]
+syscalls = connect
+action = deny
+errno = ENETUNREACH
+[rule no-ptrace]
+syscalls = ptrace
+action = deny
+audit = no
+[rule quiet-kill]
+syscalls = kill
+arg1 = 9
+action = deny
+EOF
+	sg_raw check "$P/ex.ini" --explain "openat $H/.ssh/id_rsa read"
+	check explain-status test "$SG_RC" = 0
+	has explain-path-no "rule 'no-aws' \\(line 3\\): no: path $H/.ssh/id_rsa does not match $H/.aws/\\*\\*"
+	has explain-access-no "rule 'no-writes' \\(line 8\\): no: access read is not in write, create"
+	has explain-syscall-no "rule 'loopback' \\(line 12\\): no: does not name openat"
+	has explain-default "^decision: allow by the policy default"
+	has explain-notify "^mechanism: notification"
+	sg_raw check "$P/ex.ini" --explain "openat $H/.aws/credentials"
+	has explain-decides "rule 'no-aws' \\(line 3\\): yes: it decides"
+	has explain-decision "^decision: deny EACCES by rule 'no-aws' \\(line 3\\)"
+	hasnt explain-stops "no-writes"
+	sg_raw check "$P/ex.ini" --explain "mkdir $W/x"
+	has explain-mkdir-create "call: mkdir $W/x \\(access create\\)"
+	sg_raw check "$P/ex.ini" --explain "connect 10.0.0.5:443"
+	has explain-addr-no "rule 'loopback' \\(line 12\\): no: address 10.0.0.5:443 does not match 127.0.0.0/8, unix:/run/\\*\\*"
+	has explain-addr-deny "^decision: deny ENETUNREACH by rule 'no-net'"
+	sg_raw check "$P/ex.ini" --explain "connect unix:/run/x.sock"
+	has explain-unix "^decision: allow by rule 'loopback'"
+	sg_raw check "$P/ex.ini" --explain "connect [::1]:80"
+	has explain-ipv6 "^decision: deny ENETUNREACH by rule 'no-net'"
+	sg_raw check "$P/ex.ini" --explain "ptrace"
+	has explain-kernel "^mechanism: kernel \\(the seccomp filter decides ptrace: deny\\)"
+	has explain-ptrace-decision "^decision: deny EPERM by rule 'no-ptrace'"
+	sg_raw check "$P/ex.ini" --explain "kill arg1=15"
+	has explain-arg "rule 'quiet-kill' \\(line 24\\): no: arg1 = 0xf, condition arg1 == 0x9 is false"
+	sg_raw check "$P/ex.ini" --explain "execve /usr/bin/curl"
+	has explain-exec "^decision: allow by the policy default"
+	sg_raw check "$P/ex.ini" --explain "opne /etc/passwd"
+	check explain-bad-syscall test "$SG_RC" = 125
+	sg_raw check "$P/ex.ini" --explain "openat relative"
+	check explain-bad-path test "$SG_RC" = 125
+
+	# Warnings of plain `sysgate check`.
+	policy warn <<EOF
+[policy]
+default = allow
+[rule all-files]
+syscalls = @file
+action = allow
+[rule never]
+syscalls = openat
+path = /etc/passwd
+action = deny
+[rule missing]
+syscalls = execve
+path = /nonexistent/sysgate-test/file, /usr/bin/**
+action = deny
+EOF
+	sg_raw check "$P/warn.ini"
+	check warn-status test "$SG_RC" = 0
+	has warn-shadowed "^warning: $P/warn.ini:6: rule 'never' can never match: rule 'all-files' \\(line 3\\) decides all its calls first"
+	has warn-missing "^warning: $P/warn.ini:10: path '/nonexistent/sysgate-test/file' does not exist"
+	hasnt warn-existing "path '/etc/passwd' does not exist"
+	hasnt warn-glob "/usr/bin/\\*\\*' does not exist"
+	sg_raw check "$P/ex.ini"
+	hasnt no-warnings "^warning:"
+}
+
+sg_main cases

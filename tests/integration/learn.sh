@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sysgate learn round trip, on three workloads (a shell script with
+# coreutils, a python3 script using json/pathlib/tempfile, a make build of
+# a two-file C program): observe under a policy that records everything,
+# learn, run again under the learned policy: no denial; then a variant
+# that reads a secret or writes outside the tree: denied.  Also --diff and
+# --base.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+NODENY="--type syscall --action deny --count 0"
+
+# learn NAME TRAIL...: $P/NAME.ini from the trails (as the user).
+learn() {
+	local name=$1
+	shift
+	sg_raw learn "$@" -o "$P/$name.ini"
+	check "learn-$name" test "$SG_RC" = 0
+	check "learn-$name-loads" "$SYSGATE" check "$P/$name.ini"
+}
+
+cases() {
+	policy observe <<EOF
+[policy]
+default = allow
+audit = all
+[rule observe-files]
+syscalls = @file
+action = allow
+[rule observe-exec]
+syscalls = @exec
+action = allow
+[rule observe-network]
+syscalls = @network
+action = allow
+EOF
+	local S=$H/.ssh/id_rsa
+
+	# --- 1. a shell script with coreutils, writing in the cwd.
+	cat >"$W/work.sh" <<'EOF'
+set -e
+mkdir -p out
+for i in 1 2 3; do echo "line $i" > "out/f$i.txt"; done
+cat out/f*.txt | sort > out/all.txt
+wc -l out/all.txt
+cp out/all.txt out/copy.txt
+rm out/f1.txt
+ls /proc/self/fd > /dev/null
+EOF
+	[ "$U" = root ] || chown -R "$U:" "$W"
+	rm -rf "$W/out"
+	c sh-observe observe 0 - sh work.sh
+	local T1=$SG_TRAIL
+	learn sh "$T1"
+	check sh-generalised grep -q 'path = ${CWD}/out/all.txt' "$P/sh.ini"
+	check sh-proc-pid grep -q 'path = /proc/\*/fd' "$P/sh.ini"
+	check sh-counts grep -q '^; [0-9]* creates in 1 run' "$P/sh.ini"
+	rm -rf "$W/out"
+	c sh-replay sh 0 "$NODENY" sh work.sh
+	c sh-replay-again sh 0 "$NODENY" sh work.sh
+	c sh-secret sh 1 "--path $S --action deny --rule learned-deny-other-files" \
+		sh -c "cat '$S'"
+	c sh-outside sh 2 "--path $O/x --action deny" sh -c "echo x > '$O/x'"
+	c sh-other-exec sh 126 "--type syscall --action deny" /usr/bin/id
+
+	# --- 2. python3: json, pathlib, tempfile.
+	cat >"$W/work.py" <<'EOF'
+import json, pathlib, tempfile
+d = pathlib.Path("data")
+d.mkdir(exist_ok=True)
+(d / "in.json").write_text(json.dumps({"a": [1, 2, 3]}))
+v = json.loads((d / "in.json").read_text())
+with tempfile.NamedTemporaryFile("w", delete=False) as t:
+    t.write(str(v))
+with tempfile.TemporaryDirectory() as td:
+    (pathlib.Path(td) / "x").write_text("x")
+(d / "out.json").write_text(json.dumps(sum(v["a"])))
+print(sum(v["a"]))
+EOF
+	[ "$U" = root ] || chown -R "$U:" "$W"
+	rm -rf "$W/data"
+	c py-observe observe 0 - /usr/bin/python3 work.py
+	learn py "$SG_TRAIL"
+	check py-tmpdir grep -q 'path = ${TMPDIR}/\*\*' "$P/py.ini"
+	rm -rf "$W/data"
+	c py-replay py 0 "$NODENY" /usr/bin/python3 work.py
+	c py-replay-again py 0 "$NODENY" /usr/bin/python3 work.py
+	c py-secret py 1 "--path $S --action deny" \
+		/usr/bin/python3 -c "open('$S').read()"
+	c py-outside py 1 "--path $O/y --action deny" \
+		/usr/bin/python3 -c "open('$O/y', 'w')"
+
+	# --- 3. make, building a two-file C program.
+	mkdir -p "$W/build"
+	printf 'int f(void);\nint main(void) { return f(); }\n' >"$W/build/main.c"
+	printf 'int f(void) { return 0; }\n' >"$W/build/f.c"
+	printf 'prog: main.o f.o\n\tcc -o prog main.o f.o\n%%.o: %%.c\n\tcc -c -o $@ $<\nclean:\n\trm -f prog *.o\n' \
+		>"$W/build/Makefile"
+	[ "$U" = root ] || chown -R "$U:" "$W"
+	c make-observe observe 0 - make -s -C build
+	local T3=$SG_TRAIL
+	learn make "$T3"
+	as_user make -s -C build clean
+	c make-replay make 0 "$NODENY" make -s -C build
+	as_user make -s -C build clean
+	c make-replay-again make 0 "$NODENY" make -s -C build
+	c make-secret make 2 "--path $S --action deny" make -s -C build -f "$S"
+
+	# --- several trails at once; --diff against the shell policy.
+	learn all "$T1" "$T3"
+	check all-two-runs grep -q '^; Learned by sysgate learn from 2 runs' "$P/all.ini"
+	sg_raw learn "$T3" --diff "$P/sh.ini"
+	check diff-status test "$SG_RC" = 0
+	check diff-lists-make grep -q '^+ exec /usr/bin/make' "$SG_OUT"
+	check diff-not-shared bash -c "! grep -q '^+ exec /usr/bin/dash' '$SG_OUT'"
+	# --base: the base policy is included after the learned rules.
+	sg_raw learn "$T1" --base default -o "$P/based.ini"
+	check base-status test "$SG_RC" = 0
+	check base-include grep -q '^include = default' "$P/based.ini"
+	check base-loads "$SYSGATE" check "$P/based.ini"
+	sg_raw learn "$T1" --diff "$P/sh.ini"
+	check diff-none grep -q 'not by .*: 0$' "$SG_OUT"
+}
+
+sg_main cases
