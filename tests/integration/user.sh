@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# --user NAME (sysgate started as root): the command runs as NAME, and every
+# call the supervisor carries out for it is done with the caller's
+# credentials: the supervisor lends none of root's rights.  Checked from
+# outside: file owners, what was read, what was bound.  Started as
+# another user, --user is refused.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+cases() {
+	policy open <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule files]
+syscalls = @file, @stat
+action = allow
+
+[rule net]
+syscalls = @network
+action = allow
+EOF
+	if [ "$U" != root ]; then
+		SG_RUN_OPTS="--user root"
+		c user-needs-root open 125 - id -u
+		SG_RUN_OPTS=
+		check user-needs-root-says-why grep -q -- "--user needs root" "$SG_ERR"
+		return
+	fi
+	# A file only root may read, in a directory nobody may enter.
+	local sec=$W/rootonly
+	mkdir -p "$sec"
+	echo TOPSECRET >"$sec/f"
+	chmod 600 "$sec/f"
+	chmod 711 "$sec"
+	chmod 777 "$W"
+	SG_RUN_OPTS="--user nobody"
+	c runs-as-user open 0 "--type proc.exec" sh -c 'test "$(id -u)" = 65534'
+	c read-root-file open EACCES "--type syscall --syscall openat --path $sec/f --action allow --errno EACCES" \
+		"$B/try-open" --cat "$sec/f"
+	check nothing-read sh -c "! grep -q TOPSECRET '$SG_OUT'"
+	c create-owned-by-user open 0 "" sh -c 'echo x > made-by-nobody'
+	check created-owner sh -c "test \"\$(stat -c %u '$W/made-by-nobody')\" = 65534"
+	c chown-to-root-refused open EPERM "--type syscall.result --syscall chown --errno EPERM" \
+		"/usr/bin/python3" -c 'import os, sys
+try:
+    os.chown("made-by-nobody", 0, 0)
+except PermissionError:
+    sys.exit(1)'
+	c stat-root-only-dir open 0 "" "/usr/bin/python3" -c 'import os; os.stat("rootonly")'
+	c bind-low-port open EACCES "--type syscall --syscall bind --errno EACCES" \
+		"$B/try-bind" 127.0.0.1 80
+	c bind-high-port open 0 "--type syscall.result --syscall bind --field result=0" \
+		"$B/try-bind" 127.0.0.1 0
+	SG_RUN_OPTS=
+	check root-file-intact grep -q TOPSECRET "$sec/f"
+}
+
+sg_main cases
