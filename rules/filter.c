@@ -182,7 +182,7 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 		reached++;
 		if (!first)
 			first = r;
-		if (!rules_rule_is_scalar(r))
+		if (!rules_rule_is_scalar(r) || r->action == RULES_ASK)
 			notify = true;
 		if (rules_level_records(rs->audit, r->action, r->audit))
 			record = true;
@@ -237,9 +237,10 @@ static uint32_t scmp_action(enum rules_action a, int err)
 	case RULES_KILL:
 		return SCMP_ACT_KILL_PROCESS;
 	case RULES_REWRITE:
+	case RULES_ASK:
 		break;
 	}
-	/* Never produced by the parser; let the supervisor decide. */
+	/* ask (and the reserved rewrite): the supervisor decides. */
 	return SCMP_ACT_NOTIFY;
 }
 

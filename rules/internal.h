@@ -86,6 +86,9 @@ struct rules_rule {
 	int err;	/* positive errno for RULES_DENY */
 	bool stack;
 	bool audit;
+	char *ask;		/* action = ask: the hook, NULL: the terminal */
+	uint64_t ask_timeout_ms;
+	bool remember;
 };
 
 struct rules_set {

@@ -70,6 +70,7 @@ bool rules_cond_holds(const struct rules_argcond *c, int nr,
 	case RULES_REWRITE:
 	case RULES_DENY:
 	case RULES_KILL:
+	case RULES_ASK:
 		break;
 	}
 	return n || w;
@@ -150,7 +151,9 @@ bool rules_level_records(enum rules_audit_level level, enum rules_action a,
 	case RULES_AUDIT_ALL:
 		return rule_flag;
 	case RULES_AUDIT_DENIED:
-		return a == RULES_DENY || a == RULES_KILL;
+		/* An answer to ask may deny: the supervisor drops the
+		 * record of an allowed answer at this level. */
+		return a == RULES_DENY || a == RULES_KILL || a == RULES_ASK;
 	case RULES_AUDIT_NONE:
 		return false;
 	}
@@ -173,11 +176,15 @@ void rules_match(const struct rules_set *rs, const struct rules_event *ev,
 		if (!rule_matches(r, ev))
 			continue;
 		out->action = r->action;
-		out->err = r->action == RULES_DENY ? r->err : 0;
+		out->err = r->action == RULES_DENY || r->action == RULES_ASK ?
+			   r->err : 0;
 		out->rule = r->name;
 		out->audit = rules_level_records(rs->audit, r->action,
 						 r->audit);
 		out->stack = r->stack;
+		out->ask = r->ask;
+		out->ask_timeout_ms = r->ask_timeout_ms;
+		out->remember = r->remember;
 		return;
 	}
 	out->action = rs->def;

@@ -415,7 +415,8 @@ static int cross_check(struct pctx *c, const char *text,
  * Values.
  */
 
-static const char *const action_names[] = { "allow", "deny", "kill", NULL };
+static const char *const action_names[] = { "allow", "deny", "kill", "ask",
+					    NULL };
 
 static int parse_action(struct pctx *c, unsigned line, const char *v,
 			enum rules_action *out)
@@ -426,9 +427,11 @@ static int parse_action(struct pctx *c, unsigned line, const char *v,
 		*out = RULES_DENY;
 	else if (strcmp(v, "kill") == 0)
 		*out = RULES_KILL;
-	else if (strcmp(v, "rewrite") == 0 || strcmp(v, "ask") == 0)
+	else if (strcmp(v, "ask") == 0)
+		*out = RULES_ASK;
+	else if (strcmp(v, "rewrite") == 0)
 		return fail(c, line,
-			    "action '%s' is not supported in this version (use allow, deny or kill)",
+			    "action '%s' is not supported in this version (use allow, deny, kill or ask)",
 			    v);
 	else
 		return fail_unknown(c, line, "action", v,
@@ -644,13 +647,15 @@ enum section_kind { SEC_NONE, SEC_POLICY, SEC_LIMITS, SEC_RULE };
 enum rule_key {
 	RK_SYSCALLS, RK_PATH, RK_ACCESS, RK_ADDR, RK_EXE,
 	RK_ARG0, RK_ARG1, RK_ARG2, RK_ARG3, RK_ARG4, RK_ARG5,
-	RK_ACTION, RK_ERRNO, RK_STACK, RK_AUDIT, RK_COUNT
+	RK_ACTION, RK_ERRNO, RK_STACK, RK_AUDIT, RK_ASK, RK_ASK_TIMEOUT,
+	RK_REMEMBER, RK_COUNT
 };
 
 static const char *const rule_keys[] = {
 	"syscalls", "path", "access", "addr", "exe",
 	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
-	"action", "errno", "stack", "audit", NULL
+	"action", "errno", "stack", "audit", "ask", "ask_timeout", "remember",
+	NULL
 };
 
 /* Keys that may repeat (their items append). */
@@ -1014,6 +1019,16 @@ static int rule_key(struct pctx *c, struct state *st, const struct entry *e)
 		return parse_yesno(c, e->line, e->key, e->value, &r->stack);
 	case RK_AUDIT:
 		return parse_yesno(c, e->line, e->key, e->value, &r->audit);
+	case RK_ASK:
+		free(r->ask);
+		r->ask = strdup(e->value);
+		return r->ask ? 0 : -ENOMEM;
+	case RK_ASK_TIMEOUT:
+		rc = parse_limit(c, e->line, RULES_LIMIT_WALL, e->value,
+				 &r->ask_timeout_ms);
+		return rc;
+	case RK_REMEMBER:
+		return parse_yesno(c, e->line, e->key, e->value, &r->remember);
 	case RK_COUNT:
 		break;
 	}
@@ -1078,10 +1093,24 @@ static int rule_finish(struct pctx *c, struct state *st)
 	if (!st->key_line[RK_ACTION])
 		return fail(c, st->sec_line, "rule '%s' has no 'action'",
 			    r->name);
-	if (st->key_line[RK_ERRNO] && r->action != RULES_DENY)
+	if (st->key_line[RK_ERRNO] && r->action != RULES_DENY &&
+	    r->action != RULES_ASK)
 		return fail(c, st->key_line[RK_ERRNO],
-			    "'errno' is only valid with action = deny (rule '%s' has action = %s)",
+			    "'errno' is only valid with action = deny or ask (rule '%s' has action = %s)",
 			    r->name, rules_action_name(r->action));
+	{
+		static const enum rule_key ask_keys[] = { RK_ASK, RK_ASK_TIMEOUT,
+							  RK_REMEMBER };
+
+		for (size_t i = 0; i < ARRAY_SIZE(ask_keys); i++)
+			if (st->key_line[ask_keys[i]] && r->action != RULES_ASK)
+				return fail(c, st->key_line[ask_keys[i]],
+					    "'%s' is only valid with action = ask (rule '%s' has action = %s)",
+					    rule_keys[ask_keys[i]], r->name,
+					    rules_action_name(r->action));
+	}
+	if (r->action == RULES_ASK && !r->ask_timeout_ms)
+		r->ask_timeout_ms = RULES_ASK_TIMEOUT_MS;
 	if (r->n_paths && (si = first_without(r, takes_path)))
 		return fail(c, st->key_line[RK_PATH],
 			    "'path' in rule '%s', but syscall '%s' takes no path",
@@ -1277,6 +1306,7 @@ void rules_free(struct rules_set *rs)
 		for (j = 0; j < r->n_exes; j++)
 			free(r->exes[j]);
 		free(r->exes);
+		free(r->ask);
 		for (j = 0; j < r->n_addrs; j++)
 			rules_addr_release(&r->addrs[j]);
 		free(r->addrs);
@@ -1706,8 +1736,27 @@ const char *rules_action_name(enum rules_action a)
 		return "deny";
 	case RULES_KILL:
 		return "kill";
+	case RULES_ASK:
+		return "ask";
 	}
 	return "unknown";
+}
+
+int rules_action_rank(enum rules_action a)
+{
+	switch (a) {
+	case RULES_ALLOW:
+		return 0;
+	case RULES_REWRITE:
+		return 1;
+	case RULES_ASK:
+		return 2;
+	case RULES_DENY:
+		return 3;
+	case RULES_KILL:
+		return 4;
+	}
+	return 4;
 }
 
 const char *rules_access_name(unsigned one_access_bit)

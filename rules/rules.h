@@ -39,7 +39,15 @@ enum rules_action {
 	RULES_REWRITE = 1, /* reserved: refused by the parser until implemented */
 	RULES_DENY = 2,
 	RULES_KILL = 3,
+	RULES_ASK = 4,     /* a hook or the terminal decides (allow or deny) */
 };
+
+/* Strictness of an action, for calls with several checks: kill > deny >
+ * ask > rewrite > allow. */
+int rules_action_rank(enum rules_action a);
+
+/* Default time to wait for an answer of action = ask. */
+#define RULES_ASK_TIMEOUT_MS 30000
 
 /* Access classes of a path check.  A syscall's table entry says which
  * classes it can have; the supervisor passes exactly one per check. */
@@ -101,6 +109,10 @@ struct rules_verdict {
 			   * borrowed from the set */
 	bool audit;       /* the policy's audit level asks to record this */
 	bool stack;       /* the rule asks for the caller's stack */
+	/* action == RULES_ASK: who to ask and how long to wait. */
+	const char *ask;         /* shell command, NULL: the terminal */
+	uint64_t ask_timeout_ms;
+	bool remember;           /* keep the answer for the rest of the run */
 };
 
 /* Static facts about one x86_64 syscall (borrowed, lives forever). */

@@ -90,7 +90,7 @@ struct sup {
 	bool failed;              /* a failure of sysgate itself: exit 125 */
 	char fail_msg[256];
 	uint64_t start_us;
-	uint64_t counts[4];       /* per rules_action */
+	uint64_t counts[5];       /* per rules_action */
 	uint64_t notifications;
 	struct denial denials[SUP_MAX_DENIALS];
 	unsigned n_denials;
@@ -229,6 +229,19 @@ int notify_caller_umask(struct call *c);
 /* connect, bind, sendto, sendmsg, sendmmsg (net.c). */
 int net_handle(struct sup *s, struct call *c);
 
+/* Handle a notification already received (ask.c re-runs answered ones). */
+int notify_handle_req(struct sup *s, struct seccomp_notif *req);
+
+/* action = ask (ask.c).  ask_resolve: the verdict is RULES_ASK; answer it
+ * from memory or from the answer at hand (0: c->v is now allow or deny),
+ * or put the question on a thread (1: the notification stays pending and
+ * the handler returns without replying).  The loop polls ask_fd() and
+ * calls ask_dispatch, which decides answered calls again. */
+int ask_init(void);
+int ask_fd(void);
+int ask_resolve(struct sup *s, struct call *c);
+void ask_dispatch(struct sup *s, struct seccomp_notif *req);
+
 /* Exec verification at PTRACE_EVENT_EXEC (notify.c, shares the checks). */
 void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);
 
@@ -272,6 +285,7 @@ struct call {
 	bool pending;          /* being recorded before the change is made */
 	uint64_t open_flags;   /* open family: the flags asked for */
 	const struct creds *creds; /* --user: the caller's, for threads */
+	const char *decided_by; /* action = ask: who answered */
 	const char *note;      /* extra explanation ("path swapped at exec") */
 };
 

@@ -260,7 +260,7 @@ static int run_loop(struct sup *s)
 {
 	struct seccomp_notif *req = calloc(1, s->sizes.seccomp_notif);
 	struct seccomp_notif_resp *resp = calloc(1, s->sizes.seccomp_notif_resp);
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	bool alive = true;
 
 	if (!req || !resp) {
@@ -271,6 +271,8 @@ static int run_loop(struct sup *s)
 	}
 	pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = s->listener, .events = POLLIN };
+	/* Answers of action = ask. */
+	pfd[2] = (struct pollfd){ .fd = ask_fd(), .events = POLLIN };
 	while (alive) {
 		int timeout = AUDIT_SYNC_INTERVAL_MS;
 		int n;
@@ -290,7 +292,7 @@ static int run_loop(struct sup *s)
 				timeout = (int)((s->wall_deadline_us - now) / 1000) + 1;
 			}
 		}
-		n = poll(pfd, 2, timeout);
+		n = poll(pfd, 3, timeout);
 
 		if (n < 0 && errno != EINTR) {
 			sup_fail(s, "poll: %s", strerror(errno));
@@ -315,6 +317,8 @@ static int run_loop(struct sup *s)
 			/* No task uses the filter any more. */
 			pfd[1].fd = -1;
 		}
+		if (n > 0 && (pfd[2].revents & POLLIN) && !s->failed)
+			ask_dispatch(s, req);
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si[8];
 			ssize_t got = read(s->sigfd, si, sizeof(si));
@@ -469,6 +473,10 @@ int supervisor_run(const struct supervisor_opts *opts)
 	if (rules_build_guard_filter(&guard) < 0 ||
 	    rules_build_filter(opts->rules, &policy) < 0) {
 		sup_fail(&s, "cannot build the seccomp filter");
+		goto end;
+	}
+	if (ask_init() < 0) {
+		sup_fail(&s, "cannot set up questions: %s", strerror(errno));
 		goto end;
 	}
 	env = child_env(opts);

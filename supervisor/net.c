@@ -208,6 +208,8 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	} else {
 		rules_match(s->rules, &ev, &c->v);
 	}
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		goto gone;
 	if (c->v.action != RULES_ALLOW) {
 		c->err = 0;
 		goto out;
@@ -707,6 +709,8 @@ static int handle_send(struct sup *s, struct call *c)
 		c->err = -rc;
 		goto out;
 	}
+	if (decided && c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		goto gone;
 	if (decided && c->v.action != RULES_ALLOW)
 		goto out;
 	c->emulated = true;

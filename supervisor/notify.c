@@ -314,7 +314,8 @@ static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 		rules_match(s->rules, &ev, &v);
 	}
 	/* Several checks of one path (read and write): keep the strictest. */
-	if (!cp->checked || v.action > cp->v.action) {
+	if (!cp->checked ||
+	    rules_action_rank(v.action) > rules_action_rank(cp->v.action)) {
 		cp->v = v;
 		cp->access = access;
 	}
@@ -352,7 +353,8 @@ static void decide_call(struct call *c)
 	for (unsigned i = 0; i < c->n_paths; i++) {
 		if (!c->paths[i].checked)
 			continue;
-		if (first || c->paths[i].v.action > c->v.action)
+		if (first || rules_action_rank(c->paths[i].v.action) >
+			     rules_action_rank(c->v.action))
 			c->v = c->paths[i].v;
 		first = false;
 	}
@@ -759,6 +761,8 @@ static int handle_open(struct sup *s, struct call *c)
 				decide_path(s, c, cp, &r, second);
 		}
 		decide_call(c);
+		if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+			goto gone;
 		if (c->v.action != RULES_ALLOW)
 			break;
 		if (!exists && (!(o.flags & O_CREAT) || (o.flags & O_PATH))) {
@@ -1136,6 +1140,8 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	decide_call(c);
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		goto gone;
 
 	int pre = precheck_change(c, op, r, n);
 
@@ -1495,6 +1501,8 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	decide_path(s, c, &c->paths[0], &r,
 		    meta_changes(op) ? RULES_ACC_WRITE : RULES_ACC_STAT);
 	decide_call(c);
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		goto gone;
 	if (c->v.action != RULES_ALLOW)
 		goto out;
 	if (r.fd < 0) {
@@ -1652,6 +1660,8 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 	}
 	decide_path(s, c, &c->paths[0], &r, RULES_ACC_EXEC);
 	decide_call(c);
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		goto gone;
 	if (c->v.action != RULES_ALLOW)
 		goto out;
 	if (S_ISLNK(r.st.st_mode)) {
@@ -1949,6 +1959,8 @@ static int handle_scalar(struct sup *s, struct call *c)
 		return notify_finish(s, c, false);
 	if (!outside_tree(s, c))
 		rules_match(s->rules, &ev, &c->v);
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		return 0;
 	if (c->v.action == RULES_ALLOW && is_fork(c->req->data.nr) &&
 	    s->max_tasks) {
 		struct proc *p = procs_find(c->tid);
@@ -1970,11 +1982,6 @@ static int dispatch(struct sup *s, struct call *c, struct proc *p);
 int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		      struct seccomp_notif_resp *resp)
 {
-	struct call c;
-	struct proc *p;
-	char namebuf[32];
-	int nr;
-
 	(void)resp;
 	/* libseccomp does not zero it, and the kernel refuses a dirty one. */
 	memset(req, 0, s->sizes.seccomp_notif);
@@ -1984,7 +1991,15 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		return -errno;
 	}
 	s->notifications++;
-	nr = req->data.nr;
+	return notify_handle_req(s, req);
+}
+
+int notify_handle_req(struct sup *s, struct seccomp_notif *req)
+{
+	struct call c;
+	struct proc *p;
+	char namebuf[32];
+	int nr = req->data.nr;
 
 	memset(&c, 0, sizeof(c));
 	c.req = req;

@@ -314,6 +314,8 @@ int record_call(struct sup *s, const struct call *c)
 		audit_int(r, "result", c->result);
 	if (c->emulated)
 		audit_bool(r, "emulated", true);
+	if (c->decided_by)
+		audit_str(r, "decided_by", c->decided_by);
 	if (c->note)
 		audit_str(r, "note", c->note);
 	return audit_commit(r);

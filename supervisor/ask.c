@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * action = ask: a call the policy leaves open is put to a hook program (one
+ * JSON line on its stdin, "allow" or "deny [ERRNO]" on its stdout) or to
+ * the terminal, on a thread of its own, while the caller stays blocked in
+ * its notification and the rest of the tree runs on.  The answer comes
+ * back to the event loop through a pipe, and the call is decided again
+ * from the start with the answer at hand: what was asked about must be
+ * what the call now names, or it is denied.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "common/util.h"
+#include "supervisor/internal.h"
+
+#define ASK_WHAT_MAX (PATH_MAX + 64)
+#define ASK_LINE_MAX (8 * PATH_MAX)
+#define ASK_ANSWER_MAX 256
+#define ASK_REMEMBER_MAX 1024
+
+struct question {
+	struct seccomp_notif req;  /* the pending notification (copied) */
+	const char *rule;          /* borrowed from the rules set */
+	char what[ASK_WHAT_MAX];
+	char line[ASK_LINE_MAX];   /* the JSON line for the hook */
+	char ask[ASK_LINE_MAX];    /* the hook, "" for the terminal */
+	uint64_t timeout_ms;
+	bool remember;
+	int deny_err;
+	/* the answer */
+	enum rules_action action;
+	int err;
+	const char *by;            /* "hook", "terminal", "timeout", ... */
+};
+
+struct remembered {
+	const char *rule;
+	char *what;
+	enum rules_action action;
+	int err;
+};
+
+extern char **environ;
+
+static int answer_pipe[2] = { -1, -1 };
+static struct remembered remembered[ASK_REMEMBER_MAX];
+static unsigned n_remembered;
+static const struct question *forced;
+static pthread_mutex_t tty_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ask_init(void)
+{
+	if (answer_pipe[0] >= 0)
+		return 0;
+	if (pipe2(answer_pipe, O_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+int ask_fd(void)
+{
+	return answer_pipe[0];
+}
+
+/* What the question is about, as one line: "read /home/u/.ssh/id_rsa". */
+static void describe(const struct call *c, char *buf, size_t len)
+{
+	char ip[64];
+
+	for (unsigned i = 0; i < c->n_paths; i++) {
+		const struct call_path *cp = &c->paths[i];
+
+		if (cp->checked && cp->v.action == RULES_ASK) {
+			snprintf(buf, len, "%s %s", rules_access_name(cp->access),
+				 cp->resolved);
+			return;
+		}
+	}
+	if (c->have_addr && (c->addr.ss_family == AF_INET ||
+			     c->addr.ss_family == AF_INET6)) {
+		const struct sockaddr_in *in = (const void *)&c->addr;
+		const struct sockaddr_in6 *in6 = (const void *)&c->addr;
+
+		if (c->addr.ss_family == AF_INET) {
+			inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+			snprintf(buf, len, "%s %s:%u", c->name, ip, ntohs(in->sin_port));
+		} else {
+			inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+			snprintf(buf, len, "%s [%s]:%u", c->name, ip,
+				 ntohs(in6->sin6_port));
+		}
+		return;
+	}
+	if (c->n_paths && c->paths[0].have_resolved) {
+		snprintf(buf, len, "%s %s", c->name, c->paths[0].resolved);
+		return;
+	}
+	snprintf(buf, len, "%s", c->name);
+}
+
+static void json_line(const struct call *c, const char *what, char *buf,
+		      size_t len)
+{
+	char e_exe[PATH_MAX * 2], e_what[ASK_WHAT_MAX * 2];
+
+	audit_escape(e_exe, sizeof(e_exe), c->exe ? c->exe : "?",
+		     c->exe ? strlen(c->exe) : 1);
+	audit_escape(e_what, sizeof(e_what), what, strlen(what));
+	snprintf(buf, len,
+		 "{\"pid\":%d,\"tid\":%d,\"exe\":\"%s\",\"syscall\":\"%s\","
+		 "\"rule\":\"%s\",\"call\":\"%s\"}\n",
+		 c->tgid, c->tid, e_exe, c->name, c->v.rule ? c->v.rule : "",
+		 e_what);
+}
+
+/* "allow" or "deny [ERRNO]"; anything else is a deny. */
+static void parse_answer(struct question *q, char *ans)
+{
+	char *p = ans, *e;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	e = p + strcspn(p, "\r\n");
+	*e = '\0';
+	if (!strcmp(p, "allow")) {
+		q->action = RULES_ALLOW;
+		return;
+	}
+	q->action = RULES_DENY;
+	q->err = q->deny_err;
+	if (!strncmp(p, "deny", 4) && (p[4] == '\0' || p[4] == ' ')) {
+		char *n = p + 4;
+		int err;
+
+		while (*n == ' ')
+			n++;
+		if (*n && (err = rules_errno_by_name(n)) > 0)
+			q->err = err;
+		return;
+	}
+	q->by = "invalid-answer";
+}
+
+static uint64_t now_ms(void)
+{
+	return sup_now_us() / 1000;
+}
+
+/* Read one line from fd until the deadline. 0, or -ETIMEDOUT / -EIO. */
+static int read_line(int fd, char *buf, size_t len, uint64_t deadline)
+{
+	size_t got = 0;
+
+	while (got + 1 < len) {
+		uint64_t now = now_ms();
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)(deadline - now)) <= 0)
+			continue;
+		n = read(fd, buf + got, len - 1 - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (memchr(buf, '\n', got))
+			break;
+	}
+	buf[got] = '\0';
+	return got ? 0 : -EIO;
+}
+
+static void ask_hook(struct question *q)
+{
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	posix_spawn_file_actions_t fa;
+	char ans[ASK_ANSWER_MAX];
+	char sh[] = "/bin/sh", dash_c[] = "-c";
+	char *argv[] = { sh, dash_c, q->ask, NULL };
+	pid_t pid = -1;
+	int rc;
+
+	q->by = "hook";
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		goto fail;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	in[0] = out[1] = -1;
+	if (rc != 0)
+		goto fail;
+	if (write(in[1], q->line, strlen(q->line)) < 0) {
+		/* the hook may answer without reading */
+	}
+	close(in[1]);
+	in[1] = -1;
+	rc = read_line(out[0], ans, sizeof(ans), now_ms() + q->timeout_ms);
+	if (rc == -ETIMEDOUT) {
+		q->by = "timeout";
+		q->action = RULES_DENY;
+		q->err = q->deny_err;
+	} else if (rc < 0) {
+		q->by = "hook-failed";
+		q->action = RULES_DENY;
+		q->err = q->deny_err;
+	} else {
+		parse_answer(q, ans);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(out[0]);
+	return;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+	}
+	q->by = "hook-failed";
+	q->action = RULES_DENY;
+	q->err = q->deny_err;
+}
+
+/* The terminal, one question at a time, in the foreground meanwhile. */
+static void ask_tty(struct question *q, pid_t tree_pgrp)
+{
+	char prompt[ASK_WHAT_MAX + 256], ans[ASK_ANSWER_MAX];
+	AUTO_CLOSE int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	pid_t fg;
+	int rc, n;
+
+	if (tty < 0) {
+		q->by = "nobody";
+		q->action = RULES_DENY;
+		q->err = q->deny_err;
+		return;
+	}
+	pthread_mutex_lock(&tty_lock);
+	fg = tcgetpgrp(tty);
+	signal(SIGTTOU, SIG_IGN);
+	tcsetpgrp(tty, getpgrp());
+	n = snprintf(prompt, sizeof(prompt),
+		     "\nsysgate: pid %d asks to %s (rule %s). Allow? [y/N] ",
+		     q->req.pid, q->what, q->rule ? q->rule : "default");
+	if (n > 0 && write(tty, prompt, (size_t)n) < 0) {
+		/* no terminal to write to: the read fails too */
+	}
+	tcflush(tty, TCIFLUSH);
+	rc = read_line(tty, ans, sizeof(ans), now_ms() + q->timeout_ms);
+	tcsetpgrp(tty, fg > 0 ? fg : tree_pgrp);
+	signal(SIGTTOU, SIG_DFL);
+	pthread_mutex_unlock(&tty_lock);
+	q->by = "terminal";
+	if (rc == -ETIMEDOUT) {
+		q->by = "timeout";
+		q->action = RULES_DENY;
+		q->err = q->deny_err;
+	} else if (rc == 0 && (ans[0] == 'y' || ans[0] == 'Y')) {
+		q->action = RULES_ALLOW;
+	} else {
+		q->action = RULES_DENY;
+		q->err = q->deny_err;
+	}
+}
+
+static pid_t tree_pgrp;
+
+static void *ask_thread(void *arg)
+{
+	struct question *q = arg;
+
+	if (q->ask[0])
+		ask_hook(q);
+	else
+		ask_tty(q, tree_pgrp);
+	/* Hand the answer to the loop; a pointer is written atomically. */
+	if (write(answer_pipe[1], &q, sizeof(q)) != sizeof(q))
+		free(q);
+	return NULL;
+}
+
+int ask_resolve(struct sup *s, struct call *c)
+{
+	char what[ASK_WHAT_MAX];
+	struct question *q;
+	pthread_attr_t at;
+	pthread_t t;
+	int deny_err = c->v.err ? c->v.err : EACCES;
+
+	describe(c, what, sizeof(what));
+	/* A call decided again with its answer at hand. */
+	if (forced && forced->req.id == c->req->id) {
+		if (strcmp(forced->what, what) != 0) {
+			/* Security: the call changed while it was asked
+			 * about (a racing thread): what was answered is not
+			 * what would run. */
+			c->v.action = RULES_DENY;
+			c->v.err = deny_err;
+			c->decided_by = "changed";
+		} else {
+			c->v.action = forced->action;
+			c->v.err = forced->action == RULES_DENY ? forced->err : 0;
+			c->decided_by = forced->by;
+		}
+		goto decided;
+	}
+	for (unsigned i = 0; i < n_remembered; i++) {
+		if (remembered[i].rule == c->v.rule &&
+		    !strcmp(remembered[i].what, what)) {
+			c->v.action = remembered[i].action;
+			c->v.err = remembered[i].err;
+			c->decided_by = "remembered";
+			goto decided;
+		}
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		goto fail;
+	memcpy(&q->req, c->req, sizeof(q->req));
+	q->rule = c->v.rule;
+	snprintf(q->what, sizeof(q->what), "%s", what);
+	json_line(c, what, q->line, sizeof(q->line));
+	snprintf(q->ask, sizeof(q->ask), "%s", c->v.ask ? c->v.ask : "");
+	q->timeout_ms = c->v.ask_timeout_ms ? c->v.ask_timeout_ms :
+					      RULES_ASK_TIMEOUT_MS;
+	q->remember = c->v.remember;
+	q->deny_err = deny_err;
+	tree_pgrp = s->child;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, ask_thread, q) != 0) {
+		pthread_attr_destroy(&at);
+		free(q);
+		goto fail;
+	}
+	pthread_attr_destroy(&at);
+	return 1;
+fail:
+	c->v.action = RULES_DENY;
+	c->v.err = deny_err;
+	c->decided_by = "nobody";
+decided:
+	if (c->v.action == RULES_ALLOW)
+		c->v.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL;
+	return 0;
+}
+
+void ask_dispatch(struct sup *s, struct seccomp_notif *req)
+{
+	struct question *qs[16];
+	ssize_t n = read(answer_pipe[0], qs, sizeof(qs));
+
+	for (ssize_t i = 0; n > 0 && i < n / (ssize_t)sizeof(qs[0]); i++) {
+		struct question *q = qs[i];
+
+		if (q->remember && n_remembered < ASK_REMEMBER_MAX &&
+		    strcmp(q->by, "timeout") != 0) {
+			struct remembered *r = &remembered[n_remembered];
+
+			r->what = strdup(q->what);
+			if (r->what) {
+				r->rule = q->rule;
+				r->action = q->action;
+				r->err = q->err;
+				n_remembered++;
+			}
+		}
+		/* The caller may have died while it waited. */
+		if (notify_id_valid(s, q->req.id)) {
+			memset(req, 0, s->sizes.seccomp_notif);
+			memcpy(req, &q->req, sizeof(q->req));
+			forced = q;
+			notify_handle_req(s, req);
+			forced = NULL;
+		}
+		free(q);
+	}
+}
