@@ -82,6 +82,8 @@ static const char *kernel_action(enum rules_action a)
 		return "kernel: kill";
 	case RULES_REWRITE:
 		return "kernel: rewrite";
+	case RULES_ASK:
+		return "kernel: ask";
 	}
 	return "kernel: ?";
 }
