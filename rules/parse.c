@@ -591,9 +591,16 @@ static int check_path_glob(struct pctx *c, unsigned line, const char *g)
 {
 	const char *why, *p;
 
+	/* Files without a name: memfd:NAME and deleted:/PATH (what the
+	 * supervisor calls an fd whose file has no path). */
+	if (strncmp(g, "memfd:", 6) == 0 || strncmp(g, "deleted:", 8) == 0) {
+		if (rules_glob_check(g, &why) < 0)
+			return fail(c, line, "%s: '%s'", why, g);
+		return 0;
+	}
 	if (g[0] != '/' && strncmp(g, "**", 2) != 0)
 		return fail(c, line,
-			    "relative path glob '%s' (paths must start with '/' or '**')",
+			    "relative path glob '%s' (paths must start with '/', '**', 'memfd:' or 'deleted:')",
 			    g);
 	if (rules_glob_check(g, &why) < 0)
 		return fail(c, line, "%s: '%s'", why, g);
@@ -776,7 +783,7 @@ static int parse_digits(const char *s, size_t n, uint64_t *out)
 }
 
 static int parse_limit(struct pctx *c, unsigned line, enum rules_limit which,
-		       const char *v, uint64_t *out)
+		       const char *key, const char *v, uint64_t *out)
 {
 	size_t n = strspn(v, "0123456789");
 	const char *unit = v + n;
@@ -822,7 +829,7 @@ static int parse_limit(struct pctx *c, unsigned line, enum rules_limit which,
 	if (rc == -ERANGE ||
 	    (rc == 0 && __builtin_mul_overflow(num, mul, &num)))
 		return fail(c, line, "value '%s' of '%s' is too large", v,
-			    limit_keys[which]);
+			    key);
 	if (rc < 0) {
 		const char *hint = " (a number)";
 
@@ -832,14 +839,14 @@ static int parse_limit(struct pctx *c, unsigned line, enum rules_limit which,
 		else if (which == RULES_LIMIT_CPU || which == RULES_LIMIT_WALL)
 			hint = " (a number with an optional ms, s, m or h)";
 		return fail(c, line, "invalid value '%s' for '%s'%s", v,
-			    limit_keys[which], hint);
+			    key, hint);
 	}
 	if (num == 0)
-		return fail(c, line, "'%s' must be more than 0", limit_keys[which]);
+		return fail(c, line, "'%s' must be more than 0", key);
 	if ((which == RULES_LIMIT_PROCESSES ||
 	     which == RULES_LIMIT_OPEN_FILES) && num > INT32_MAX)
 		return fail(c, line, "value '%s' of '%s' is too large", v,
-			    limit_keys[which]);
+			    key);
 	*out = num;
 	return 0;
 }
@@ -858,7 +865,7 @@ static int limits_key(struct pctx *c, struct state *st,
 			    e->key, st->limit_key_line[k]);
 	st->limit_key_line[k] = e->line;
 	rs->limit_set[k] = true;
-	return parse_limit(c, e->line, (enum rules_limit)k, e->value,
+	return parse_limit(c, e->line, (enum rules_limit)k, e->key, e->value,
 			   &rs->limits[k]);
 }
 
@@ -1024,7 +1031,7 @@ static int rule_key(struct pctx *c, struct state *st, const struct entry *e)
 		r->ask = strdup(e->value);
 		return r->ask ? 0 : -ENOMEM;
 	case RK_ASK_TIMEOUT:
-		rc = parse_limit(c, e->line, RULES_LIMIT_WALL, e->value,
+		rc = parse_limit(c, e->line, RULES_LIMIT_WALL, e->key, e->value,
 				 &r->ask_timeout_ms);
 		return rc;
 	case RK_REMEMBER:

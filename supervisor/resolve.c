@@ -47,7 +47,10 @@ void resolved_release(struct resolved *r)
 
 static int fd_path(int fd, char *buf, size_t len)
 {
+	static const char deleted[] = " (deleted)";
+	const size_t dl = sizeof(deleted) - 1;
 	char link[64];
+	struct stat st;
 	ssize_t n;
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -57,6 +60,26 @@ static int fd_path(int fd, char *buf, size_t len)
 	if ((size_t)n >= len - 1)
 		return -ENAMETOOLONG;
 	buf[n] = '\0';
+	/*
+	 * A file without a name (a memfd, a deleted file) reads back as
+	 * "/memfd:NAME (deleted)" or "/a/b (deleted)", which a real file
+	 * could be called too: name them memfd:NAME and deleted:/a/b, which
+	 * no path can be.
+	 */
+	if ((size_t)n > dl && !strcmp(buf + n - dl, deleted) &&
+	    fstat(fd, &st) == 0 && st.st_nlink == 0) {
+		buf[n - dl] = '\0';
+		if (!strncmp(buf, "/memfd:", 7)) {
+			memmove(buf, buf + 1, strlen(buf));
+		} else {
+			size_t pl = strlen(buf);
+
+			if (pl + 8 >= len)
+				return -ENAMETOOLONG;
+			memmove(buf + 8, buf, pl + 1);
+			memcpy(buf, "deleted:", 8);
+		}
+	}
 	return 0;
 }
 

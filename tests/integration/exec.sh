@@ -71,6 +71,30 @@ except OSError as e:
 	c exec-kill-child       exec-kill 0 "--path $O/exit-with --action kill" \
 		sh -c "'$B/try-exec' '$O/exit-with' 0; echo \$? > '$W/kill-status'"
 	check exec-kill-child-status grep -Eqx '137|159' "$W/kill-status"
+	# Code without a name: an exec of a memfd is decided as memfd:NAME,
+	# and the default policy, which runs installed programs only,
+	# refuses it.
+	local mf='import os, sys
+fd = os.memfd_create("payload")
+os.write(fd, open("/bin/true", "rb").read())
+try:
+    os.execve(fd, ["payload"], {})
+except PermissionError:
+    sys.exit(13)'
+	c exec-memfd-default    -    EACCES "--type syscall --syscall execveat --path memfd:payload --access exec --action deny --rule no-other-exec" \
+		/usr/bin/python3 -c "$mf"
+	policy memfd-ok <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule payloads]
+syscalls = @exec
+path = memfd:pay*
+action = allow
+EOF
+	c exec-memfd-allowed    memfd-ok 0 "--type syscall --syscall execveat --path memfd:payload --action allow --rule payloads; --type proc.exec" \
+		/usr/bin/python3 -c "$mf"
 }
 
 sg_main cases
