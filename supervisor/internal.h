@@ -43,6 +43,8 @@ struct proc {
 			     * thread group: every thread holds a copy) */
 	uint64_t start_us;
 	struct exec_check *exec; /* allocated on the first exec notification */
+	int pidfd;          /* the thread group leader's pidfd, opened on
+			     * first use and kept (-1: none yet) */
 	bool fork_inflight; /* a fork it asked for was let through, and its
 			     * event has not come yet */
 	struct proc *next;  /* hash chain */
@@ -154,6 +156,10 @@ int tracee_creds(pid_t tid, struct creds *out);
  */
 int creds_enter(const struct creds *c, struct creds *saved);
 void creds_leave(const struct creds *saved);
+/* True on the event loop's thread (the only one that may touch the
+ * process table). */
+bool tracee_on_main_thread(void);
+void tracee_set_main_thread(void);
 /* Take a dup of fd from process tgid (pidfd_getfd).  fd or -errno. */
 int tracee_getfd(pid_t tgid, int fd);
 

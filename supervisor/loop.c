@@ -269,6 +269,7 @@ static int run_loop(struct sup *s)
 		sup_fail(s, "out of memory");
 		return -ENOMEM;
 	}
+	tracee_set_main_thread();
 	pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = s->listener, .events = POLLIN };
 	/* Answers of action = ask. */
@@ -319,6 +320,8 @@ static int run_loop(struct sup *s)
 		}
 		if (n > 0 && (pfd[2].revents & POLLIN) && !s->failed)
 			ask_dispatch(s, req);
+		bool chld = n <= 0;	/* a quiet turn: look anyway */
+
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si[8];
 			ssize_t got = read(s->sigfd, si, sizeof(si));
@@ -326,6 +329,8 @@ static int run_loop(struct sup *s)
 			for (ssize_t i = 0; got > 0 && i < got / (ssize_t)sizeof(si[0]); i++) {
 				int sig = (int)si[i].ssi_signo;
 
+				if (sig == SIGCHLD)
+					chld = true;
 				if (sig != SIGCHLD) {
 					struct fwd f = { sig };
 
@@ -333,8 +338,10 @@ static int run_loop(struct sup *s)
 				}
 			}
 		}
-		/* Reap on every turn: SIGCHLD coalesces. */
-		alive = reap(s);
+		/* Reap after SIGCHLD (which coalesces: reap() takes every
+		 * waiting status) and on quiet turns, not after every call. */
+		if (chld)
+			alive = reap(s);
 		if (audit_tick(s->audit) < 0 && !s->failed)
 			sup_fail(s, "cannot sync the audit trail");
 	}

@@ -1864,16 +1864,54 @@ static bool in_tree(pid_t pid)
  * tasks we trace and have not reaped, so they cannot be reused before
  * the call runs (the loop reaps after this reply).
  */
-static bool outside_tree(struct sup *s, struct call *c)
+enum target { TARGET_TREE, TARGET_GONE, TARGET_ZOMBIE, TARGET_OUTSIDE };
+
+/*
+ * Where a signal to pid would go.  A task of the tree we have reaped may
+ * still be a zombie that its parent (in the tree) has not waited for:
+ * signalling it does nothing and succeeds.  A pid that names nothing gets
+ * ESRCH from us, not a continue: it could name an outsider by the time
+ * the kernel acts.
+ */
+static enum target signal_target(pid_t pid)
+{
+	char path[64], buf[512];
+	AUTO_CLOSE int fd = -1;
+	ssize_t n;
+	char state = 0, *p;
+	int ppid = 0;
+
+	if (in_tree(pid))
+		return TARGET_TREE;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? TARGET_GONE : TARGET_OUTSIDE;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return TARGET_GONE;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
+		return TARGET_OUTSIDE;
+	if (state == 'Z' && procs_is_tree_tgid(ppid))
+		return TARGET_ZOMBIE;
+	return TARGET_OUTSIDE;
+}
+
+/* Returns 0 to go on deciding, 1 when the call is denied (verdict set),
+ * 2 when it is answered here (err or result set). */
+static int outside_tree(struct sup *s, struct call *c)
 {
 	const __u64 *a = c->req->data.args;
 	pid_t pid = (pid_t)(int32_t)a[0];
+	pid_t target = 0;
 	bool ok = true;
 
 	switch (c->req->data.nr) {
 	case SYS_kill:
 		if (pid > 0)
-			ok = in_tree(pid);
+			target = pid;
 		else if (pid == 0)
 			ok = true;	/* the caller's own group: a tree group */
 		else if (pid == -1)
@@ -1883,23 +1921,23 @@ static bool outside_tree(struct sup *s, struct call *c)
 		break;
 	case SYS_tkill:
 	case SYS_rt_sigqueueinfo:
-		ok = in_tree(pid);
+		target = pid;
 		break;
 	case SYS_tgkill:
 	case SYS_rt_tgsigqueueinfo:
-		ok = in_tree((pid_t)(int32_t)a[1]);
+		target = (pid_t)(int32_t)a[1];
 		break;
 	case SYS_pidfd_send_signal: {
 		int fd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
 
 		if (fd >= 0) {
-			pid_t target = tracee_pidfd_pid(fd);
+			pid_t to = tracee_pidfd_pid(fd);
 
 			close(fd);
-			/* -1: it has exited; the kernel answers ESRCH. */
-			ok = target == -1 || (target > 0 && in_tree(target));
-			if (target == -EBADF)
-				ok = true;	/* not a pidfd: EBADF from the kernel */
+			/* -1: it has exited; the kernel answers ESRCH.  A
+			 * pidfd names its process: no pid reuse here. */
+			ok = to == -1 || to == -EBADF ||
+			     (to > 0 && signal_target(to) != TARGET_OUTSIDE);
 		}
 		break;
 	}
@@ -1911,12 +1949,30 @@ static bool outside_tree(struct sup *s, struct call *c)
 		break;
 	}
 	default:
-		return false;
+		return 0;
+	}
+	if (target > 0) {
+		switch (signal_target(target)) {
+		case TARGET_TREE:
+			return 0;
+		case TARGET_GONE:
+			c->err = ESRCH;
+			c->note = "no such process";
+			return 2;
+		case TARGET_ZOMBIE:
+			c->result = 0;
+			c->have_result = true;
+			c->note = "a zombie of the tree: nothing to signal";
+			return 2;
+		case TARGET_OUTSIDE:
+			ok = false;
+			break;
+		}
 	}
 	if (ok)
-		return false;
+		return 0;
 	notify_verdict_builtin(&c->v, "sysgate:outside-tree", EPERM);
-	return true;
+	return 1;
 }
 
 static bool is_fork(int nr)
@@ -1957,8 +2013,16 @@ static int handle_scalar(struct sup *s, struct call *c)
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
 	if (fork_over_limit(s, c))
 		return notify_finish(s, c, false);
-	if (!outside_tree(s, c))
+	switch (outside_tree(s, c)) {
+	case 0:
 		rules_match(s->rules, &ev, &c->v);
+		break;
+	case 2:
+		/* Answered as the kernel would, without running it. */
+		return notify_finish(s, c, false);
+	default:
+		break;
+	}
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		return 0;
 	if (c->v.action == RULES_ALLOW && is_fork(c->req->data.nr) &&

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "supervisor/internal.h"
 
@@ -71,6 +72,7 @@ struct proc *procs_add(pid_t tid, pid_t tgid, pid_t ppid)
 		return NULL;
 	p->tid = tid;
 	p->tgid = tgid;
+	p->pidfd = -1;
 	p->ppid = ppid;
 	p->start_us = sup_now_us();
 	size_t k = slot(tid);
@@ -89,6 +91,8 @@ void procs_del(pid_t tid)
 
 		if (p->tid == tid) {
 			*pp = p->next;
+			if (p->pidfd >= 0)
+				close(p->pidfd);
 			free(p->exe);
 			free(p->exec);
 			free(p);

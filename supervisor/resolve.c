@@ -201,6 +201,25 @@ static int open_start(pid_t tid, pid_t tgid, int dirfd, int *out)
 	return 0;
 }
 
+static int open_root(pid_t tid, int *root, struct stat *st)
+{
+	char link[64];
+	int fd;
+
+	snprintf(link, sizeof(link), "/proc/%d/root", tid);
+	fd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (fstat(fd, st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	*root = fd;
+	return 0;
+}
+
 int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		 unsigned flags, struct resolved *out)
 {
@@ -228,16 +247,19 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		root = dup(cur);
 		if (root < 0)
 			return -errno;
-	} else {
-		char link[64];
-
-		snprintf(link, sizeof(link), "/proc/%d/root", tid);
-		root = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (root < 0)
-			return errno == ENOENT ? -ESRCH : -errno;
+		if (fstat(root, &root_st) < 0)
+			return -errno;
 	}
-	if (fstat(root, &root_st) < 0)
-		return -errno;
+	/* Otherwise the caller's root is opened when the walk needs it: an
+	 * absolute path or link, or a ".." that may be at the top. */
+#define NEED_ROOT()                                                           \
+	do {                                                                  \
+		if (root < 0) {                                               \
+			r = open_root(tid, &root, &root_st);                  \
+			if (r < 0)                                            \
+				return r;                                     \
+		}                                                             \
+	} while (0)
 
 	if (path[0] == '\0') {
 		if (!(flags & RES_EMPTY_PATH))
@@ -253,6 +275,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			return -EXDEV;
 		if (cur >= 0)
 			close(cur);
+		NEED_ROOT();
 		cur = dup(root);
 		if (cur < 0)
 			return -errno;
@@ -310,6 +333,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			continue;
 		}
 		if (!strcmp(comp, "..")) {
+			NEED_ROOT();
 			if (same_file(&cur_st, &root_st)) {
 				if (flags & RES_BENEATH)
 					return -EXDEV;
@@ -472,6 +496,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			if (target[0] == '/') {
 				if (flags & RES_BENEATH)
 					return -EXDEV;
+				NEED_ROOT();
 				close(cur);
 				cur = dup(root);
 				if (cur < 0)
@@ -527,3 +552,4 @@ canonical:
 	}
 	return 0;
 }
+#undef NEED_ROOT

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/pidfd.h>
@@ -144,14 +145,29 @@ int tracee_exe(pid_t tid, char *buf, size_t len)
 
 int tracee_getfd(pid_t tgid, int fd)
 {
-	AUTO_CLOSE int pidfd = -1;
+	AUTO_CLOSE int own = -1;
+	struct proc *p = procs_find(tgid);
+	int pidfd;
 	int r;
 
 	if (fd < 0)
 		return -EBADF;
-	pidfd = pidfd_open(tgid, 0);
-	if (pidfd < 0)
-		return -errno;
+	/*
+	 * The leader's pidfd is kept in the process table: it names that
+	 * process and no other, for as long as we hold it.  Worker threads
+	 * do not touch the table: they open their own.
+	 */
+	if (p && p->tgid == tgid && p->pidfd >= 0) {
+		pidfd = p->pidfd;
+	} else {
+		pidfd = pidfd_open(tgid, 0);
+		if (pidfd < 0)
+			return -errno;
+		if (p && p->tgid == tgid && tracee_on_main_thread())
+			p->pidfd = pidfd;
+		else
+			own = pidfd;
+	}
 	r = pidfd_getfd(pidfd, fd, 0);
 	if (r < 0)
 		return errno == ESRCH ? -ESRCH : -EBADF;
@@ -283,4 +299,16 @@ void creds_leave(const struct creds *saved)
 	syscall(SYS_setfsuid, saved->fsuid);
 	syscall(SYS_setfsgid, saved->fsgid);
 	syscall(SYS_setgroups, saved->n_groups, saved->groups);
+}
+
+static pthread_t main_thread;
+
+void tracee_set_main_thread(void)
+{
+	main_thread = pthread_self();
+}
+
+bool tracee_on_main_thread(void)
+{
+	return pthread_equal(pthread_self(), main_thread);
 }

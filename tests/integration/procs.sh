@@ -68,6 +68,29 @@ sys.exit(0 if res == [errno.EACCES] * 4 else 1)' "$S"
 		sh -c "'$B/exit-with' 3; exit \$?"
 	c proc-exit-signal      procs sig:TERM "--type proc.exit --signal TERM" \
 		"$B/kill-self" TERM
+	# A child the supervisor has reaped as tracer is still a zombie for
+	# its parent: killing it succeeds (as multiprocessing's Pool does on
+	# shutdown); once waited for, its pid names nothing: ESRCH.  Neither
+	# is a denial.
+	c kill-zombie-child     procs 0 "--type syscall --syscall kill --action deny --count 0; --type syscall --syscall kill --errno ESRCH --min 1" \
+		/usr/bin/python3 -c '
+import os, signal, time
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(r)
+    os._exit(0)
+os.close(w)
+os.read(r, 1)
+time.sleep(0.5)
+os.kill(pid, signal.SIGTERM)
+os.waitpid(pid, 0)
+try:
+    os.kill(pid, signal.SIGTERM)
+    raise SystemExit("no ESRCH")
+except ProcessLookupError:
+    pass
+'
 }
 
 sg_main cases
