@@ -9,8 +9,9 @@
 # Set by bench/Makefile.inc: SYSGATE (the sysgate binary), BENCH_BIN (the
 # bench programs), BENCH_SRC (this folder in the source tree), BENCH_SAN
 # (the sanitizer flags sysgate was built with, if any).
-# Optional: BENCH_REPS (workload repetitions, default 7), BENCH_ROUNDS
-# (micro rounds, default 3), BENCH_TMP (a directory for trails and work
+# Optional: BENCH_SECTIONS (which tables, default "1 2 3 4 5 6"),
+# BENCH_REPS (workload repetitions, default 7), BENCH_ROUNDS
+# (micro rounds, default 5), BENCH_TMP (a directory for trails and work
 # trees; default a new directory in /dev/shm, or in $TMPDIR without it),
 # BENCH_DISK (a directory on a real disk for the audit writer table;
 # default the current directory, i.e. the build tree).
@@ -20,7 +21,8 @@ set -u
 : "${SYSGATE:?}" "${BENCH_BIN:?}" "${BENCH_SRC:?}"
 BENCH_SAN=${BENCH_SAN:-}
 REPS=${BENCH_REPS:-7}
-ROUNDS=${BENCH_ROUNDS:-3}
+SECTIONS=${BENCH_SECTIONS:-1 2 3 4 5 6}
+ROUNDS=${BENCH_ROUNDS:-5}
 BATCHES=5
 DISK_DIR=${BENCH_DISK:-$(pwd)}
 OBSERVE=$BENCH_SRC/policies/observe.ini
@@ -95,6 +97,14 @@ notifications() {
 	fi
 }
 
+# Is section $1 asked for?
+want() {
+	case " $SECTIONS " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
 hr() {
 	echo "-------------------------------------------------------------------------------------------------------"
 }
@@ -114,87 +124,93 @@ echo "             workloads $REPS runs per mode, modes alternating, median wall
 # ------------------------------------------------------------------
 # 1. Micro.
 
-echo
-echo "1. MICRO: ns per call, same loop natively, under sysgate (default policy) and under the bare mechanism"
-echo "   (bench-bare: a child with a filter for that call, answered by a minimal loop; 'sync' = SYNC_WAKE_UP)"
-hr
-printf '%-34s %9s %9s %7s  %-30s %9s %9s %8s  %s\n' \
-	"call" "native" "sysgate" "x nat" "bare mechanism" "bare" "bare sync" "sg/bare" "answer"
-hr
+if want 1; then
+	echo
+	echo "1. MICRO: ns per call, same loop natively, under sysgate (default policy) and under the bare mechanism"
+	echo "   (bench-bare: a child with a filter for that call, answered by a minimal loop; 'sync' = SYNC_WAKE_UP)"
+	hr
+	printf '%-34s %9s %9s %7s  %-30s %9s %9s %8s  %s\n' \
+		"call" "native" "sysgate" "x nat" "bare mechanism" "bare" "bare sync" "sg/bare" "answer"
+	hr
 
-SG_MICRO="$SYSGATE run -q -a $TRAIL --"
+	SG_MICRO="$SYSGATE run -q -a $TRAIL --"
 
-# micro_row LABEL OP N MECHANISM-TEXT BARE1 BARE2 SYSGATE
-# SYSGATE: yes (measure it), no (not implemented yet) or ref (a reference
-# row of the bare mechanism alone).
-micro_row() {
-	label=$1 op=$2 n=$3 mtext=$4 m1=$5 m2=$6 sg=$7
-	: > "$T/m.nat"; : > "$T/m.sg"; : > "$T/m.b1"; : > "$T/m.b2"
-	answer="-"
-	r=0
-	while [ $r -lt "$ROUNDS" ]; do
-		r=$((r + 1))
-		out=$("$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR") &&
-			echo "${out% *}" >> "$T/m.nat"
-		if [ "$sg" = yes ]; then
-			rm -f "$TRAIL"
-			if out=$($SG_MICRO "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR"); then
-				echo "${out% *}" >> "$T/m.sg"
-				answer=${out#* }
-			else
-				answer=FAILED
+	# micro_row LABEL OP N MECHANISM-TEXT BARE1 BARE2 SYSGATE
+	# SYSGATE: yes (measure it), no (not implemented yet) or ref (a reference
+	# row of the bare mechanism alone).
+	micro_row() {
+		label=$1 op=$2 n=$3 mtext=$4 m1=$5 m2=$6 sg=$7
+		: > "$T/m.nat"; : > "$T/m.sg"; : > "$T/m.b1"; : > "$T/m.b2"
+		answer="-"
+		r=0
+		while [ $r -lt "$ROUNDS" ]; do
+			r=$((r + 1))
+			out=$("$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR") &&
+				echo "${out% *}" >> "$T/m.nat"
+			if [ "$sg" = yes ]; then
+				rm -f "$TRAIL"
+				if out=$($SG_MICRO "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR"); then
+					echo "${out% *}" >> "$T/m.sg"
+					answer=${out#* }
+				else
+					answer=FAILED
+				fi
 			fi
+			if [ "$m1" != - ]; then
+				out=$("$B/bench-bare" "$m1" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
+					case $out in n/a*) ;; *) echo "${out% *}" >> "$T/m.b1" ;; esac
+			fi
+			if [ "$m2" != - ]; then
+				out=$("$B/bench-bare" "$m2" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
+					case $out in n/a*) ;; *) echo "${out% *}" >> "$T/m.b2" ;; esac
+			fi
+		done
+		nat=$(median < "$T/m.nat")
+		b1=$(median < "$T/m.b1")
+		b2=$(median < "$T/m.b2")
+		if [ "$sg" = yes ]; then
+			sgv=$(median < "$T/m.sg")
+			xn=$(ratio "$sgv" "$nat")
+			# The target is the floor sysgate can use: sync where the
+			# kernel has it.
+			floor=$b2
+			[ "$floor" = - ] && floor=$b1
+			sgb=$(ratio "$sgv" "$floor")
+			[ "$xn" != - ] && xn="${xn}x"
+			[ "$sgb" != - ] && sgb="${sgb}x"
+			sgv=$(fmt %.0f "$sgv")
+		elif [ "$sg" = no ]; then
+			sgv="n/a" xn="" sgb="" answer="(not implemented)"
+		else
+			sgv="-" xn="" sgb="" answer="(reference)"
 		fi
-		if [ "$m1" != - ]; then
-			out=$("$B/bench-bare" "$m1" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
-				case $out in n/a*) ;; *) echo "${out% *}" >> "$T/m.b1" ;; esac
-		fi
-		if [ "$m2" != - ]; then
-			out=$("$B/bench-bare" "$m2" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
-				case $out in n/a*) ;; *) echo "${out% *}" >> "$T/m.b2" ;; esac
-		fi
-	done
-	nat=$(median < "$T/m.nat")
-	b1=$(median < "$T/m.b1")
-	b2=$(median < "$T/m.b2")
-	if [ "$sg" = yes ]; then
-		sgv=$(median < "$T/m.sg")
-		xn=$(ratio "$sgv" "$nat")
-		# The target is the floor sysgate can use: sync where the
-		# kernel has it.
-		floor=$b2
-		[ "$floor" = - ] && floor=$b1
-		sgb=$(ratio "$sgv" "$floor")
-		[ "$xn" != - ] && xn="${xn}x"
-		[ "$sgb" != - ] && sgb="${sgb}x"
-		sgv=$(fmt %.0f "$sgv")
-	elif [ "$sg" = no ]; then
-		sgv="n/a" xn="" sgb="" answer="(not implemented)"
-	else
-		sgv="-" xn="" sgb="" answer="(reference)"
-	fi
-	printf '%-34s %9s %9s %7s  %-30s %9s %9s %8s  %s\n' "$label" \
-		"$(fmt %.0f "$nat")" "$sgv" "$xn" "$mtext" \
-		"$(fmt %.0f "$b1")" "$(fmt %.0f "$b2")" "$sgb" "$answer"
-}
+		printf '%-34s %9s %9s %7s  %-30s %9s %9s %8s  %s\n' "$label" \
+			"$(fmt %.0f "$nat")" "$sgv" "$xn" "$mtext" \
+			"$(fmt %.0f "$b1")" "$(fmt %.0f "$b2")" "$sgb" "$answer"
+	}
 
-micro_row "(a) getppid, named by no rule" getppid 200000 "filter: allow everything" allow - yes
-micro_row "(b) open /etc/shadow, denied" open-deny 2000 "notif: RECV + SEND(EACCES)" notif notif-sync yes
-micro_row "(c) open /etc/passwd, emulated" open-allow 2000 "notif: RECV + ADDFD(SEND)" notif notif-sync yes
-micro_row "(d) exec /bin/true (fork+exec+wait)" exec 50 "ptrace events+notif exec,opens" notif notif-sync yes
-micro_row "(e) connect 127.0.0.1 (+socket,close)" connect 1000 "notif: pidfd_getfd+connect" notif notif-sync yes
-micro_row "(f) traced getppid" getppid 5000 "RET_TRACE + PTRACE_CONT" trace - no
-micro_row "(g) traced getppid + stack" getppid 500 "RET_TRACE + unwind (IPs only)" trace-stack - no
-micro_row "(ref) one notification round trip" getppid 5000 "notif: RECV + SEND(value)" notif notif-sync ref
-hr
-frames=$(sed -n 's/.*trace-stack: \([0-9]*\) frames.*/\1/p' "$T/bare.err" | tail -n 1)
-grep -v 'frames per stop' "$T/bare.err" >> "$ERR"
-echo "   x nat = sysgate / native; sg/bare = sysgate / bare sync (bare where the kernel lacks SYNC_WAKE_UP)."
-echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
-echo "   (d) bare: every new process's ptrace stops resumed, execve CONTINUEd, the loader's opens done"
-echo "   by the bare loop and installed with ADDFD; sysgate additionally checks and records all of it."
-echo "   (f),(g): the supervisor has no trace path yet; the bare floor is shown for when it has one"
-echo "   ((g) unwound ${frames:-?} frames a stop)."
+	micro_row "(a) getppid, named by no rule" getppid 200000 "filter: allow everything" allow - yes
+	micro_row "(b) open /etc/shadow, denied" open-deny 2000 "notif: RECV + SEND(EACCES)" notif notif-sync yes
+	micro_row "(c) open /etc/passwd, emulated" open-allow 2000 "notif: RECV + ADDFD(SEND)" notif notif-sync yes
+	micro_row "(d) exec /bin/true (fork+exec+wait)" exec 50 "ptrace events+notif exec,opens" notif notif-sync yes
+	micro_row "(e) connect 127.0.0.1 (+socket,close)" connect 1000 "notif: pidfd_getfd+connect" notif notif-sync yes
+	micro_row "(f) traced getppid" getppid 5000 "RET_TRACE + PTRACE_CONT" trace - no
+	micro_row "(g) traced getppid + stack" getppid 500 "RET_TRACE + unwind (IPs only)" trace-stack - no
+	micro_row "(ref) one notification round trip" getppid 5000 "notif: RECV + SEND(value)" notif notif-sync ref
+	hr
+	frames=$(sed -n 's/.*trace-stack: \([0-9]*\) frames.*/\1/p' "$T/bare.err" | tail -n 1)
+	grep -v 'frames per stop' "$T/bare.err" >> "$ERR"
+	echo "   x nat = sysgate / native; sg/bare = sysgate / bare sync (bare where the kernel lacks SYNC_WAKE_UP)."
+	echo "   A plain wake-up of a task on another, idle CPU is slow in a VM: 'bare' (and ptrace stops) swing"
+	echo "   between a few us on a busy machine and tens of us on an idle one; SYNC_WAKE_UP keeps RECV/SEND"
+	echo "   on one CPU (ADDFD gains little from it).  Compare figures of the same run only."
+	echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
+	echo "   (d) bare: every new process's ptrace stops resumed, execve CONTINUEd, the loader's opens done"
+	echo "   by the bare loop and installed with ADDFD; sysgate additionally checks and records all of it."
+	echo "   (f),(g): the supervisor has no trace path yet; the bare floor is shown for when it has one"
+	echo "   ((g) unwound ${frames:-?} frames a stop)."
+
+fi
 
 # ------------------------------------------------------------------
 # 2. Workloads.
@@ -329,204 +345,218 @@ run_mode() {
 	echo "${out% *}"
 }
 
-echo
-echo "2. WORKLOADS: wall time as a ratio to native (median of $REPS runs, modes alternating in each run)"
-echo "   default = sysgate, built-in policy; observe = sysgate, bench/policies/observe.ini (every path, exec"
-echo "   and network call notified, emulated, recorded); strace = strace -f -qq -o /dev/null -e $STRACE_SET;"
-echo "   strace-bpf = the same with --seccomp-bpf.  Trails on tmpfs, -q, --audit-sync interval (the default)."
-for wl in $WORKLOADS; do
-	cmd=$(wl_cmd "$wl")
-	wl_prepare "$wl"
-	"$B/bench-runcmd" -- sh -c "$cmd" > /dev/null	# warm the caches
-	for m in $MODES; do : > "$T/t.$wl.$m"; done
-	r=0
-	while [ $r -lt "$REPS" ]; do
-		r=$((r + 1))
-		for m in $MODES; do
-			wl_prepare "$wl"
-			v=$(run_mode "$m" "$cmd")
-			[ "$v" != FAILED ] && echo "$v" >> "$T/t.$wl.$m"
-			[ "$v" = FAILED ] && echo FAILED > "$T/failed.$wl.$m"
-			case $m in default | observe) notifications > "$T/n.$wl.$m" ;; esac
+if want 2; then
+	echo
+	echo "2. WORKLOADS: wall time as a ratio to native (median of $REPS runs, modes alternating in each run)"
+	echo "   default = sysgate, built-in policy; observe = sysgate, bench/policies/observe.ini (every path, exec"
+	echo "   and network call notified, emulated, recorded); strace = strace -f -qq -o /dev/null -e $STRACE_SET;"
+	echo "   strace-bpf = the same with --seccomp-bpf.  Trails on tmpfs, -q, --audit-sync interval (the default)."
+	for wl in $WORKLOADS; do
+		cmd=$(wl_cmd "$wl")
+		wl_prepare "$wl"
+		"$B/bench-runcmd" -- sh -c "$cmd" > /dev/null	# warm the caches
+		for m in $MODES; do : > "$T/t.$wl.$m"; done
+		r=0
+		while [ $r -lt "$REPS" ]; do
+			r=$((r + 1))
+			for m in $MODES; do
+				wl_prepare "$wl"
+				v=$(run_mode "$m" "$cmd")
+				[ "$v" != FAILED ] && echo "$v" >> "$T/t.$wl.$m"
+				[ "$v" = FAILED ] && echo FAILED > "$T/failed.$wl.$m"
+				case $m in default | observe) notifications > "$T/n.$wl.$m" ;; esac
+			done
 		done
 	done
-done
-hr
-printf '%-31s %9s %8s %8s %8s %10s  %10s %9s\n' "workload" "native s" "default" "observe" "strace" "strace-bpf" "bpf/observe" "target"
-hr
-for wl in $WORKLOADS; do
-	nat=$(median < "$T/t.$wl.native")
-	line=$(printf '%-31s %9s' "$(wl_label "$wl")" "$(fmt %.3f "$(awk -v v="$nat" 'BEGIN { print (v == "-") ? "-" : v / 1e6 }')")")
-	for m in default observe strace strace-bpf; do
-		v=$(median < "$T/t.$wl.$m")
-		x=$(ratio "$v" "$nat")
-		[ -f "$T/failed.$wl.$m" ] && x=FAILED
-		[ "$x" != - ] && [ "$x" != FAILED ] && x="${x}x"
-		case $m in
-		strace-bpf) line=$(printf '%s %10s' "$line" "$x") ;;
-		*) line=$(printf '%s %8s' "$line" "$x") ;;
-		esac
+	hr
+	printf '%-31s %9s %8s %8s %8s %10s  %10s %9s\n' "workload" "native s" "default" "observe" "strace" "strace-bpf" "bpf/observe" "target"
+	hr
+	for wl in $WORKLOADS; do
+		nat=$(median < "$T/t.$wl.native")
+		line=$(printf '%-31s %9s' "$(wl_label "$wl")" "$(fmt %.3f "$(awk -v v="$nat" 'BEGIN { print (v == "-") ? "-" : v / 1e6 }')")")
+		for m in default observe strace strace-bpf; do
+			v=$(median < "$T/t.$wl.$m")
+			x=$(ratio "$v" "$nat")
+			[ -f "$T/failed.$wl.$m" ] && x=FAILED
+			[ "$x" != - ] && [ "$x" != FAILED ] && x="${x}x"
+			case $m in
+			strace-bpf) line=$(printf '%s %10s' "$line" "$x") ;;
+			*) line=$(printf '%s %8s' "$line" "$x") ;;
+			esac
+		done
+		obs=$(median < "$T/t.$wl.observe")
+		bpf=$(median < "$T/t.$wl.strace-bpf")
+		fast=$(ratio "$bpf" "$obs")
+		[ "$fast" != - ] && fast="${fast}x"
+		printf '%s  %10s %9s\n' "$line" "$fast" "<=$(wl_target "$wl")x"
 	done
-	obs=$(median < "$T/t.$wl.observe")
-	bpf=$(median < "$T/t.$wl.strace-bpf")
-	fast=$(ratio "$bpf" "$obs")
-	[ "$fast" != - ] && fast="${fast}x"
-	printf '%s  %10s %9s\n' "$line" "$fast" "<=$(wl_target "$wl")x"
-done
-hr
-echo "   bpf/observe: how many times faster observe is than strace --seccomp-bpf (issue 5 asks >= 1.5x)."
-echo "   target: issue 5's bound for the default policy."
+	hr
+	echo "   bpf/observe: how many times faster observe is than strace --seccomp-bpf (issue 5 asks >= 1.5x)."
+	echo "   target: issue 5's bound for the default policy."
 
-# Syscall counts per class, from one `strace -f -c` run of each workload
-# (untimed), and what sysgate was notified of in the last runs above.
-echo
-echo "   Syscalls per workload (strace -f -c, one run) and notifications sysgate received (its trail)"
-hr
-printf '%-31s %7s %6s %6s %5s %4s %8s %7s %7s | %8s %8s %6s\n' "workload" "total" "open" "fs-chg" "exec" "net" "stat/acc" "process" "other" "default" "observe" "denied"
-printf '%-31s %7s %6s %6s %5s %4s %8s %7s %7s | %17s\n' "" "" "" "" "" "" "" "" "" "notifications"
-hr
-for wl in $WORKLOADS; do
-	cmd=$(wl_cmd "$wl")
-	wl_prepare "$wl"
-	strace -f -c -o "$T/c.$wl" sh -c "$cmd" > /dev/null 2>> "$ERR"
-	counts=$(awk '
-		BEGIN {
-			split("open openat openat2 creat", a, " "); for (i in a) cls[a[i]] = "open"
-			split("mkdir mkdirat mknod mknodat rmdir unlink unlinkat rename renameat renameat2 link linkat symlink symlinkat chmod fchmodat fchmodat2 chown lchown fchownat truncate", a, " ")
-			for (i in a) cls[a[i]] = "chg"
-			split("execve execveat", a, " "); for (i in a) cls[a[i]] = "exec"
-			split("connect bind", a, " "); for (i in a) cls[a[i]] = "net"
-			split("stat lstat newfstatat statx access faccessat faccessat2 readlink readlinkat statfs getxattr lgetxattr listxattr llistxattr", a, " ")
-			for (i in a) cls[a[i]] = "stat"
-			split("fork vfork clone clone3 wait4 waitid exit exit_group kill tgkill", a, " ")
-			for (i in a) cls[a[i]] = "proc"
-		}
-		$NF != "total" && $4 ~ /^[0-9]+$/ && NF >= 5 {
-			c = (cls[$NF] != "") ? cls[$NF] : "other"; n[c] += $4; tot += $4
-		}
-		END { printf "%d %d %d %d %d %d %d %d", tot, n["open"], n["chg"], n["exec"], n["net"], n["stat"], n["proc"], n["other"] }
-	' "$T/c.$wl")
-	# shellcheck disable=SC2086
-	set -- $counts
-	nd=$(cat "$T/n.$wl.default" 2>/dev/null)
-	no=$(cat "$T/n.$wl.observe" 2>/dev/null)
-	printf '%-31s %7s %6s %6s %5s %4s %8s %7s %7s | %8s %8s %6s\n' "$(wl_label "$wl")" "$@" \
-		"${nd% *}" "${no% *}" "${nd#* }"
-done
-hr
-echo "   open/fs-chg/exec/net: the calls the default policy names (notified); stat/acc: stat, access, readlink"
-echo "   and the like, left in the kernel; process: fork/clone/wait/exit/kill.  denied: calls the default"
-echo "   policy denied in its last run (a well-behaved workload should have none)."
+	# Syscall counts per class, from one `strace -f -c` run of each workload
+	# (untimed), and what sysgate was notified of in the last runs above.
+	echo
+	echo "   Syscalls per workload (strace -f -c, one run) and notifications sysgate received (its trail)"
+	hr
+	printf '%-31s %7s %6s %6s %5s %4s %8s %7s %7s | %8s %8s %6s\n' "workload" "total" "open" "fs-chg" "exec" "net" "stat/acc" "process" "other" "default" "observe" "denied"
+	printf '%-31s %7s %6s %6s %5s %4s %8s %7s %7s | %17s\n' "" "" "" "" "" "" "" "" "" "notifications"
+	hr
+	for wl in $WORKLOADS; do
+		cmd=$(wl_cmd "$wl")
+		wl_prepare "$wl"
+		strace -f -c -o "$T/c.$wl" sh -c "$cmd" > /dev/null 2>> "$ERR"
+		counts=$(awk '
+			BEGIN {
+				split("open openat openat2 creat", a, " "); for (i in a) cls[a[i]] = "open"
+				split("mkdir mkdirat mknod mknodat rmdir unlink unlinkat rename renameat renameat2 link linkat symlink symlinkat chmod fchmodat fchmodat2 chown lchown fchownat truncate", a, " ")
+				for (i in a) cls[a[i]] = "chg"
+				split("execve execveat", a, " "); for (i in a) cls[a[i]] = "exec"
+				split("connect bind", a, " "); for (i in a) cls[a[i]] = "net"
+				split("stat lstat newfstatat statx access faccessat faccessat2 readlink readlinkat statfs getxattr lgetxattr listxattr llistxattr", a, " ")
+				for (i in a) cls[a[i]] = "stat"
+				split("fork vfork clone clone3 wait4 waitid exit exit_group kill tgkill", a, " ")
+				for (i in a) cls[a[i]] = "proc"
+			}
+			$NF != "total" && $4 ~ /^[0-9]+$/ && NF >= 5 {
+				c = (cls[$NF] != "") ? cls[$NF] : "other"; n[c] += $4; tot += $4
+			}
+			END { printf "%d %d %d %d %d %d %d %d", tot, n["open"], n["chg"], n["exec"], n["net"], n["stat"], n["proc"], n["other"] }
+		' "$T/c.$wl")
+		# shellcheck disable=SC2086
+		set -- $counts
+		nd=$(cat "$T/n.$wl.default" 2>/dev/null)
+		no=$(cat "$T/n.$wl.observe" 2>/dev/null)
+		printf '%-31s %7s %6s %6s %5s %4s %8s %7s %7s | %8s %8s %6s\n' "$(wl_label "$wl")" "$@" \
+			"${nd% *}" "${no% *}" "${nd#* }"
+	done
+	hr
+	echo "   open/fs-chg/exec/net: the calls the default policy names (notified); stat/acc: stat, access, readlink"
+	echo "   and the like, left in the kernel; process: fork/clone/wait/exit/kill.  denied: calls the default"
+	echo "   policy denied in its last run (a well-behaved workload should have none)."
+
+fi
 
 # ------------------------------------------------------------------
 # 3. The audit writer alone.
 
-echo
-echo "3. AUDIT WRITER: records per second, bench-auditw (audit/ writer, a 480-byte syscall record,"
-echo "   audit_tick after each as the loop does), up to 1,000,000 records or 1.5 s"
-tmpfs_type=$(stat -f -c %T "$T" 2>/dev/null)
-disk_type=$(stat -f -c %T "$DISK_DIR" 2>/dev/null)
-hr
-printf '%-12s %22s %30s\n' "--audit-sync" "tmpfs ($tmpfs_type)" "disk: $DISK_DIR ($disk_type)"
-hr
-for mode in none interval every; do
-	a=$("$B/bench-auditw" "$mode" "$T/auditw.jsonl" 1000000 1500 2>> "$ERR" | cut -d' ' -f1)
-	b=$("$B/bench-auditw" "$mode" "$DISK_DIR/bench-auditw.jsonl" 1000000 1500 2>> "$ERR" | cut -d' ' -f1)
-	printf '%-12s %22s %30s\n' "$mode" "${a:-FAILED}" "${b:-FAILED}"
-done
-hr
-echo "   issue 5 asks >= 500,000 records/s with group commit and the crash guarantees kept."
+if want 3; then
+	echo
+	echo "3. AUDIT WRITER: records per second, bench-auditw (audit/ writer, a 480-byte syscall record,"
+	echo "   audit_tick after each as the loop does), up to 1,000,000 records or 1.5 s"
+	tmpfs_type=$(stat -f -c %T "$T" 2>/dev/null)
+	disk_type=$(stat -f -c %T "$DISK_DIR" 2>/dev/null)
+	hr
+	printf '%-12s %22s %30s\n' "--audit-sync" "tmpfs ($tmpfs_type)" "disk: $DISK_DIR ($disk_type)"
+	hr
+	for mode in none interval every; do
+		a=$("$B/bench-auditw" "$mode" "$T/auditw.jsonl" 1000000 1500 2>> "$ERR" | cut -d' ' -f1)
+		b=$("$B/bench-auditw" "$mode" "$DISK_DIR/bench-auditw.jsonl" 1000000 1500 2>> "$ERR" | cut -d' ' -f1)
+		printf '%-12s %22s %30s\n' "$mode" "${a:-FAILED}" "${b:-FAILED}"
+	done
+	hr
+	echo "   issue 5 asks >= 500,000 records/s with group commit and the crash guarantees kept."
+
+fi
 
 # ------------------------------------------------------------------
 # 4. Supervisor memory.
 
-echo
-echo "4. SUPERVISOR MEMORY: peak RSS (VmHWM) of the sysgate process itself, read at its exit stop;"
-echo "   processes: children that exec cat and wait on a pipe; threads wait on a barrier; all held 300 ms"
-hr
-printf '%-36s %14s %20s %10s %8s\n' "command under sysgate (default policy)" "peak RSS" "growth per task" "wall s" "status"
-hr
-ref_kb=- ref_n=0
-for what in "true" "procs 10" "procs 100" "procs 1000" "threads 64"; do
-	rm -f "$TRAIL"
-	case $what in
-	true) set -- /bin/true; tasks=0; label="/bin/true" ;;
-	procs*) n=${what#procs }; set -- "$B/bench-spawn" procs "$n" 300; tasks=$n; label="$n live processes" ;;
-	threads*) n=${what#threads }; set -- "$B/bench-spawn" threads "$n" 300; tasks=$n; label="$n live threads" ;;
-	esac
-	out=$("$B/bench-runcmd" -m -e "$T/run.err" -- "$SYSGATE" run -q -a "$TRAIL" -- "$@")
-	# wall_us status hwm_kb cpu_ms
-	# shellcheck disable=SC2086
-	set -- $out
-	per="-"
-	# Growth against the run with 10 processes (the baseline's pages
-	# differ a little from run to run; a slope over many tasks does not).
-	if [ "$what" = "procs 10" ]; then
-		ref_kb=$3 ref_n=10
-	elif [ "$tasks" -gt "$ref_n" ] && [ "$ref_kb" != - ]; then
-		per=$(awk -v h="$3" -v b="$ref_kb" -v n="$tasks" -v r="$ref_n" \
-			'BEGIN { printf "%.2f KiB", (h - b) / (n - r) }')
-	fi
-	[ "$2" != 0 ] && per=FAILED
-	printf '%-36s %10s KiB %20s %10.3f %8s\n' "$label" "$3" "$per" \
-		"$(awk -v u="$1" 'BEGIN { print u / 1e6 }')" "$2"
-done
-hr
-echo "   growth per task = (peak - peak with 10 processes) / (tasks - 10); issue 5 asks linear growth"
-echo "   and < 64 MiB (VmHWM counts 4 KiB pages: below ~1000 tasks the growth hides in the noise)."
+if want 4; then
+	echo
+	echo "4. SUPERVISOR MEMORY: peak RSS (VmHWM) of the sysgate process itself, read at its exit stop;"
+	echo "   processes: children that exec cat and wait on a pipe; threads wait on a barrier; all held 300 ms"
+	hr
+	printf '%-36s %14s %20s %10s %8s\n' "command under sysgate (default policy)" "peak RSS" "growth per task" "wall s" "status"
+	hr
+	ref_kb=- ref_n=0
+	for what in "true" "procs 10" "procs 100" "procs 1000" "threads 64"; do
+		rm -f "$TRAIL"
+		case $what in
+		true) set -- /bin/true; tasks=0; label="/bin/true" ;;
+		procs*) n=${what#procs }; set -- "$B/bench-spawn" procs "$n" 300; tasks=$n; label="$n live processes" ;;
+		threads*) n=${what#threads }; set -- "$B/bench-spawn" threads "$n" 300; tasks=$n; label="$n live threads" ;;
+		esac
+		out=$("$B/bench-runcmd" -m -e "$T/run.err" -- "$SYSGATE" run -q -a "$TRAIL" -- "$@")
+		# wall_us status hwm_kb cpu_ms
+		# shellcheck disable=SC2086
+		set -- $out
+		per="-"
+		# Growth against the run with 10 processes (the baseline's pages
+		# differ a little from run to run; a slope over many tasks does not).
+		if [ "$what" = "procs 10" ]; then
+			ref_kb=$3 ref_n=10
+		elif [ "$tasks" -gt "$ref_n" ] && [ "$ref_kb" != - ]; then
+			per=$(awk -v h="$3" -v b="$ref_kb" -v n="$tasks" -v r="$ref_n" \
+				'BEGIN { printf "%.2f KiB", (h - b) / (n - r) }')
+		fi
+		[ "$2" != 0 ] && per=FAILED
+		printf '%-36s %10s KiB %20s %10.3f %8s\n' "$label" "$3" "$per" \
+			"$(awk -v u="$1" 'BEGIN { print u / 1e6 }')" "$2"
+	done
+	hr
+	echo "   growth per task = (peak - peak with 10 processes) / (tasks - 10); issue 5 asks linear growth"
+	echo "   and < 64 MiB (VmHWM counts 4 KiB pages: below ~1000 tasks the growth hides in the noise)."
+
+fi
 
 # ------------------------------------------------------------------
 # 5. Start-up.
 
-echo
-echo "5. START-UP: sysgate run -q -- /bin/true against /bin/true (21 runs each, alternating)"
-: > "$T/s.nat"
-: > "$T/s.sg"
-r=0
-while [ $r -lt 21 ]; do
-	r=$((r + 1))
-	"$B/bench-runcmd" -- /bin/true | cut -d' ' -f1 >> "$T/s.nat"
-	rm -f "$TRAIL"
-	"$B/bench-runcmd" -- "$SYSGATE" run -q -a "$TRAIL" -- /bin/true | cut -d' ' -f1 >> "$T/s.sg"
-done
-nat=$(median < "$T/s.nat")
-sg=$(median < "$T/s.sg")
-hr
-printf '%-26s %10s\n' "" "median ms"
-hr
-printf '%-26s %10.2f\n' "/bin/true" "$(awk -v v="$nat" 'BEGIN { print v / 1000 }')"
-printf '%-26s %10.2f\n' "sysgate run -- /bin/true" "$(awk -v v="$sg" 'BEGIN { print v / 1000 }')"
-printf '%-26s %10.2f   (issue 5 asks <= 2 ms)\n' "difference" "$(awk -v a="$sg" -v b="$nat" 'BEGIN { print (a - b) / 1000 }')"
-hr
+if want 5; then
+	echo
+	echo "5. START-UP: sysgate run -q -- /bin/true against /bin/true (21 runs each, alternating)"
+	: > "$T/s.nat"
+	: > "$T/s.sg"
+	r=0
+	while [ $r -lt 21 ]; do
+		r=$((r + 1))
+		"$B/bench-runcmd" -- /bin/true | cut -d' ' -f1 >> "$T/s.nat"
+		rm -f "$TRAIL"
+		"$B/bench-runcmd" -- "$SYSGATE" run -q -a "$TRAIL" -- /bin/true | cut -d' ' -f1 >> "$T/s.sg"
+	done
+	nat=$(median < "$T/s.nat")
+	sg=$(median < "$T/s.sg")
+	hr
+	printf '%-26s %10s\n' "" "median ms"
+	hr
+	printf '%-26s %10.2f\n' "/bin/true" "$(awk -v v="$nat" 'BEGIN { print v / 1000 }')"
+	printf '%-26s %10.2f\n' "sysgate run -- /bin/true" "$(awk -v v="$sg" 'BEGIN { print v / 1000 }')"
+	printf '%-26s %10.2f   (issue 5 asks <= 2 ms)\n' "difference" "$(awk -v a="$sg" -v b="$nat" 'BEGIN { print (a - b) / 1000 }')"
+	hr
+
+fi
 
 # ------------------------------------------------------------------
 # 6. Where the supervisor's time goes.
 
-echo
-echo "6. THE SUPERVISOR'S OWN WORK per notification (default policy): its CPU time (utime+stime at"
-echo "   its exit stop) and its own syscalls (strace -c of sysgate alone, without -f)"
-for wl in find spawn; do
-	cmd=$(wl_cmd "$wl")
-	rm -f "$TRAIL"
-	# shellcheck disable=SC2046
-	set -- $("$B/bench-runcmd" -m -e "$T/run.err" -- "$SYSGATE" run -q -a "$TRAIL" -- sh -c "$cmd")
-	n=$(notifications)
-	n=${n% *}
-	cpu=$4
-	rm -f "$TRAIL"
-	strace -c -o "$T/sup.$wl" "$SYSGATE" run -q -a "$TRAIL" -- sh -c "$cmd" > /dev/null 2>> "$ERR"
-	n2=$(notifications)
-	n2=${n2% *}
+if want 6; then
+	echo
+	echo "6. THE SUPERVISOR'S OWN WORK per notification (default policy): its CPU time (utime+stime at"
+	echo "   its exit stop) and its own syscalls (strace -c of sysgate alone, without -f)"
+	for wl in find spawn; do
+		cmd=$(wl_cmd "$wl")
+		rm -f "$TRAIL"
+		# shellcheck disable=SC2046
+		set -- $("$B/bench-runcmd" -m -e "$T/run.err" -- "$SYSGATE" run -q -a "$TRAIL" -- sh -c "$cmd")
+		n=$(notifications)
+		n=${n% *}
+		cpu=$4
+		rm -f "$TRAIL"
+		strace -c -o "$T/sup.$wl" "$SYSGATE" run -q -a "$TRAIL" -- sh -c "$cmd" > /dev/null 2>> "$ERR"
+		n2=$(notifications)
+		n2=${n2% *}
+		hr
+		printf '%s: %s notifications, supervisor CPU %s ms = %s us per notification\n' \
+			"$(wl_label "$wl")" "${n:-?}" "$cpu" "$(awk -v c="$cpu" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.1f", c * 1000 / n; else print "-" }')"
+		printf '%-22s %10s %16s\n' "supervisor syscall" "calls" "per notification"
+		awk -v n="${n2:-0}" '$NF != "total" && $4 ~ /^[0-9]+$/ && NF >= 5 { print $4, $NF }' "$T/sup.$wl" |
+			sort -rn | head -n 12 |
+			awk -v n="${n2:-0}" '{ printf "%-22s %10d %16s\n", $2, $1, (n > 0) ? sprintf("%.2f", $1 / n) : "-"; t += $1 }'
+		awk -v n="${n2:-0}" '$NF == "total" { printf "%-22s %10d %16s\n", "all", $4, (n > 0) ? sprintf("%.2f", $4 / n) : "-" }' "$T/sup.$wl"
+	done
 	hr
-	printf '%s: %s notifications, supervisor CPU %s ms = %s us per notification\n' \
-		"$(wl_label "$wl")" "${n:-?}" "$cpu" "$(awk -v c="$cpu" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.1f", c * 1000 / n; else print "-" }')"
-	printf '%-22s %10s %16s\n' "supervisor syscall" "calls" "per notification"
-	awk -v n="${n2:-0}" '$NF != "total" && $4 ~ /^[0-9]+$/ && NF >= 5 { print $4, $NF }' "$T/sup.$wl" |
-		sort -rn | head -n 12 |
-		awk -v n="${n2:-0}" '{ printf "%-22s %10d %16s\n", $2, $1, (n > 0) ? sprintf("%.2f", $1 / n) : "-"; t += $1 }'
-	awk -v n="${n2:-0}" '$NF == "total" { printf "%-22s %10d %16s\n", "all", $4, (n > 0) ? sprintf("%.2f", $4 / n) : "-" }' "$T/sup.$wl"
-done
-hr
+fi
 
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
