@@ -168,6 +168,15 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 		p->mech = RULES_MECH_NOTIFY;
 		return;
 	}
+	/* A policy that names fcntl or ioctl has all of them decided by
+	 * the supervisor, which also checks the owner commands. */
+	if (nr == __NR_fcntl || nr == __NR_ioctl) {
+		for (size_t k = 0; k < rs->n_rules; k++)
+			if (rules_nr_has(rs->rules[k].nrs, nr)) {
+				p->mech = RULES_MECH_NOTIFY;
+				return;
+			}
+	}
 	/* [limits] processes: the supervisor counts and refuses forks. */
 	if (rs->limit_set[RULES_LIMIT_PROCESSES] &&
 	    (nr == __NR_fork || nr == __NR_vfork || nr == __NR_clone)) {
@@ -334,11 +343,27 @@ static int add_guards(scmp_filter_ctx ctx, uint32_t def_act)
 	static const int xattrat[] = { 463, 464, 465, 466 };
 	int rc;
 
+	/*
+	 * Security: TIOCSTI pushes characters into the terminal's input and
+	 * TIOCLINUX can paste a selection into it: the user's shell would
+	 * run them once sysgate exits.
+	 */
+	static const unsigned tty_inject[] = { 0x5412 /* TIOCSTI */,
+					       0x541C /* TIOCLINUX */ };
 	rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), __NR_clone3, 0,
 		      NULL);
 	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(xattrat); i++)
 		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), xattrat[i],
 			      0, NULL);
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(tty_inject); i++) {
+		struct scmp_arg_cmp cmd = {
+			.arg = 1, .op = SCMP_CMP_MASKED_EQ,
+			.datum_a = 0xffffffffu, .datum_b = tty_inject[i],
+		};
+
+		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_ioctl, 1,
+			      &cmd);
+	}
 	if (rc < 0)
 		return rc;
 	return add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_clone, 1,
@@ -441,11 +466,48 @@ static int add_clone(scmp_filter_ctx ctx, uint32_t def_act,
 			&untraced);
 }
 
+/*
+ * Security: fcntl(F_SETOWN, F_SETOWN_EX) and ioctl(FIOSETOWN, SIOCSPGRP)
+ * choose who gets SIGIO (or any signal, with F_SETSIG) when a file is
+ * ready: a way to signal the supervisor or a process outside the tree.
+ * Those commands always reach the supervisor; the rest of fcntl and
+ * ioctl stays in the kernel.
+ */
+static const struct {
+	int nr;
+	unsigned cmd;
+} owner_cmds[] = {
+	{ __NR_fcntl, 8 /* F_SETOWN */ },
+	{ __NR_fcntl, 15 /* F_SETOWN_EX */ },
+	{ __NR_ioctl, 0x8901 /* FIOSETOWN */ },
+	{ __NR_ioctl, 0x8902 /* SIOCSPGRP */ },
+};
+
+static int add_owner_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(owner_cmds); i++) {
+		struct scmp_arg_cmp cmd = {
+			.arg = 1, .op = SCMP_CMP_MASKED_EQ,
+			.datum_a = 0xffffffffu, .datum_b = owner_cmds[i].cmd,
+		};
+
+		if (owner_cmds[i].nr == nr)
+			rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &cmd);
+	}
+	return rc;
+}
+
 static int add_syscall(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 		       const struct plan *p)
 {
 	if (nr == __NR_clone)
 		return add_clone(ctx, def_act, p);
+	if ((nr == __NR_fcntl || nr == __NR_ioctl) &&
+	    p->mech == RULES_MECH_KERNEL && !p->cond_rule &&
+	    p->action == RULES_ALLOW)
+		return add_owner_rules(ctx, def_act, nr);
 	if (nr == __NR_sendto && p->mech == RULES_MECH_NOTIFY) {
 		/* A send without a destination goes where the socket is
 		 * connected, which connect() decided: only sends with an
@@ -500,6 +562,8 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 			named[w] |= rs->rules[i].nrs[w];
 	rules_nr_add(named, __NR_clone);
 	rules_nr_add(named, __NR_clone3);
+	rules_nr_add(named, __NR_fcntl);
+	rules_nr_add(named, __NR_ioctl);
 	for (i = 0; i < ARRAY_SIZE(always_notified); i++)
 		rules_nr_add(named, always_notified[i]);
 	if (rs->limit_set[RULES_LIMIT_PROCESSES]) {

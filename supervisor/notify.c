@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <linux/sockios.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
@@ -194,7 +195,7 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 	static const char *const readable[] = {
 		"stat", "status", "cmdline", "comm", "statm", "cgroup",
 		"limits", "loginuid", "sessionid", "oom_score", "wchan",
-		"schedstat", "task",
+		"schedstat",
 	};
 	const char *p = r->path;
 
@@ -218,14 +219,25 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 		}
 		if (procs_find((pid_t)pid))
 			return false;
+		/* /proc/PID/task/TID/X is X of a thread: the same list. */
+		if (!strncmp(rest, "task/", 5) && rest[5] >= '0' && rest[5] <= '9') {
+			const char *t = rest + 5;
+
+			while (*t >= '0' && *t <= '9')
+				t++;
+			if (*t == '\0')
+				rest = t;	/* the thread's directory */
+			else if (*t == '/')
+				rest = t + 1;
+			else
+				rest = "-";
+			rlen = strlen(rest);
+		}
 		if (access & (RULES_ACC_READ | RULES_ACC_STAT)) {
-			if (rlen == 0)
-				return false;
+			if (rlen == 0 || !strcmp(rest, "task"))
+				return false;	/* the directories, for ps */
 			for (size_t i = 0; i < ARRAY_SIZE(readable); i++)
-				if (strlen(readable[i]) == rlen &&
-				    !strncmp(rest, readable[i], rlen) &&
-				    (rest[rlen] == '\0' ||
-				     !strcmp(readable[i], "task")))
+				if (!strcmp(rest, readable[i]))
 					return false;
 		}
 		notify_verdict_builtin(v, "sysgate:outside-tree", EACCES);
@@ -2003,6 +2015,88 @@ static bool fork_over_limit(struct sup *s, struct call *c)
 	return true;
 }
 
+/*
+ * fcntl(F_SETOWN, F_SETOWN_EX) and ioctl(FIOSETOWN, SIOCSPGRP) name who
+ * gets SIGIO (or the F_SETSIG signal) from a file: only the tree.  Returns
+ * -1 when c is no such call, else the call is decided and answered.
+ */
+static int owner_call(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+	unsigned cmd = (unsigned)a[1];
+	struct f_owner_ex ex = { 0 };
+	int ival = 0;
+	bool emulate = false, ok;
+	struct rules_event ev = { .nr = nr, .exe = c->exe };
+
+	if (nr == SYS_fcntl && cmd == F_SETOWN) {
+		int v = (int)a[2];
+
+		ex.type = v < 0 ? F_OWNER_PGRP : F_OWNER_PID;
+		ex.pid = v < 0 ? -v : v;
+	} else if (nr == SYS_fcntl && cmd == F_SETOWN_EX) {
+		/* Security: the struct is copied and the call done on our
+		 * copy: the kernel must not read it again. */
+		int r = tracee_read(c->tid, a[2], &ex, sizeof(ex));
+
+		if (r < 0) {
+			c->err = -r;
+			return notify_finish(s, c, false);
+		}
+		emulate = true;
+	} else if (nr == SYS_ioctl && (cmd == FIOSETOWN || cmd == SIOCSPGRP)) {
+		int r = tracee_read(c->tid, a[2], &ival, sizeof(ival));
+
+		if (r < 0) {
+			c->err = -r;
+			return notify_finish(s, c, false);
+		}
+		ex.type = ival < 0 ? F_OWNER_PGRP : F_OWNER_PID;
+		ex.pid = ival < 0 ? -ival : ival;
+		emulate = true;
+	} else {
+		return -1;
+	}
+	if (!notify_id_valid(s, c->req->id))
+		return 0;
+	if (ex.pid == 0)
+		ok = true;
+	else if (ex.type == F_OWNER_PGRP)
+		ok = tree_pgrp(s, ex.pid);
+	else
+		ok = signal_target(ex.pid) != TARGET_OUTSIDE;
+	if (!ok) {
+		notify_verdict_builtin(&c->v, "sysgate:outside-tree", EPERM);
+		return notify_finish(s, c, false);
+	}
+	memcpy(ev.args, a, sizeof(ev.args));
+	rules_match(s->rules, &ev, &c->v);
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		return 0;
+	if (c->v.action != RULES_ALLOW || !emulate)
+		return notify_finish(s, c, c->v.action == RULES_ALLOW);
+	{
+		AUTO_CLOSE int fd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+		int r;
+
+		if (fd < 0) {
+			c->err = EBADF;
+			return notify_finish(s, c, false);
+		}
+		c->emulated = true;
+		r = nr == SYS_fcntl ? fcntl(fd, F_SETOWN_EX, &ex) :
+				      ioctl(fd, cmd, &ival);
+		if (r < 0)
+			c->err = errno;
+		else {
+			c->result = r;
+			c->have_result = true;
+		}
+	}
+	return notify_finish(s, c, false);
+}
+
 static int handle_scalar(struct sup *s, struct call *c)
 {
 	struct rules_event ev = {
@@ -2011,6 +2105,12 @@ static int handle_scalar(struct sup *s, struct call *c)
 	};
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	{
+		int r = owner_call(s, c);
+
+		if (r >= 0)
+			return r;
+	}
 	if (fork_over_limit(s, c))
 		return notify_finish(s, c, false);
 	switch (outside_tree(s, c)) {

@@ -1,0 +1,281 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The escape suite (issue 3, item 5 "No way around"): one attack program
+# per way around the supervisor (tests/helpers/attack-*.c), each judged by
+# its forbidden effect seen from OUTSIDE the tree wherever there is one: a
+# marker file that must not exist, a process outside the tree that must
+# still be alive and must not have got a signal, a supervisor that must
+# still be there to write run.end, a trail that `sysgate verify` accepts
+# and that holds no junk, a secret that is not in the attacker's output.
+# The attackers' exit statuses (the errno they saw) are checked too.
+#
+# Policies: - (the built-in default) and "open" (default = allow, no
+# rules: the checks SECURITY.md says no policy can switch off must hold
+# there too).
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+# A hole here can leave a supervisor stopped or dead: do not wait long.
+: "${SG_TIMEOUT:=10}"
+BIN=$B
+
+URG=$(kill -l URG)
+JUNK=ESCAPE-JUNK
+
+# no_text NAME FILE TEXT: FILE does not contain TEXT.
+no_text() {
+	check "$1" bash -c '! grep -qF -- "$1" "$2"' _ "$3" "$2"
+}
+
+# alive NAME PID: PID still exists (not even a zombie).
+alive() {
+	check "$1" bash -c 's=$(cat /proc/$1/stat 2>/dev/null) || exit 1; s=${s##*) }; [ "${s%% *}" != Z ]' _ "$2"
+}
+
+# trail_ok NAME TRAIL: the trail verifies and holds no junk.
+trail_ok() {
+	check "$1-verify" "$SYSGATE" verify "$2"
+	no_text "$1-no-junk" "$2" "$JUNK"
+}
+
+# Outside the tree: a witness in its own process group (same session)
+# that records every catchable signal, and a plain sleep.
+start_outsiders() {
+	WD=$O/witness
+	mkdir -p "$WD"
+	rm -f "$WD"/got-* "$O/witness.pid"
+	[ "$U" = root ] || chown "$U:" "$WD"
+	"${SG_AS[@]}" "$B/attack-witness" "$O/witness.pid" "$WD" 300 >/dev/null 2>&1 &
+	SG_BG_PIDS+=($!)
+	"${SG_AS[@]}" sleep 300 &
+	SLEEP=$!
+	SG_BG_PIDS+=($SLEEP)
+	for _ in $(seq 100); do
+		[ -s "$O/witness.pid" ] && break
+		sleep 0.02
+	done
+	[ -s "$O/witness.pid" ] || sg_harness_error "the witness did not start"
+	WIT=$(cat "$O/witness.pid")
+}
+
+untouched() {
+	alive "$1-sleep-alive" "$SLEEP"
+	alive "$1-witness-alive" "$WIT"
+	check "$1-witness-no-signal" bash -c '! ls "$1"/got-* >/dev/null 2>&1' _ "$WD"
+}
+
+# SIGKILL the supervisor while the tree creates files: the tree must be
+# dead within 2 s and no file may appear after the supervisor is gone.
+kill_supervisor_case() {
+	local d=$W/loop pf=$W/loop.pids tr=$R/loop.jsonl pid n1 n2 p dead=0 i
+	mkdir -p "$d"
+	rm -f "$pf"
+	[ "$U" = root ] || chown "$U:" "$d" "$W"
+	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		"$SYSGATE" run -a "$tr" -- "$B/attack-loop" "$d" "$pf" 20) \
+		>/dev/null 2>&1 </dev/null &
+	pid=$!
+	for _ in $(seq 200); do
+		[ "$(wc -l <"$pf" 2>/dev/null)" = 2 ] &&
+			[ "$(find "$d" -type f | wc -l)" -ge 50 ] && break
+		sleep 0.02
+	done
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	n1=$(find "$d" -type f | wc -l)
+	for i in $(seq 40); do
+		dead=1
+		for p in $(cat "$pf"); do
+			if s=$(cat /proc/"$p"/stat 2>/dev/null); then
+				s=${s##*) }
+				[ "${s%% *}" = Z ] || dead=0
+			fi
+		done
+		[ $dead = 1 ] && break
+		sleep 0.05
+	done
+	sleep 0.3
+	n2=$(find "$d" -type f | wc -l)
+	check "supervisor-killed-tree-started" test "$n1" -ge 50
+	check "supervisor-killed-tree-dead-in-2s" test $dead = 1
+	check "supervisor-killed-no-file-after ($n1 then $n2)" test "$n1" = "$n2"
+	for p in $(cat "$pf"); do kill -KILL "$p" 2>/dev/null; done
+}
+
+cases() {
+	policy open <<'EOF'
+[policy]
+default = allow
+EOF
+	local S=$H/.ssh/id_rsa SECRET="SECRET ssh key" pol tag
+	# The default policy runs installed programs and the project's own:
+	# the victims go into the work dir.
+	B=$W/vb
+	rm -rf "$B"
+	cp -r "$BIN" "$B"
+	[ "$U" = root ] || chown -R "$U:" "$W"
+	start_outsiders
+
+	# --- other ABIs, untraced children (guard filter: any policy)
+	for pol in - open; do
+		tag=${pol/-/default}
+		rm -rf "$W"/m-*
+		c "x32-killed-$tag" "$pol" sig:SYS - "$B/attack-abi" x32-mkdir "$W/m-x32"
+		check "x32-no-marker-$tag" test ! -e "$W/m-x32"
+		c "clone3-enosys-$tag" "$pol" ENOSYS - "$B/attack-clone" clone3 "$W/m-c3"
+		check "clone3-no-child-$tag" test ! -e "$W/m-c3"
+		for m in untraced untraced-vfork untraced-thread; do
+			c "clone-$m-eperm-$tag" "$pol" EPERM - "$B/attack-clone" "$m" "$W/m-$m"
+			check "clone-$m-no-child-$tag" test ! -e "$W/m-$m"
+		done
+	done
+
+	# --- reaching into the supervisor
+	c ptrace-attach-super - EPERM "--type syscall --syscall ptrace --action deny; --type run.end" \
+		"$B/attack-super" ptrace-attach
+	c ptrace-attach-super-open open EPERM "--type run.end" "$B/attack-super" ptrace-attach
+	c ptrace-seize-super-open open EPERM "--type run.end" "$B/attack-super" ptrace-seize
+	c vm-read-super - EPERM "--type syscall --syscall process_vm_readv --action deny" \
+		"$B/attack-super" vm-read
+	c vm-read-super-open open EPERM "--type run.end" "$B/attack-super" vm-read
+	c vm-write-super-open open EPERM "--type run.end" "$B/attack-super" vm-write
+	local form fl
+	for form in mem task-mem dotdot-mem at-mem environ task-environ; do
+		for fl in r w; do
+			c "proc-$form-$fl-super" - "EACCES" "--type syscall --rule sysgate:supervisor --action deny" \
+				"$B/attack-super" proc "$form" "$fl"
+			no_text "proc-$form-$fl-super-not-opened" "$SG_OUT" OPENED
+			# Under a policy that mediates no open, the kernel
+			# decides: root without CAP_SYS_PTRACE can still read
+			# a non-dumpable process's environ (SECURITY.md).
+			case $U:$form in
+			root:*environ) continue ;;
+			esac
+			c "proc-$form-$fl-super-open" open "EACCES|EPERM" "--type run.end" \
+				"$B/attack-super" proc "$form" "$fl"
+			no_text "proc-$form-$fl-super-open-not-opened" "$SG_OUT" OPENED
+		done
+	done
+	# /proc of a process outside the tree (the witness)
+	for form in mem task-mem environ task-environ; do
+		c "proc-$form-outside" - "EACCES" "--type syscall --rule sysgate:outside-tree --action deny" \
+			"$B/attack-super" proc "$form" r "$WIT"
+		no_text "proc-$form-outside-not-opened" "$SG_OUT" OPENED
+	done
+	c getfd-super - EPERM "--type syscall --syscall pidfd_getfd --action deny" "$B/attack-super" getfd
+	trail_ok getfd-super "$SG_TRAIL"
+	c getfd-super-open open "EPERM|EBADF" "--type run.end" "$B/attack-super" getfd
+	no_text getfd-super-open-stole-nothing "$SG_OUT" STOLE
+	trail_ok getfd-super-open "$SG_TRAIL"
+
+	# --- signals out of the tree (SIGKILL at the supervisor and the
+	# sleep; SIGURG, harmless to bystanders, where a hole would reach
+	# every process: kill(-1) as root)
+	for pol in - open; do
+		tag=${pol/-/default}
+		c "kill-super-$tag" "$pol" EPERM "--type syscall --syscall kill --rule sysgate:outside-tree --action deny; --type run.end" \
+			"$B/attack-signal" kill parent 9
+		c "kill-all-$tag" "$pol" EPERM "--type syscall --syscall kill --rule sysgate:outside-tree" \
+			"$B/attack-signal" all "$URG"
+		for m in kill tkill tgkill sigqueue tgsigqueue pidfd; do
+			c "$m-outside-$tag" "$pol" EPERM "--type syscall --rule sysgate:outside-tree --action deny" \
+				"$B/attack-signal" "$m" "$SLEEP" 9
+			c "$m-witness-$tag" "$pol" EPERM "--type syscall --rule sysgate:outside-tree --action deny" \
+				"$B/attack-signal" "$m" "$WIT" "$URG"
+		done
+		c "kill-pgrp-outside-$tag" "$pol" EPERM "--type syscall --syscall kill --rule sysgate:outside-tree" \
+			"$B/attack-signal" pgrp "$WIT" "$URG"
+		c "setpgid-outside-kill0-$tag" "$pol" EPERM "--type syscall --syscall setpgid --rule sysgate:outside-tree" \
+			"$B/attack-signal" join "$WIT" "$URG"
+		c "setpgid-super-group-kill0-$tag" "$pol" EPERM "--type syscall --syscall setpgid --rule sysgate:outside-tree; --type run.end" \
+			"$B/attack-signal" join parent-pgrp 9
+		c "sigio-outside-$tag" "$pol" any "--type run.end" "$B/attack-signal" sigio "$WIT" "$URG"
+		c "sigio-super-$tag" "$pol" any "--type run.end" "$B/attack-signal" sigio parent 9
+		untouched "signals-$tag"
+	done
+
+	# --- own filters and listeners
+	c seccomp-listener - EBUSY - "$B/attack-seccomp" listener
+	c seccomp-listener-open open EBUSY - "$B/attack-seccomp" listener
+	c seccomp-allow-secret - EACCES "--type syscall --path $S --action deny" "$B/attack-seccomp" allow "$S"
+	no_text seccomp-allow-secret-not-read "$SG_OUT" "$SECRET"
+	c seccomp-trace-secret - EACCES "--type syscall --path $S --action deny; --type run.end" "$B/attack-seccomp" trace "$S"
+	no_text seccomp-trace-secret-not-read "$SG_OUT" "$SECRET"
+
+	# --- privileged calls under the default policy
+	local op sc
+	for op in unshare mount bpf io_uring keyctl userfaultfd ptrace setns init_module; do
+		sc=$op
+		[ "$op" = io_uring ] && sc=io_uring_setup
+		c "priv-$op" - EPERM "--type syscall --syscall $sc --action deny" "$B/try-priv" "$op"
+	done
+	for op in open_by_handle_at name_to_handle_at process_vm_writev process_vm_readv \
+		pidfd_getfd perf_event_open kexec_load finit_module delete_module fsopen \
+		open_tree chroot pivot_root swapon io_uring_enter add_key; do
+		c "priv-$op" - EPERM "--type syscall --syscall $op --action deny" "$B/attack-priv" "$op"
+	done
+
+	# --- the audit trail (here in the work dir, where the default policy
+	# lets the command write)
+	local R0=$R
+	R=$W/trails
+	mkdir -p "$R"
+	[ "$U" = root ] || chown "$U:" "$R"
+	# Under the default policy, which mediates file calls, every attack
+	# on the trail is refused and the trail verifies.
+	for m in append rdwr trunc-ro truncate unlink; do
+		c "trail-$m-default" - "EACCES|EPERM" - "$B/attack-audit" "$m" "$R/$((SG_N + 1)).jsonl"
+		trail_ok "trail-$m-default" "$SG_TRAIL"
+	done
+	c "trail-rename-default" - "EACCES|EPERM" - "$B/attack-audit" rename "$R/$((SG_N + 1)).jsonl" "$W/fake-default"
+	trail_ok "trail-rename-default" "$SG_TRAIL"
+	rm -f "$W/link-default" "$W/sym-default"
+	c "trail-link-default" - "EACCES|EPERM|EXDEV" - "$B/attack-audit" link "$R/$((SG_N + 1)).jsonl" "$W/link-default"
+	trail_ok "trail-link-default" "$SG_TRAIL"
+	c "trail-symlink-default" - "EACCES|EPERM" - "$B/attack-audit" symlink "$R/$((SG_N + 1)).jsonl" "$W/sym-default"
+	trail_ok "trail-symlink-default" "$SG_TRAIL"
+	# Under a policy that mediates no file call, the kernel lets the
+	# tree write the trail like any file of its user: the trail is
+	# tamper-evident, not tamper-proof (SECURITY.md), and verify must
+	# find every change.
+	for m in append rdwr trunc-ro truncate unlink; do
+		c "trail-$m-open" open any - "$B/attack-audit" "$m" "$R/$((SG_N + 1)).jsonl"
+		check "trail-$m-open-detected" sh -c "! '$SYSGATE' verify '$SG_TRAIL' >/dev/null 2>&1"
+	done
+	rm -f "$W/link-open" "$W/sym-open"
+	c "trail-link-open" open any - "$B/attack-audit" link "$R/$((SG_N + 1)).jsonl" "$W/link-open"
+	check "trail-link-open-detected" sh -c "! '$SYSGATE' verify '$SG_TRAIL' >/dev/null 2>&1"
+	for pol in - open; do
+		tag=${pol/-/default}
+		c "trail-inherited-fds-$tag" "$pol" EBADF - "$B/attack-audit" fds
+		trail_ok "trail-inherited-fds-$tag" "$SG_TRAIL"
+	done
+	R=$R0
+
+	# --- the supervisor killed from outside
+	kill_supervisor_case
+
+	# --- processes that outlive or sidestep the command
+	rm -f "$W/daemon.out" "$W/thread-"*.out
+	c daemon-outlives - 0 "--type syscall --path $S --action deny --not-pid 0" \
+		"$B/attack-daemon" "$W/daemon.out" "$S" 300
+	check daemon-waited-for test -s "$W/daemon.out"
+	check daemon-denied grep -qx 13 "$W/daemon.out"
+	no_text daemon-not-read "$W/daemon.out" "$SECRET"
+	c vfork-child - EACCES "--type syscall --path $S --action deny" "$B/attack-vfork" "$S"
+	no_text vfork-child-not-read "$SG_OUT" "$SECRET"
+	for m in exit pthread-exit; do
+		c "thread-outlives-leader-$m" - EACCES "--type syscall --path $S --action deny --thread yes" \
+			"$B/attack-thread" "$m" "$W/thread-$m.out" "$S"
+		no_text "thread-outlives-leader-$m-not-read" "$W/thread-$m.out" "$SECRET"
+	done
+	c thread-outlives-leader-exec - EACCES "--type syscall --path $S --action deny" \
+		"$B/attack-thread" exec "$B/try-open" --cat "$S"
+	no_text thread-outlives-leader-exec-not-read "$SG_OUT" "$SECRET"
+
+	untouched final
+	# The witness catches SIGTERM (it records signals): SIGKILL it.
+	kill -KILL "$WIT" "$SLEEP" 2>/dev/null
+}
+
+sg_main cases
