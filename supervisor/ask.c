@@ -366,6 +366,12 @@ fail:
 decided:
 	if (c->v.action == RULES_ALLOW)
 		c->v.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL;
+	/* The paths that asked carry the answer too (trail, summary). */
+	for (unsigned i = 0; i < c->n_paths; i++)
+		if (c->paths[i].checked && c->paths[i].v.action == RULES_ASK) {
+			c->paths[i].v.action = c->v.action;
+			c->paths[i].v.err = c->v.err;
+		}
 	return 0;
 }
 

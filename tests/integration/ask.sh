@@ -99,6 +99,27 @@ EOF
 	touch "$W/q1" "$W/q2" "$W/q3" "$W/q4"
 	c concurrent ask-many 0 "--type syscall --rule ask-q --action allow --field decided_by=\"hook\" --count 4" \
 		sh -c "for i in 1 2 3 4; do cat q\$i >/dev/null & done; sleep 0.5; touch '$mk'; wait"
+
+	# Denials people and harnesses can act on: --denials-fd N gets one
+	# JSON line per denial as it happens, and the end of the run one
+	# line per distinct denial on sysgate's stderr.
+	local dfile=$R/denials.$U.jsonl
+	rm -f "$dfile"
+	exec 3>"$dfile"
+	SG_RUN_OPTS="--denials-fd 3"
+	c denials-fd ask-deny 0 "--type syscall --action deny --count 3" \
+		sh -c 'cat /etc/hostname; cat /etc/hostname; cat /etc/hostname; exit 0'
+	SG_RUN_OPTS=
+	exec 3>&-
+	check denials-fd-lines /usr/bin/python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 3, lines
+for d in lines:
+    assert d["rule"] == "ask-hostname" and d["what"] == "/etc/hostname", d
+    assert d["errno"] == "ENOENT" and d["exe"].endswith("/cat"), d
+' "$dfile"
+	check denials-summary grep -qx "sysgate: denied read of /etc/hostname by cat (rule ask-hostname), 3 times" "$SG_ERR"
 }
 
 sg_main cases
