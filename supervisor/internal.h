@@ -295,6 +295,18 @@ struct call {
 	const char *note;      /* extra explanation ("path swapped at exec") */
 };
 
+/* The outcome of a call carried out by the supervisor: a value, or
+ * -errno. */
+static inline void call_result(struct call *c, int64_t rc)
+{
+	if (rc < 0) {
+		c->err = (int)-rc;
+	} else {
+		c->result = rc;
+		c->have_result = true;
+	}
+}
+
 /* Write the call's record (before the reply).  0 or -errno: on failure the
  * caller must fail closed. */
 int record_call(struct sup *s, const struct call *c);

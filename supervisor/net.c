@@ -734,12 +734,7 @@ static int handle_send(struct sup *s, struct call *c)
 	rc = send_or_defer(s, c, &sock, &m, flags, &deferred);
 	if (deferred)
 		return 0;
-	if (rc < 0)
-		c->err = -rc;
-	else {
-		c->result = rc;
-		c->have_result = true;
-	}
+	call_result(c, rc);
 out:
 	out_msg_release(&m);
 	return notify_finish(s, c, false);
