@@ -295,6 +295,30 @@ struct call {
 	const char *note;      /* extra explanation ("path swapped at exec") */
 };
 
+/*
+ * A call finished on a worker thread (a blocking FIFO open, connect or
+ * send): its own copies of what later turns of the loop may change (the
+ * caller's exe name, the notification, --user credentials).  Embedded
+ * first in each job.  call_job_init copies c; call_job_start runs fn(j)
+ * on a detached thread (0 or -errno: then the job is still the caller's);
+ * on the thread, call_job_enter takes the caller's credentials (-EPERM if
+ * it cannot: the call must fail) and call_job_leave gives them back.
+ */
+struct call_job {
+	struct sup *s;
+	struct call c;
+	char exe[PATH_MAX];
+	struct seccomp_notif req;
+	struct creds creds;
+	bool have_creds;
+	struct creds saved;
+	bool entered;
+};
+void call_job_init(struct call_job *j, struct sup *s, const struct call *c);
+int call_job_start(struct call_job *j, void *(*fn)(void *));
+int call_job_enter(struct call_job *j);
+void call_job_leave(struct call_job *j);
+
 /* The outcome of a call carried out by the supervisor: a value, or
  * -errno. */
 static inline void call_result(struct call *c, int64_t rc)

@@ -40,12 +40,7 @@
 /* connect / bind                                                      */
 
 struct net_job {
-	struct sup *s;
-	struct call c;
-	struct creds creds;    /* --user: the caller's, copied */
-	bool have_creds;
-	char exe[PATH_MAX];
-	struct seccomp_notif req;
+	struct call_job job;	/* first */
 	int sock;
 	int path_fd;    /* keeps the unix socket file named by act alive */
 	struct sockaddr_storage act;
@@ -55,30 +50,16 @@ struct net_job {
 static void *connect_thread(void *arg)
 {
 	struct net_job *j = arg;
-	struct creds saved;
-	bool as = j->have_creds && creds_enter(&j->creds, &saved) == 0;
-	int rc;
+	int rc = call_job_enter(&j->job);
 
-	if (j->have_creds && !as) {
-		rc = -1;
-		errno = EPERM;
-	} else {
-		rc = connect(j->sock, (struct sockaddr *)&j->act, j->act_len);
-	}
-	if (as)
-		creds_leave(&saved);
-
-	j->c.req = &j->req;
-	if (rc < 0)
-		j->c.err = errno;
-	else {
-		j->c.result = 0;
-		j->c.have_result = true;
-	}
+	if (rc == 0 && connect(j->sock, (struct sockaddr *)&j->act, j->act_len) < 0)
+		rc = -errno;
+	call_job_leave(&j->job);
+	call_result(&j->job.c, rc);
 	close(j->sock);
 	if (j->path_fd >= 0)
 		close(j->path_fd);
-	notify_finish(j->s, &j->c, false);
+	notify_finish(j->job.s, &j->job.c, false);
 	free(j);
 	return NULL;
 }
@@ -249,34 +230,18 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 			/* A blocking connect may take long: answer it from
 			 * a thread, the loop goes on. */
 			struct net_job *j = calloc(1, sizeof(*j));
-			pthread_t t;
-			pthread_attr_t at;
 
 			if (j) {
-				j->s = s;
-				j->c = *c;
-				snprintf(j->exe, sizeof(j->exe), "%s",
-					 c->exe ? c->exe : "?");
-				j->c.exe = j->exe;
-				j->req = *c->req;
-				if (c->creds) {
-					j->creds = *c->creds;
-					j->have_creds = true;
-					j->c.creds = NULL;
-				}
+				call_job_init(&j->job, s, c);
 				j->sock = steal_fd(&sock);
 				/* act may name /proc/self/fd/N of r.fd. */
 				j->path_fd = steal_fd(&r.fd);
 				j->act = act;
 				j->act_len = act_len;
-				pthread_attr_init(&at);
-				pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-				if (pthread_create(&t, &at, connect_thread, j) == 0) {
-					pthread_attr_destroy(&at);
+				if (call_job_start(&j->job, connect_thread) == 0) {
 					resolved_release(&r);
 					return 0;
 				}
-				pthread_attr_destroy(&at);
 				sock = j->sock;
 				r.fd = j->path_fd;
 				free(j);
@@ -527,12 +492,7 @@ static ssize_t send_one(int sock, struct out_msg *m, int flags)
 }
 
 struct send_job {
-	struct sup *s;
-	struct call c;
-	struct creds creds;    /* --user: the caller's, copied */
-	bool have_creds;
-	char exe[PATH_MAX];
-	struct seccomp_notif req;
+	struct call_job job;	/* first */
 	int sock;
 	int flags;
 	struct out_msg m;
@@ -541,26 +501,18 @@ struct send_job {
 static void *send_thread(void *arg)
 {
 	struct send_job *j = arg;
-	struct creds saved;
-	bool as = j->have_creds && creds_enter(&j->creds, &saved) == 0;
-	ssize_t n = j->have_creds && !as ? -EPERM :
-		    send_one(j->sock, &j->m, j->flags);
+	struct call *c = &j->job.c;
+	ssize_t n = call_job_enter(&j->job);
 
-	if (as)
-		creds_leave(&saved);
-
-	j->c.req = &j->req;
-	if (n < 0) {
-		j->c.err = (int)-n;
-		if (n == -EPIPE && !(j->flags & MSG_NOSIGNAL))
-			syscall(SYS_tgkill, j->c.tgid, j->c.tid, SIGPIPE);
-	} else {
-		j->c.result = n;
-		j->c.have_result = true;
-	}
+	if (n == 0)
+		n = send_one(j->sock, &j->m, j->flags);
+	call_job_leave(&j->job);
+	if (n == -EPIPE && !(j->flags & MSG_NOSIGNAL))
+		syscall(SYS_tgkill, c->tgid, c->tid, SIGPIPE);
+	call_result(c, n);
 	close(j->sock);
 	out_msg_release(&j->m);
-	notify_finish(j->s, &j->c, false);
+	notify_finish(j->job.s, c, false);
 	free(j);
 	return NULL;
 }
@@ -577,39 +529,24 @@ static int send_or_defer(struct sup *s, struct call *c, int *sock,
 	if (n == -EAGAIN && fl >= 0 && !(fl & O_NONBLOCK) &&
 	    !(flags & MSG_DONTWAIT)) {
 		struct send_job *j = calloc(1, sizeof(*j));
-		pthread_attr_t at;
-		pthread_t t;
 
 		if (!j)
 			return -ENOMEM;
-		j->s = s;
-		j->c = *c;
-		snprintf(j->exe, sizeof(j->exe), "%s", c->exe ? c->exe : "?");
-		j->c.exe = j->exe;
-		j->req = *c->req;
-		if (c->creds) {
-			j->creds = *c->creds;
-			j->have_creds = true;
-			j->c.creds = NULL;
-		}
+		call_job_init(&j->job, s, c);
 		j->sock = *sock;
 		j->flags = flags;
 		j->m = *m;
-		pthread_attr_init(&at);
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &at, send_thread, j) == 0) {
-			pthread_attr_destroy(&at);
+		if (call_job_start(&j->job, send_thread) == 0) {
 			*sock = -1;
 			memset(m, 0, sizeof(*m));
 			m->path_fd = -1;
 			*deferred = true;
 			return 0;
 		}
-		pthread_attr_destroy(&at);
 		free(j);
 		n = send_one(*sock, m, flags);
 	}
-	if (n < 0 && n == -EPIPE && !(flags & MSG_NOSIGNAL))
+	if (n == -EPIPE && !(flags & MSG_NOSIGNAL))
 		syscall(SYS_tgkill, c->tgid, c->tid, SIGPIPE);
 	return (int)n;
 }

@@ -644,13 +644,55 @@ static int do_open(struct call *c, const struct open_args *o,
 	return nf;
 }
 
+void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
+{
+	j->s = s;
+	j->c = *c;
+	/* The process may exec or exit meanwhile: keep our own copies. */
+	snprintf(j->exe, sizeof(j->exe), "%s", c->exe ? c->exe : "?");
+	j->c.exe = j->exe;
+	j->req = *c->req;
+	j->c.req = &j->req;
+	if (c->creds) {
+		j->creds = *c->creds;
+		j->have_creds = true;
+	}
+	j->c.creds = NULL;
+	j->entered = false;
+}
+
+int call_job_start(struct call_job *j, void *(*fn)(void *))
+{
+	pthread_attr_t at;
+	pthread_t t;
+	int rc;
+
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&t, &at, fn, j);
+	pthread_attr_destroy(&at);
+	return -rc;
+}
+
+int call_job_enter(struct call_job *j)
+{
+	if (!j->have_creds)
+		return 0;
+	if (creds_enter(&j->creds, &j->saved) < 0)
+		return -EPERM;
+	j->entered = true;
+	return 0;
+}
+
+void call_job_leave(struct call_job *j)
+{
+	if (j->entered)
+		creds_leave(&j->saved);
+	j->entered = false;
+}
+
 struct fifo_job {
-	struct sup *s;
-	struct call c;
-	struct creds creds;    /* --user: the caller's, copied */
-	bool have_creds;
-	char exe[PATH_MAX];
-	struct seccomp_notif req;
+	struct call_job job;	/* first */
 	struct open_args o;
 	int fd;
 };
@@ -658,30 +700,23 @@ struct fifo_job {
 static void *fifo_thread(void *arg)
 {
 	struct fifo_job *j = arg;
-	struct creds saved;
-	bool as = j->have_creds && creds_enter(&j->creds, &saved) == 0;
-	int nf = j->have_creds && !as ? -EPERM : reopen_fd(j->fd, j->o.flags);
+	struct call *c = &j->job.c;
+	int nf = call_job_enter(&j->job);
 
-	if (as)
-		creds_leave(&saved);
-
+	if (nf == 0)
+		nf = reopen_fd(j->fd, j->o.flags);
+	call_job_leave(&j->job);
 	close(j->fd);
-	j->c.req = &j->req;
-	if (nf < 0) {
-		j->c.err = -nf;
-	} else {
-		int remote = add_fd(j->s, j->req.id, nf, j->o.flags & O_CLOEXEC);
+	if (nf >= 0) {
+		int remote = add_fd(j->job.s, j->job.req.id, nf,
+				    j->o.flags & O_CLOEXEC);
 
 		close(nf);
-		if (remote < 0)
-			j->c.err = -remote;
-		else {
-			j->c.result = remote;
-			j->c.have_result = true;
-		}
+		nf = remote;
 	}
-	j->c.emulated = true;
-	notify_finish(j->s, &j->c, false);
+	call_result(c, nf);
+	c->emulated = true;
+	notify_finish(j->job.s, c, false);
 	free(j);
 	return NULL;
 }
@@ -692,33 +727,17 @@ static int open_fifo_async(struct sup *s, struct call *c,
 			   const struct open_args *o, struct resolved *r)
 {
 	struct fifo_job *j = calloc(1, sizeof(*j));
-	pthread_t t;
-	pthread_attr_t at;
 
 	if (!j)
 		return -ENOMEM;
-	j->s = s;
-	j->c = *c;
-	/* The process may exec or exit meanwhile: keep our own copies. */
-	snprintf(j->exe, sizeof(j->exe), "%s", c->exe ? c->exe : "?");
-	j->c.exe = j->exe;
-	j->req = *c->req;
+	call_job_init(&j->job, s, c);
 	j->o = *o;
-	if (c->creds) {
-		j->creds = *c->creds;
-		j->have_creds = true;
-		j->c.creds = NULL;
-	}
 	j->fd = steal_fd(&r->fd);
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, fifo_thread, j) != 0) {
+	if (call_job_start(&j->job, fifo_thread) < 0) {
 		r->fd = j->fd;
 		free(j);
-		pthread_attr_destroy(&at);
 		return -EAGAIN;
 	}
-	pthread_attr_destroy(&at);
 	return 0;
 }
 
