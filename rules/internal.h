@@ -69,6 +69,28 @@ struct rules_addr {
 	char *glob;	/* UNIX, UNIX_ABSTRACT */
 };
 
+/* action = rewrite: one change of a scalar argument. */
+enum rules_set_how {
+	RULES_SET_BITS = 0,	/* argN_set: arg |= value */
+	RULES_CLEAR_BITS,	/* argN_clear: arg &= ~value */
+	RULES_REPLACE,		/* argN_value: arg = value */
+};
+
+struct rules_argset {
+	unsigned arg;
+	enum rules_set_how how;
+	uint64_t value;
+};
+
+/* What a rewrite rule changes (rules_verdict.rewrite points here). */
+struct rules_rewrite {
+	char *redirect;		/* path redirect, expanded; NULL: none */
+	bool has_addr;		/* address redirect (connect, send*) */
+	struct rules_addr addr; /* one host; ports 0-65535: keep the port */
+	struct rules_argset sets[RULES_NARGS * 3];
+	size_t n_sets;
+};
+
 struct rules_rule {
 	char *name;
 	unsigned line;
@@ -89,6 +111,7 @@ struct rules_rule {
 	char *ask;		/* action = ask: the hook, NULL: the terminal */
 	uint64_t ask_timeout_ms;
 	bool remember;
+	struct rules_rewrite rw;	/* action = rewrite */
 };
 
 struct rules_set {
@@ -129,6 +152,10 @@ int rules_addr_parse(const char *text, struct rules_addr *out,
 bool rules_addr_match(const struct rules_addr *a, const struct sockaddr *sa,
 		      socklen_t len, bool connect_semantics);
 void rules_addr_release(struct rules_addr *a);
+
+/* rewrite.c: may glob be redirected (an absolute literal path, or a
+ * literal prefix followed by "/" "**")? */
+bool rules_redirect_glob_ok(const char *glob);
 
 /* syscalls.c */
 int rules_group_lookup(const char *name, uint64_t *set); /* 0 / -ENOENT */

@@ -185,6 +185,7 @@ void rules_match(const struct rules_set *rs, const struct rules_event *ev,
 		out->ask = r->ask;
 		out->ask_timeout_ms = r->ask_timeout_ms;
 		out->remember = r->remember;
+		out->rewrite = r->action == RULES_REWRITE ? &r->rw : NULL;
 		return;
 	}
 	out->action = rs->def;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -416,7 +417,7 @@ static int cross_check(struct pctx *c, const char *text,
  */
 
 static const char *const action_names[] = { "allow", "deny", "kill", "ask",
-					    NULL };
+					    "rewrite", NULL };
 
 static int parse_action(struct pctx *c, unsigned line, const char *v,
 			enum rules_action *out)
@@ -430,9 +431,7 @@ static int parse_action(struct pctx *c, unsigned line, const char *v,
 	else if (strcmp(v, "ask") == 0)
 		*out = RULES_ASK;
 	else if (strcmp(v, "rewrite") == 0)
-		return fail(c, line,
-			    "action '%s' is not supported in this version (use allow, deny, kill or ask)",
-			    v);
+		*out = RULES_REWRITE;
 	else
 		return fail_unknown(c, line, "action", v,
 				    suggest_from(v, action_names));
@@ -655,13 +654,26 @@ enum rule_key {
 	RK_SYSCALLS, RK_PATH, RK_ACCESS, RK_ADDR, RK_EXE,
 	RK_ARG0, RK_ARG1, RK_ARG2, RK_ARG3, RK_ARG4, RK_ARG5,
 	RK_ACTION, RK_ERRNO, RK_STACK, RK_AUDIT, RK_ASK, RK_ASK_TIMEOUT,
-	RK_REMEMBER, RK_COUNT
+	RK_REMEMBER, RK_REDIRECT,
+	RK_ARG0_SET, RK_ARG1_SET, RK_ARG2_SET, RK_ARG3_SET, RK_ARG4_SET,
+	RK_ARG5_SET,
+	RK_ARG0_CLEAR, RK_ARG1_CLEAR, RK_ARG2_CLEAR, RK_ARG3_CLEAR,
+	RK_ARG4_CLEAR, RK_ARG5_CLEAR,
+	RK_ARG0_VALUE, RK_ARG1_VALUE, RK_ARG2_VALUE, RK_ARG3_VALUE,
+	RK_ARG4_VALUE, RK_ARG5_VALUE,
+	RK_COUNT
 };
 
 static const char *const rule_keys[] = {
 	"syscalls", "path", "access", "addr", "exe",
 	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
 	"action", "errno", "stack", "audit", "ask", "ask_timeout", "remember",
+	"redirect",
+	"arg0_set", "arg1_set", "arg2_set", "arg3_set", "arg4_set", "arg5_set",
+	"arg0_clear", "arg1_clear", "arg2_clear", "arg3_clear", "arg4_clear",
+	"arg5_clear",
+	"arg0_value", "arg1_value", "arg2_value", "arg3_value", "arg4_value",
+	"arg5_value",
 	NULL
 };
 
@@ -710,9 +722,6 @@ static int unknown_key(struct pctx *c, unsigned line, const char *key,
 {
 	const char *sugg = suggest_from(key, keys);
 
-	if (strcmp(key, "redirect") == 0)
-		return fail(c, line,
-			    "key 'redirect' is not supported in this version");
 	if (sugg)
 		return fail(c, line,
 			    "unknown key '%s' in [%s] (did you mean '%s'?)", key,
@@ -746,8 +755,14 @@ static int policy_key(struct pctx *c, struct state *st,
 	st->policy_key_line[k] = e->line;
 	c->policy_set |= POLICY_SET(k);
 	switch (k) {
-	case PK_DEFAULT:
-		return parse_action(c, e->line, e->value, &rs->def);
+	case PK_DEFAULT: {
+		int rc = parse_action(c, e->line, e->value, &rs->def);
+
+		if (rc == 0 && rs->def == RULES_REWRITE)
+			return fail(c, e->line,
+				    "default = rewrite: the default has nothing to rewrite (use allow, deny, kill or ask; rewrite in a rule)");
+		return rc;
+	}
 	case PK_ERRNO:
 		return parse_errno(c, e->line, e->value, &rs->def_err);
 	default: {
@@ -972,6 +987,44 @@ static int item_addr(struct pctx *c, unsigned line, char *item, void *arg)
 	return 0;
 }
 
+/* redirect = PATH (kept as text until the rule is complete: whether it
+ * names a path or an address depends on the rule's syscalls). */
+static int parse_redirect(struct pctx *c, unsigned line, const char *value,
+			  struct rules_rule *r)
+{
+	char text[RULES_GLOB_MAX + 1];
+	int rc = expand(c, line, value, text, sizeof(text));
+
+	if (rc < 0)
+		return rc;
+	if (!text[0])
+		return fail(c, line, "empty 'redirect'");
+	free(r->rw.redirect);
+	r->rw.redirect = strdup(text);
+	return r->rw.redirect ? 0 : -ENOMEM;
+}
+
+static int parse_argset(struct pctx *c, const struct entry *e,
+			struct rules_rule *r, unsigned arg,
+			enum rules_set_how how)
+{
+	char why[WHY_MAX];
+	uint64_t v;
+
+	if (rules_expr_parse(e->value, &v, why, sizeof(why)) < 0)
+		return fail(c, e->line, "%s: %s", e->key, why);
+	for (size_t i = 0; i < r->rw.n_sets; i++)
+		if (r->rw.sets[i].arg == arg &&
+		    (r->rw.sets[i].how == RULES_REPLACE) != (how == RULES_REPLACE))
+			return fail(c, e->line,
+				    "'%s' with arg%u_value in rule '%s': replace the value, or set and clear bits, not both",
+				    e->key, arg, r->name);
+	r->rw.sets[r->rw.n_sets++] = (struct rules_argset){
+		.arg = arg, .how = how, .value = v,
+	};
+	return 0;
+}
+
 static int rule_key(struct pctx *c, struct state *st, const struct entry *e)
 {
 	struct rules_rule *r = cur_rule(c);
@@ -1036,6 +1089,20 @@ static int rule_key(struct pctx *c, struct state *st, const struct entry *e)
 		return rc;
 	case RK_REMEMBER:
 		return parse_yesno(c, e->line, e->key, e->value, &r->remember);
+	case RK_REDIRECT:
+		return parse_redirect(c, e->line, e->value, r);
+	case RK_ARG0_SET: case RK_ARG1_SET: case RK_ARG2_SET:
+	case RK_ARG3_SET: case RK_ARG4_SET: case RK_ARG5_SET:
+		return parse_argset(c, e, r, (unsigned)(k - RK_ARG0_SET),
+				    RULES_SET_BITS);
+	case RK_ARG0_CLEAR: case RK_ARG1_CLEAR: case RK_ARG2_CLEAR:
+	case RK_ARG3_CLEAR: case RK_ARG4_CLEAR: case RK_ARG5_CLEAR:
+		return parse_argset(c, e, r, (unsigned)(k - RK_ARG0_CLEAR),
+				    RULES_CLEAR_BITS);
+	case RK_ARG0_VALUE: case RK_ARG1_VALUE: case RK_ARG2_VALUE:
+	case RK_ARG3_VALUE: case RK_ARG4_VALUE: case RK_ARG5_VALUE:
+		return parse_argset(c, e, r, (unsigned)(k - RK_ARG0_VALUE),
+				    RULES_REPLACE);
 	case RK_COUNT:
 		break;
 	}
@@ -1084,6 +1151,102 @@ static bool nrs_empty(const uint64_t *set)
 		if (set[w])
 			return false;
 	return true;
+}
+
+static bool takes_path_only(const struct rules_syscall_info *si)
+{
+	return si->kind == RULES_KIND_PATH;
+}
+
+static bool redirects_addr(const struct rules_syscall_info *si)
+{
+	return si->kind == RULES_KIND_NET && si->nr != __NR_bind;
+}
+
+/* action = rewrite: what it changes must be something the supervisor
+ * carries out itself (it cannot rewrite a call the kernel runs). */
+static int rewrite_finish(struct pctx *c, struct state *st,
+			  struct rules_rule *r)
+{
+	const struct rules_syscall_info *si;
+	int nr;
+
+	if (!r->rw.redirect && !r->rw.n_sets)
+		return fail(c, st->sec_line,
+			    "rule '%s' has action = rewrite but nothing to rewrite (add 'redirect', or argN_set, argN_clear or argN_value)",
+			    r->name);
+	if (r->rw.redirect && !first_without(r, takes_path_only)) {
+		char *t = r->rw.redirect;
+		size_t n = strlen(t);
+
+		if (t[0] != '/' || strpbrk(t, "*?") || strcmp(t, "/") == 0)
+			return fail(c, st->key_line[RK_REDIRECT],
+				    "redirect '%s' of rule '%s' must be an absolute path other than '/', without wildcards",
+				    t, r->name);
+		while (n > 1 && t[n - 1] == '/')
+			t[--n] = '\0';
+		if (!r->n_paths)
+			return fail(c, st->key_line[RK_REDIRECT],
+				    "'redirect' in rule '%s' needs 'path' patterns (the literal part of each is replaced)",
+				    r->name);
+		for (size_t i = 0; i < r->n_paths; i++)
+			if (!rules_redirect_glob_ok(r->paths[i]))
+				return fail(c, st->key_line[RK_PATH],
+					    "path '%s' of rule '%s' cannot be redirected: use a literal path or PREFIX/** with a literal PREFIX",
+					    r->paths[i], r->name);
+	} else if (r->rw.redirect && !first_without(r, redirects_addr)) {
+		const char *why = "invalid address";
+		struct rules_addr a;
+		int rc = rules_addr_parse(r->rw.redirect, &a, &why);
+
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc < 0)
+			return fail(c, st->key_line[RK_REDIRECT],
+				    "invalid redirect address '%s': %s",
+				    r->rw.redirect, why);
+		if ((a.type != RULES_ADDR_INET4 && a.type != RULES_ADDR_INET6) ||
+		    a.prefix != (a.type == RULES_ADDR_INET4 ? 32u : 128u) ||
+		    (a.port_lo != a.port_hi &&
+		     !(a.port_lo == 0 && a.port_hi == 65535))) {
+			rules_addr_release(&a);
+			return fail(c, st->key_line[RK_REDIRECT],
+				    "redirect '%s' of rule '%s' must be one IPv4 or IPv6 host, with one port or none (IP:PORT, [IPv6]:PORT)",
+				    r->rw.redirect, r->name);
+		}
+		r->rw.addr = a;
+		r->rw.has_addr = true;
+		free(r->rw.redirect);
+		r->rw.redirect = NULL;
+	} else if (r->rw.redirect) {
+		si = first_without(r, takes_path_only);
+		if (si && si->kind == RULES_KIND_EXEC)
+			return fail(c, st->key_line[RK_REDIRECT],
+				    "'redirect' in rule '%s': '%s' cannot be redirected (an exec is run by the kernel, not carried out by the supervisor)",
+				    r->name, si->name);
+		return fail(c, st->key_line[RK_REDIRECT],
+			    "'redirect' in rule '%s' applies to paths (file syscalls) or to addresses (connect, sendto, sendmsg, sendmmsg), but '%s' is neither or the rule mixes both",
+			    r->name, si ? si->name : "bind");
+	}
+	for (nr = 0; nr < RULES_NR_MAX; nr++) {
+		if (!rules_nr_has(r->nrs, nr) || !(si = rules_syscall_by_nr(nr)))
+			continue;
+		for (size_t i = 0; i < r->rw.n_sets; i++) {
+			unsigned a = r->rw.sets[i].arg;
+
+			if (si->kind != RULES_KIND_PATH)
+				return fail(c, st->sec_line,
+					    "rule '%s' rewrites arg%u of '%s': only the file calls, which the supervisor carries out, can have their arguments rewritten",
+					    r->name, a, si->name);
+			if ((int)a == si->path_arg[0] ||
+			    (int)a == si->path_arg[1] || (int)a == si->addr_arg)
+				return fail(c, st->sec_line,
+					    "rule '%s' rewrites arg%u of '%s', a pointer to a %s: use 'redirect'",
+					    r->name, a, si->name,
+					    (int)a == si->addr_arg ? "socket address" : "path");
+		}
+	}
+	return 0;
 }
 
 /* Checks that need the whole rule. */
@@ -1144,6 +1307,14 @@ static int rule_finish(struct pctx *c, struct state *st)
 				    rules_access_name(bit), r->name);
 		}
 	}
+	if (r->action == RULES_REWRITE)
+		return rewrite_finish(c, st, r);
+	for (int k = RK_REDIRECT; k < RK_COUNT; k++)
+		if (st->key_line[k])
+			return fail(c, st->key_line[k],
+				    "'%s' is only valid with action = rewrite (rule '%s' has action = %s)",
+				    rule_keys[k], r->name,
+				    rules_action_name(r->action));
 	return 0;
 }
 
@@ -1314,6 +1485,9 @@ void rules_free(struct rules_set *rs)
 			free(r->exes[j]);
 		free(r->exes);
 		free(r->ask);
+		free(r->rw.redirect);
+		if (r->rw.has_addr)
+			rules_addr_release(&r->rw.addr);
 		for (j = 0; j < r->n_addrs; j++)
 			rules_addr_release(&r->addrs[j]);
 		free(r->addrs);

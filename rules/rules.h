@@ -36,7 +36,8 @@ struct rules_set;
  * several paths, the largest value wins. */
 enum rules_action {
 	RULES_ALLOW = 0,
-	RULES_REWRITE = 1, /* reserved: refused by the parser until implemented */
+	RULES_REWRITE = 1, /* carried out with changed arguments (see
+			    * rules_rewrite_path/addr/args) */
 	RULES_DENY = 2,
 	RULES_KILL = 3,
 	RULES_ASK = 4,     /* a hook or the terminal decides (allow or deny) */
@@ -102,6 +103,8 @@ struct rules_event {
 	socklen_t addr_len;
 };
 
+struct rules_rewrite;
+
 struct rules_verdict {
 	enum rules_action action;
 	int err;          /* positive errno when action == RULES_DENY */
@@ -113,6 +116,9 @@ struct rules_verdict {
 	const char *ask;         /* shell command, NULL: the terminal */
 	uint64_t ask_timeout_ms;
 	bool remember;           /* keep the answer for the rest of the run */
+	/* action == RULES_REWRITE: what to change (borrowed from the set;
+	 * apply with rules_rewrite_path, _addr and _args). */
+	const struct rules_rewrite *rewrite;
 };
 
 /* Static facts about one x86_64 syscall (borrowed, lives forever). */
@@ -194,6 +200,37 @@ bool rules_always_notified(int nr);
  */
 void rules_match(const struct rules_set *rs, const struct rules_event *ev,
 		 struct rules_verdict *out);
+
+/*
+ * action = rewrite.  A rewritten call is decided again by the rules as
+ * it now is, where a rewrite rule that matches it allows it unchanged: a
+ * call is rewritten at most once.
+ *
+ * rules_rewrite_path: the canonical path a redirect sends path to: the
+ * literal part of the rule's matching glob ("/tmp" of "/tmp/" "**", or a
+ * whole literal path) replaced by the rule's redirect.  0 and out set;
+ * -ENOENT when the rule has no path redirect or no glob of it matches
+ * path; -ENAMETOOLONG when the result does not fit in len.
+ */
+int rules_rewrite_path(const struct rules_verdict *v, const char *path,
+		       char *out, size_t len);
+/*
+ * rules_rewrite_addr: the address a connect or send to sa goes to
+ * instead: the redirect's host, and its port (or sa's port when the
+ * redirect names none).  An IPv4 redirect of an IPv6 address is its
+ * IPv4-mapped form.  0; -ENOENT when the rule has no address redirect;
+ * -EAFNOSUPPORT when sa's family cannot reach the redirect (IPv6 for an
+ * AF_INET socket, unix sockets).
+ */
+int rules_rewrite_addr(const struct rules_verdict *v,
+		       const struct sockaddr *sa, socklen_t len,
+		       struct sockaddr_storage *out, socklen_t *out_len);
+/* rules_rewrite_args: apply the rule's argN_set, argN_clear and argN_value
+ * to args in place.  True when an argument changed. */
+bool rules_rewrite_args(const struct rules_verdict *v, uint64_t args[6]);
+/* The path redirect of rule i when it redirects a "PREFIX/" "**" glob (a
+ * directory the supervisor creates at start-up), else NULL. */
+const char *rules_rule_redirect_dir(const struct rules_set *rs, size_t i);
 
 /* Syscall table lookups; NULL when unknown. */
 const struct rules_syscall_info *rules_syscall_by_nr(int nr);

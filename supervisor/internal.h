@@ -47,6 +47,9 @@ struct proc {
 			     * first use and kept (-1: none yet) */
 	bool fork_inflight; /* a fork it asked for was let through, and its
 			     * event has not come yet */
+	struct regs_edit *edit; /* a call being rewritten in its registers
+				 * (regs.c), NULL: none */
+	unsigned edit_fails;
 	struct proc *next;  /* hash chain */
 };
 
@@ -192,6 +195,9 @@ struct resolved {
 	pid_t via_pid;       /* the object was reached through the magic link
 			      * /proc/via_pid/fd/via_fd (0 when not) */
 	int via_fd;
+	bool partial;        /* -ENOENT for a missing directory on the way:
+			      * path is what the caller named, canonical as
+			      * far as it exists, then as written */
 };
 
 /*
@@ -266,6 +272,11 @@ struct call_path {
 	unsigned access;
 	struct rules_verdict v;
 	bool checked;
+	/* action = rewrite: the path the call is carried out on instead
+	 * (absolute), and the canonical path the caller named. */
+	bool redirected;
+	char redirect[PATH_MAX];
+	char from[PATH_MAX];
 };
 
 /* One notified call, with everything copied out of the tracee. */
@@ -293,6 +304,14 @@ struct call {
 	const struct creds *creds; /* --user: the caller's, for threads */
 	const char *decided_by; /* action = ask: who answered */
 	const char *note;      /* extra explanation ("path swapped at exec") */
+	/* action = rewrite: the call was rewritten and decided again. */
+	bool rewritten;
+	const char *rewrite_rule;
+	uint64_t orig_args[6];     /* the caller's own arguments */
+	struct seccomp_notif rw_req; /* the notification as rewritten */
+	struct sockaddr_storage rw_addr; /* connect/send: where it goes */
+	socklen_t rw_addr_len;
+	bool have_rw_addr;
 };
 
 /*
@@ -330,6 +349,36 @@ static inline void call_result(struct call *c, int64_t rc)
 		c->have_result = true;
 	}
 }
+
+/* The action and rule a call is recorded with: a rewritten call that was
+ * allowed as rewritten is a rewrite by the rule that rewrote it. */
+static inline enum rules_action call_action(const struct call *c)
+{
+	return c->rewritten && c->v.action == RULES_ALLOW ? RULES_REWRITE :
+							     c->v.action;
+}
+
+static inline const char *call_rule(const struct call *c)
+{
+	return c->rewritten && c->v.action == RULES_ALLOW ? c->rewrite_rule :
+							     c->v.rule;
+}
+
+/* regs.c: rewrite a call the kernel runs in the caller's registers.
+ * regs_redirect answers the notification c so that the caller stops and
+ * restarts the call with path argument arg pointing at a copy of path;
+ * 0 (the notification is answered; the restarted call comes again) or
+ * -errno (nothing done: the caller must answer).  regs_edited_call: is
+ * req that restarted call (then *rule is the rule that rewrote it)?
+ * regs_on_stop: at each ptrace stop of p, returns how to resume it
+ * (PTRACE_CONT or PTRACE_SYSCALL).  regs_forget: p is gone. */
+struct regs_edit;
+int regs_redirect(struct sup *s, struct call *c, struct proc *p,
+		  unsigned arg, const char *path);
+bool regs_edited_call(struct proc *p, const struct seccomp_notif *req,
+		      const char **rule);
+long regs_on_stop(struct proc *p, int event, int sig);
+void regs_forget(struct proc *p);
 
 /* Write the call's record (before the reply).  0 or -errno: on failure the
  * caller must fail closed. */

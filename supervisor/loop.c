@@ -214,7 +214,8 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 	default:
 		break;
 	}
-	ptrace(PTRACE_CONT, pid, 0, (void *)inject);
+	ptrace((enum __ptrace_request)regs_on_stop(p, event, sig), pid, 0,
+	       (void *)inject);
 }
 
 static void on_exit_status(struct sup *s, pid_t pid, int st)
@@ -417,6 +418,46 @@ static int exit_status_of(struct sup *s)
 	return WEXITSTATUS(s->child_status);
 }
 
+/*
+ * action = rewrite: a redirect of "PREFIX/" "**" sends paths into a
+ * directory that must exist before the first call lands in it.  Create it
+ * (and missing parents) for the user the tree runs as, mode 0700.
+ * 0, or -errno with the directory named in why.
+ */
+static int make_redirect_dirs(const struct supervisor_opts *opts, char *why,
+			      size_t len)
+{
+	for (size_t i = 0; i < rules_rule_count(opts->rules); i++) {
+		const char *dir = rules_rule_redirect_dir(opts->rules, i);
+		char buf[PATH_MAX];
+
+		if (!dir)
+			continue;
+		if (snprintf(buf, sizeof(buf), "%s/", dir) >= (int)sizeof(buf))
+			return -ENAMETOOLONG;
+		for (char *p = buf + 1; *p; p++) {
+			if (*p != '/')
+				continue;
+			*p = '\0';
+			if (mkdir(buf, 0700) == 0) {
+				if (opts->user && chown(buf, opts->uid, opts->gid) < 0) {
+					int e = errno;
+
+					snprintf(why, len, "%s", buf);
+					return -e;
+				}
+			} else if (errno != EEXIST) {
+				int e = errno;
+
+				snprintf(why, len, "%s", buf);
+				return -e;
+			}
+			*p = '/';
+		}
+	}
+	return 0;
+}
+
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
@@ -558,6 +599,16 @@ int supervisor_run(const struct supervisor_opts *opts)
 			ls.rlimits[ls.n_rlimits].resource = map[i].res;
 			ls.rlimits[ls.n_rlimits].value = (rlim_t)v;
 			ls.n_rlimits++;
+		}
+	}
+	{
+		char dir[PATH_MAX] = "";
+
+		r = make_redirect_dirs(opts, dir, sizeof(dir));
+		if (r < 0) {
+			sup_fail(&s, "cannot create the redirect directory %s: %s",
+				 dir, strerror(-r));
+			goto end;
 		}
 	}
 	r = launch_start(&ls, &lr);

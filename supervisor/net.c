@@ -64,6 +64,42 @@ static void *connect_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * action = rewrite of an address (connect, send*): *act becomes the
+ * redirect, and the call is decided again on it, where a rewrite rule
+ * that matches it lets it go as it now is.  On return c->v is the new
+ * decision; an address the redirect cannot reach is refused (EAFNOSUPPORT
+ * in c->err, c->v still the rewrite).
+ */
+static void rewrite_addr(struct sup *s, struct call *c, struct rules_event *ev,
+			 struct rules_verdict *v, struct sockaddr_storage *act,
+			 socklen_t *act_len)
+{
+	struct rules_verdict again;
+	int rc;
+
+	if (v->action != RULES_REWRITE)
+		return;
+	rc = rules_rewrite_addr(v, ev->addr, ev->addr_len, act, act_len);
+	if (rc < 0) {
+		c->err = rc == -ENOENT ? EPERM : -rc;
+		c->note = "the address cannot be redirected";
+		return;
+	}
+	c->rewritten = true;
+	c->rewrite_rule = v->rule;
+	memcpy(c->orig_args, c->req->data.args, sizeof(c->orig_args));
+	c->rw_addr = *act;
+	c->rw_addr_len = *act_len;
+	c->have_rw_addr = true;
+	ev->addr = (struct sockaddr *)act;
+	ev->addr_len = *act_len;
+	rules_match(s->rules, ev, &again);
+	if (again.action == RULES_REWRITE)
+		again.action = RULES_ALLOW;
+	*v = again;
+}
+
 static int handle_connect_bind(struct sup *s, struct call *c)
 {
 	const __u64 *a = c->req->data.args;
@@ -188,9 +224,12 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 							RULES_AUDIT_ALL };
 	} else {
 		rules_match(s->rules, &ev, &c->v);
+		rewrite_addr(s, c, &ev, &c->v, &act, &act_len);
 	}
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
+	if (c->v.action == RULES_REWRITE)
+		goto out;	/* could not be redirected: c->err says why */
 	if (c->v.action != RULES_ALLOW) {
 		c->err = 0;
 		goto out;
@@ -469,6 +508,10 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 		ev.addr = (struct sockaddr *)&m->name;
 		ev.addr_len = m->name_len;
 		rules_match(s->rules, &ev, &v);
+		c->note = NULL;
+		rewrite_addr(s, c, &ev, &v, &m->act, &m->act_len);
+		c->v = v;
+		return 0;
 	}
 	c->v = v;
 	c->note = NULL;

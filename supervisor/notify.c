@@ -325,6 +325,10 @@ static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 	} else if (!notify_builtin_check(s, r, access, &v)) {
 		rules_match(s->rules, &ev, &v);
 	}
+	/* A call is rewritten once: decided again as rewritten, a rewrite
+	 * rule that matches it lets it run as it now is. */
+	if (c->rewritten && v.action == RULES_REWRITE)
+		v.action = RULES_ALLOW;
 	/* Several checks of one path (read and write): keep the strictest. */
 	if (!cp->checked ||
 	    rules_action_rank(v.action) > rules_action_rank(cp->v.action)) {
@@ -411,7 +415,7 @@ int notify_finish(struct sup *s, struct call *c, bool cont)
 	if (c->v.action != RULES_ALLOW)
 		record_note_denial(s, c);
 	if (!c->pre_seq)
-		s->counts[c->v.action]++;
+		s->counts[call_action(c)]++;
 	pthread_mutex_unlock(&finish_lock);
 	if (cont)
 		return notify_send_resp(s, c->req->id, 0, 0, true);
@@ -442,7 +446,7 @@ int notify_record_before_change(struct sup *s, struct call *c)
 		pthread_mutex_unlock(&finish_lock);
 		return -EIO;
 	}
-	s->counts[c->v.action]++;
+	s->counts[call_action(c)]++;
 	/* Only a recorded decision gets a result record. */
 	c->pre_seq = c->v.audit ? audit_last_seq(s->audit) : 0;
 	if (!c->v.audit)
@@ -459,6 +463,9 @@ static int copy_path(struct call *c, int arg, const char *name)
 	struct call_path *cp = &c->paths[c->n_paths++];
 	ssize_t n;
 
+	/* A rewritten call is decided on what was copied the first time. */
+	if (c->rewritten && cp->have_raw)
+		return 0;
 	cp->arg_name = name;
 	n = tracee_read_str(c->tid, c->req->data.args[arg], cp->raw,
 			    sizeof(cp->raw));
@@ -474,6 +481,103 @@ static int arg_dirfd(const struct call *c, int idx)
 	int a = c->info->dirfd_arg[idx];
 
 	return a < 0 ? AT_FDCWD : (int)(int32_t)c->req->data.args[a];
+}
+
+/*
+ * Resolve path idx of the call as the kernel would: the caller's path, or
+ * the one a redirect put in its place.  A path under a directory that does
+ * not exist may still be redirected to one that does: then the path's
+ * verdict is the rewrite and -EREMCHG is returned (the caller restarts the
+ * call rewritten).  acc: the access class the call would have.
+ */
+static int call_resolve(struct sup *s, struct call *c, int idx,
+			unsigned flags, unsigned acc, struct resolved *r)
+{
+	struct call_path *cp = &c->paths[idx];
+	int rc;
+
+	if (cp->redirected)
+		/* The policy's absolute path: the caller's dirfd and
+		 * openat2's scoping do not apply to it. */
+		return resolve_path(c->tid, c->tgid, AT_FDCWD, cp->redirect,
+				    flags & ~(unsigned)(RES_BENEATH | RES_IN_ROOT |
+							RES_EMPTY_PATH), r);
+	rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, idx), cp->raw, flags,
+			  r);
+	if (rc == -ENOENT && r->partial && !c->rewritten) {
+		struct rules_event ev = {
+			.nr = c->req->data.nr,
+			.exe = c->exe,
+			.access = acc,
+			.path = r->path,
+		};
+		struct rules_verdict v;
+		char to[PATH_MAX];
+
+		memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+		rules_match(s->rules, &ev, &v);
+		if (v.action == RULES_REWRITE &&
+		    rules_rewrite_path(&v, r->path, to, sizeof(to)) == 0) {
+			cp->v = v;
+			cp->access = acc;
+			cp->checked = true;
+			snprintf(cp->resolved, sizeof(cp->resolved), "%s", r->path);
+			cp->have_resolved = true;
+			return -EREMCHG;
+		}
+	}
+	return rc;
+}
+
+static int path_dispatch(struct sup *s, struct call *c);
+
+/*
+ * action = rewrite: carry the call out as the rule rewrites it.  The paths
+ * whose rule redirects them are replaced, the arguments changed, and the
+ * call is decided again from the start on what it now names (the caller's
+ * memory is not read again).  Called by a handler once c->v is a rewrite,
+ * with nothing done and nothing recorded yet.
+ */
+static int rewrite_restart(struct sup *s, struct call *c)
+{
+	unsigned n = c->n_paths;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct call_path *cp = &c->paths[i];
+		int rc;
+
+		if (!cp->checked || cp->v.action != RULES_REWRITE)
+			continue;
+		rc = rules_rewrite_path(&cp->v, cp->resolved, cp->redirect,
+					sizeof(cp->redirect));
+		if (rc == -ENOENT)
+			continue;	/* the rule changes arguments only */
+		if (rc < 0) {
+			c->err = -rc;
+			c->note = "the redirected path is too long";
+			return notify_finish(s, c, false);
+		}
+		snprintf(cp->from, sizeof(cp->from), "%s", cp->resolved);
+		cp->redirected = true;
+	}
+	memcpy(c->orig_args, c->req->data.args, sizeof(c->orig_args));
+	c->rw_req = *c->req;
+	rules_rewrite_args(&c->v, (uint64_t *)c->rw_req.data.args);
+	c->req = &c->rw_req;
+	c->rewritten = true;
+	c->rewrite_rule = c->v.rule;
+	c->v = (struct rules_verdict){
+		.action = RULES_ALLOW,
+		.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
+	};
+	c->err = 0;
+	c->note = NULL;
+	for (unsigned i = 0; i < n; i++) {
+		c->paths[i].checked = false;
+		c->paths[i].have_resolved = false;
+	}
+	c->n_paths = 0;
+	return path_dispatch(s, c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -765,10 +869,16 @@ static int handle_open(struct sup *s, struct call *c)
 
 		resolved_release(&r);
 		cp->checked = false;
-		rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, 0), cp->raw,
-				  resolve_flags_for(&o), &r);
+		rc = call_resolve(s, c, 0, resolve_flags_for(&o),
+				  (o.flags & O_CREAT) ? RULES_ACC_CREATE :
+				  open_access(o.flags, true, &second), &r);
 		if (!notify_id_valid(s, c->req->id))
 			goto gone;
+		if (rc == -EREMCHG) {
+			decide_call(c);
+			resolved_release(&r);
+			return rewrite_restart(s, c);
+		}
 		if (rc < 0) {
 			c->err = -rc;
 			goto reply_err;
@@ -776,6 +886,13 @@ static int handle_open(struct sup *s, struct call *c)
 		exists = r.fd >= 0;
 		if (exists && (o.flags & O_CREAT) && (o.flags & O_EXCL) &&
 		    (o.flags & O_TMPFILE) != O_TMPFILE) {
+			/* Unless a redirect sends the create elsewhere. */
+			decide_path(s, c, cp, &r, RULES_ACC_CREATE);
+			if (!c->rewritten && cp->v.action == RULES_REWRITE) {
+				decide_call(c);
+				resolved_release(&r);
+				return rewrite_restart(s, c);
+			}
 			answer_exists(s, c, cp, &r);
 			break;
 		}
@@ -792,12 +909,30 @@ static int handle_open(struct sup *s, struct call *c)
 				decide_path(s, c, cp, &r, second);
 		}
 		decide_call(c);
+		if (c->v.action == RULES_REWRITE) {
+			resolved_release(&r);
+			return rewrite_restart(s, c);
+		}
 		if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 			goto gone;
 		if (c->v.action != RULES_ALLOW)
 			break;
 		if (!exists && (!(o.flags & O_CREAT) || (o.flags & O_PATH))) {
 			c->err = ENOENT;
+			break;
+		}
+		if ((o.flags & O_PATH) && c->rewritten && cp->redirected) {
+			/* The kernel opens it: give it the new path. */
+			struct proc *p = procs_find(c->tid);
+
+			if (c->req->data.nr != SYS_openat2 && p &&
+			    regs_redirect(s, c, p, (unsigned)c->info->path_arg[0],
+					  cp->redirect) == 0) {
+				resolved_release(&r);
+				return 0;
+			}
+			c->err = EACCES;
+			c->note = "O_PATH open of a redirected path: the path could not be rewritten";
 			break;
 		}
 		if (o.flags & O_PATH) {
@@ -1123,6 +1258,7 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 {
 	struct resolved r[CALL_MAX_PATHS];
 	unsigned n = c->info->path_arg[1] >= 0 ? 2 : 1;
+	bool redirect_missing = false;
 	int rc = 0;
 
 	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
@@ -1147,8 +1283,12 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 
 		rc = plan_change(c, op, (int)i, &resf, &acc);
 		if (rc == 0)
-			rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, (int)i),
-					  c->paths[i].raw, resf, &r[i]);
+			rc = call_resolve(s, c, (int)i, resf, acc, &r[i]);
+		if (rc == -EREMCHG) {
+			/* Redirected from a missing directory: decided. */
+			redirect_missing = true;
+			continue;
+		}
 		if (rc < 0) {
 			if (!notify_id_valid(s, c->req->id))
 				goto gone;
@@ -1163,6 +1303,13 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 		    r[i].fd >= 0) {
 			if (!notify_id_valid(s, c->req->id))
 				goto gone;
+			/* Unless a redirect sends the create elsewhere. */
+			decide_path(s, c, &c->paths[i], &r[i], acc);
+			if (!c->rewritten &&
+			    c->paths[i].v.action == RULES_REWRITE) {
+				decide_call(c);
+				goto restart;
+			}
 			answer_exists(s, c, &c->paths[i], &r[i]);
 			goto out;
 		}
@@ -1171,6 +1318,10 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	decide_call(c);
+	if (c->v.action == RULES_REWRITE)
+		goto restart;
+	if (redirect_missing)
+		goto out;	/* another path denies */
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 
@@ -1196,6 +1347,10 @@ out:
 	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
 		resolved_release(&r[i]);
 	return notify_finish(s, c, false);
+restart:
+	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
+		resolved_release(&r[i]);
+	return rewrite_restart(s, c);
 gone:
 	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
 		resolved_release(&r[i]);
@@ -1521,10 +1676,16 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	if (rc == 0)
 		rc = meta_plan(c, op, &resf);
 	if (rc == 0)
-		rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, 0), c->paths[0].raw,
-				  resf, &r);
+		rc = call_resolve(s, c, 0, resf,
+				  meta_changes(op) ? RULES_ACC_WRITE : RULES_ACC_STAT,
+				  &r);
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
+	if (rc == -EREMCHG) {
+		decide_call(c);
+		resolved_release(&r);
+		return rewrite_restart(s, c);
+	}
 	if (rc < 0) {
 		c->err = -rc;
 		goto out;
@@ -1532,6 +1693,10 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	decide_path(s, c, &c->paths[0], &r,
 		    meta_changes(op) ? RULES_ACC_WRITE : RULES_ACC_STAT);
 	decide_call(c);
+	if (c->v.action == RULES_REWRITE) {
+		resolved_release(&r);
+		return rewrite_restart(s, c);
+	}
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 	if (c->v.action != RULES_ALLOW)
@@ -1543,6 +1708,19 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	if ((op == OP_CHDIR || (op == OP_INOTIFY && (a[2] & IN_ONLYDIR))) &&
 	    !S_ISDIR(r.st.st_mode)) {
 		c->err = ENOTDIR;
+		goto out;
+	}
+	if (op == OP_CHDIR && c->paths[0].redirected) {
+		/* The kernel enters the directory: give it the new path. */
+		struct proc *p = procs_find(c->tid);
+
+		if (p && regs_redirect(s, c, p, (unsigned)c->info->path_arg[0],
+				       c->paths[0].redirect) == 0) {
+			resolved_release(&r);
+			return 0;
+		}
+		c->err = EACCES;
+		c->note = "chdir into a redirected path: the path could not be rewritten";
 		goto out;
 	}
 	if (op == OP_CHDIR) {
@@ -2211,6 +2389,13 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 		}
 	}
 	c.tgid = p->tgid;
+	if (p->edit && regs_edited_call(p, req, &c.rewrite_rule)) {
+		/* The call a redirect restarted with a new path: decided on
+		 * it, where a rewrite rule allows it as it is. */
+		c.rewritten = true;
+		memcpy(c.orig_args, req->data.args, sizeof(c.orig_args));
+		c.note = "path rewritten in the caller's registers";
+	}
 	if (p->fork_inflight) {
 		/* Its fork has returned (or it would not be here). */
 		p->fork_inflight = false;
@@ -2270,25 +2455,11 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 
 static int dispatch(struct sup *s, struct call *c, struct proc *p)
 {
-	int nr = c->req->data.nr;
-
 	switch (c->info->kind) {
 	case RULES_KIND_SCALAR:
 		return handle_scalar(s, c);
-	case RULES_KIND_PATH: {
-		enum op op = path_op(nr);
-
-		if (op == OP_OPEN)
-			return handle_open(s, c);
-		if (op == OP_UNSUPPORTED) {
-			/* Fail closed: a path call we cannot carry out. */
-			notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
-			return notify_finish(s, c, false);
-		}
-		if (op >= OP_STAT && op <= OP_FANOTIFY)
-			return handle_meta(s, c, op);
-		return handle_change(s, c, op);
-	}
+	case RULES_KIND_PATH:
+		return path_dispatch(s, c);
 	case RULES_KIND_EXEC:
 		return handle_exec(s, c, p);
 	case RULES_KIND_NET:
@@ -2296,4 +2467,20 @@ static int dispatch(struct sup *s, struct call *c, struct proc *p)
 	}
 	notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
 	return notify_finish(s, c, false);
+}
+
+static int path_dispatch(struct sup *s, struct call *c)
+{
+	enum op op = path_op(c->req->data.nr);
+
+	if (op == OP_OPEN)
+		return handle_open(s, c);
+	if (op == OP_UNSUPPORTED) {
+		/* Fail closed: a path call we cannot carry out. */
+		notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
+		return notify_finish(s, c, false);
+	}
+	if (op >= OP_STAT && op <= OP_FANOTIFY)
+		return handle_meta(s, c, op);
+	return handle_change(s, c, op);
 }

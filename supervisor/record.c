@@ -211,8 +211,9 @@ static void verbose_line(const struct call *c, const char *addr_human)
 			 addr_human);
 	char why[128];
 
-	if (c->v.rule)
-		snprintf(why, sizeof(why), "rule %s", c->v.rule);
+	if (call_rule(c))
+		snprintf(why, sizeof(why), "rule %s%s", call_rule(c),
+			 c->rewritten ? " (rewritten)" : "");
 	else if (!c->n_paths || !c->paths[0].checked)
 		snprintf(why, sizeof(why), "%s", c->note ? c->note : "not decided: failed before");
 	else
@@ -228,26 +229,16 @@ static void verbose_line(const struct call *c, const char *addr_human)
 			args, rules_action_name(c->v.action), why);
 }
 
-int record_call(struct sup *s, const struct call *c)
+/* The arguments of a call as a JSON object: a = the caller's (orig) or
+ * the rewritten ones. */
+static void add_args(struct audit_rec *r, const struct call *c,
+		     const __u64 *a, bool rewritten, char *human, size_t hlen)
 {
-	struct audit_rec *r;
-	char human[PATH_MAX + 32] = "";
-	const __u64 *a = c->req->data.args;
 	int nr = c->req->data.nr;
 
-	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
-		verbose_line(c, addr_text(c, human, sizeof(human)));
-	if (!c->v.audit)
-		return 0;
-	r = audit_begin(s->audit, "syscall");
-	audit_int(r, "pid", c->tgid);
-	audit_int(r, "tid", c->tid);
-	audit_bytes(r, "exe", c->exe ? c->exe : "?", c->exe ? strlen(c->exe) : 1);
-	audit_str(r, "syscall", c->name);
-	audit_obj_begin(r, "args");
 	if (c->info && (c->info->kind == RULES_KIND_PATH ||
 			c->info->kind == RULES_KIND_EXEC)) {
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < 2 && !rewritten; i++) {
 			int d = c->info->dirfd_arg[i];
 
 			if (d < 0)
@@ -257,10 +248,15 @@ int record_call(struct sup *s, const struct call *c)
 			else
 				audit_int(r, i ? "newdirfd" : "dirfd", (int32_t)a[d]);
 		}
-		for (unsigned i = 0; i < c->n_paths; i++)
-			if (c->paths[i].have_raw)
-				audit_bytes(r, c->paths[i].arg_name, c->paths[i].raw,
-					    c->paths[i].raw_len);
+		for (unsigned i = 0; i < c->n_paths; i++) {
+			const struct call_path *cp = &c->paths[i];
+
+			if (rewritten && cp->redirected)
+				audit_bytes(r, cp->arg_name, cp->redirect,
+					    strlen(cp->redirect));
+			else if (!rewritten && cp->have_raw)
+				audit_bytes(r, cp->arg_name, cp->raw, cp->raw_len);
+		}
 		if (nr == SYS_open || nr == SYS_openat || nr == SYS_creat) {
 			char fs[256];
 			uint64_t fl = nr == SYS_open ? a[1] : nr == SYS_openat ? a[2] :
@@ -276,17 +272,54 @@ int record_call(struct sup *s, const struct call *c)
 				audit_str(r, "mode", m);
 			}
 		}
+		if (rewritten && memcmp(a, c->orig_args, sizeof(c->orig_args))) {
+			audit_arr_begin(r, "raw");
+			for (int i = 0; i < 6; i++)
+				audit_hex(r, NULL, a[i]);
+			audit_arr_end(r);
+		}
 	} else if (c->info && c->info->kind == RULES_KIND_NET) {
+		if (rewritten) {
+			if (c->have_rw_addr)
+				add_addr(r, "addr", &c->rw_addr, c->rw_addr_len,
+					    NULL, 0);
+			return;
+		}
 		audit_int(r, "fd", (int32_t)a[0]);
 		if (c->have_addr)
-			add_addr(r, "addr", &c->addr, c->addr_len, human, sizeof(human));
+			add_addr(r, "addr", &c->addr, c->addr_len, human, hlen);
 	} else {
 		audit_arr_begin(r, "raw");
 		for (int i = 0; i < 6; i++)
 			audit_hex(r, NULL, a[i]);
 		audit_arr_end(r);
 	}
+}
+
+int record_call(struct sup *s, const struct call *c)
+{
+	struct audit_rec *r;
+	char human[PATH_MAX + 32] = "";
+	const __u64 *a = c->req->data.args;
+
+	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
+		verbose_line(c, addr_text(c, human, sizeof(human)));
+	if (!c->v.audit)
+		return 0;
+	r = audit_begin(s->audit, "syscall");
+	audit_int(r, "pid", c->tgid);
+	audit_int(r, "tid", c->tid);
+	audit_bytes(r, "exe", c->exe ? c->exe : "?", c->exe ? strlen(c->exe) : 1);
+	audit_str(r, "syscall", c->name);
+	audit_obj_begin(r, "args");
+	add_args(r, c, c->rewritten ? (const __u64 *)c->orig_args : a, false,
+		 human, sizeof(human));
 	audit_obj_end(r);
+	if (c->rewritten) {
+		audit_obj_begin(r, "rewritten");
+		add_args(r, c, a, true, NULL, 0);
+		audit_obj_end(r);
+	}
 	if (c->n_paths) {
 		audit_arr_begin(r, "paths");
 		for (unsigned i = 0; i < c->n_paths; i++) {
@@ -297,6 +330,9 @@ int record_call(struct sup *s, const struct call *c)
 			audit_obj_begin(r, NULL);
 			audit_str(r, "arg", cp->arg_name);
 			audit_bytes(r, "path", cp->resolved, strlen(cp->resolved));
+			if (cp->redirected)
+				audit_bytes(r, "redirected_from", cp->from,
+					    strlen(cp->from));
 			audit_str(r, "access", rules_access_name(cp->access));
 			audit_str(r, "rule", cp->v.rule);
 			audit_str(r, "action", rules_action_name(cp->v.action));
@@ -304,8 +340,8 @@ int record_call(struct sup *s, const struct call *c)
 		}
 		audit_arr_end(r);
 	}
-	audit_str(r, "rule", c->v.rule);
-	audit_str(r, "action", rules_action_name(c->v.action));
+	audit_str(r, "rule", call_rule(c));
+	audit_str(r, "action", rules_action_name(call_action(c)));
 	if (c->pending)
 		audit_bool(r, "pending", true);
 	else if (c->err)
@@ -501,6 +537,7 @@ int record_run_end(struct sup *s, int exit_status)
 	audit_uint(r, "allow", s->counts[RULES_ALLOW]);
 	audit_uint(r, "deny", s->counts[RULES_DENY]);
 	audit_uint(r, "kill", s->counts[RULES_KILL]);
+	audit_uint(r, "rewrite", s->counts[RULES_REWRITE]);
 	audit_uint(r, "notifications", s->notifications);
 	audit_obj_end(r);
 	audit_put_final(r, s->opts->sign_key);

@@ -33,6 +33,7 @@ void resolved_init(struct resolved *r)
 	r->trailing_slash = false;
 	r->via_pid = 0;
 	r->via_fd = -1;
+	r->partial = false;
 	r->self_link[0] = '\0';
 }
 
@@ -220,6 +221,50 @@ static int open_root(pid_t tid, int *root, struct stat *st)
 	return 0;
 }
 
+/*
+ * A directory on the way is missing: the path the caller named, as far as
+ * it exists (canonical) and then as written (".", ".." and "//" taken
+ * lexically), for a redirect that may send it where it does exist.
+ */
+static void missing_path(int cur, const char *comp, const char *rest,
+			 struct resolved *out)
+{
+	char *p = out->path;
+	size_t n;
+
+	if (fd_path(cur, p, sizeof(out->path)) < 0)
+		return;
+	n = strlen(p);
+	if (n == 1)
+		n = 0;	/* "/" */
+	for (const char *c = comp; c;) {
+		size_t l = strcspn(c, "/");
+
+		if (l == 0 || (l == 1 && c[0] == '.')) {
+			/* nothing */
+		} else if (l == 2 && c[0] == '.' && c[1] == '.') {
+			while (n > 0 && p[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			if (n + 1 + l >= sizeof(out->path))
+				return;
+			p[n++] = '/';
+			memcpy(p + n, c, l);
+			n += l;
+		}
+		if (c == comp)
+			c = rest;
+		else
+			c = c[l] ? c + l + 1 : NULL;
+	}
+	if (n == 0)
+		p[n++] = '/';
+	p[n] = '\0';
+	out->partial = true;
+}
+
 int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		 unsigned flags, struct resolved *out)
 {
@@ -397,6 +442,10 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				out->parent_fd = steal_fd(&cur);
 				snprintf(out->name, sizeof(out->name), "%s", comp);
 				goto canonical;
+			}
+			if (errno == ENOENT) {
+				missing_path(cur, comp, rem + pos, out);
+				return -ENOENT;
 			}
 			return -errno;
 		}

@@ -112,7 +112,34 @@ static const struct {
 	{ "[policy]\ndefault = alow\n",
 	  NAME ":2: unknown action 'alow' (did you mean 'allow'?)" },
 	{ "[policy]\ndefault = rewrite\n",
-	  NAME ":2: action 'rewrite' is not supported in this version (use allow, deny, kill or ask)" },
+	  NAME ":2: default = rewrite: the default has nothing to rewrite (use allow, deny, kill or ask; rewrite in a rule)" },
+	/* action = rewrite */
+	{ "[rule r]\nsyscalls = execve\npath = /usr/bin/**\naction = rewrite\nredirect = /opt\n",
+	  NAME ":5: 'redirect' in rule 'r': 'execve' cannot be redirected (an exec is run by the kernel, not carried out by the supervisor)" },
+	{ "[rule r]\nsyscalls = openat\npath = /tmp/*.log\naction = rewrite\nredirect = /x\n",
+	  NAME ":3: path '/tmp/*.log' of rule 'r' cannot be redirected: use a literal path or PREFIX/** with a literal PREFIX" },
+	{ "[rule r]\nsyscalls = openat\naction = rewrite\nredirect = /x\n",
+	  NAME ":4: 'redirect' in rule 'r' needs 'path' patterns (the literal part of each is replaced)" },
+	{ "[rule r]\nsyscalls = openat\npath = /tmp/**\naction = rewrite\nredirect = rel\n",
+	  NAME ":5: redirect 'rel' of rule 'r' must be an absolute path other than '/', without wildcards" },
+	{ "[rule r]\nsyscalls = openat, connect\naction = rewrite\nredirect = /x\n",
+	  NAME ":4: 'redirect' in rule 'r' applies to paths (file syscalls) or to addresses (connect, sendto, sendmsg, sendmmsg), but 'connect' is neither or the rule mixes both" },
+	{ "[rule r]\nsyscalls = connect\naction = rewrite\nredirect = 10.0.0.0/8\n",
+	  NAME ":4: redirect '10.0.0.0/8' of rule 'r' must be one IPv4 or IPv6 host, with one port or none (IP:PORT, [IPv6]:PORT)" },
+	{ "[rule r]\nsyscalls = connect\naction = rewrite\nredirect = nowhere\n",
+	  NAME ":4: invalid redirect address 'nowhere': not an address (IPv4, [IPv6], unix:GLOB or unix-abstract:GLOB)" },
+	{ "[rule r]\nsyscalls = mmap\naction = rewrite\narg2_clear = PROT_EXEC\n",
+	  NAME ":1: rule 'r' rewrites arg2 of 'mmap': only the file calls, which the supervisor carries out, can have their arguments rewritten" },
+	{ "[rule r]\nsyscalls = openat\naction = rewrite\narg1_set = 1\n",
+	  NAME ":1: rule 'r' rewrites arg1 of 'openat', a pointer to a path: use 'redirect'" },
+	{ "[rule r]\nsyscalls = openat\naction = rewrite\narg2_set = O_CLOEXEC\narg2_value = 0\n",
+	  NAME ":5: 'arg2_value' with arg2_value in rule 'r': replace the value, or set and clear bits, not both" },
+	{ "[rule r]\nsyscalls = openat\naction = rewrite\narg2_set = O_NOPE\n",
+	  NAME ":4: arg2_set: unknown constant 'O_NOPE'" },
+	{ "[rule r]\nsyscalls = openat\naction = allow\narg2_set = O_CLOEXEC\n",
+	  NAME ":4: 'arg2_set' is only valid with action = rewrite (rule 'r' has action = allow)" },
+	{ "[rule r]\nsyscalls = openat\naction = rewrite\n",
+	  NAME ":1: rule 'r' has action = rewrite but nothing to rewrite (add 'redirect', or argN_set, argN_clear or argN_value)" },
 	{ "[policy]\nerrno = EACCESS\n",
 	  NAME ":2: unknown errno 'EACCESS' (did you mean 'EACCES'?)" },
 	{ "[policy]\nerrno = 13\n", NAME ":2: unknown errno '13'" },
@@ -155,8 +182,8 @@ static const struct {
 	  NAME ":2: empty item in the list of 'syscalls'" },
 	{ R "acton = deny\n",
 	  NAME ":2: unknown key 'acton' in [rule x] (did you mean 'action'?)" },
-	{ R "redirect = /tmp\n",
-	  NAME ":2: key 'redirect' is not supported in this version" },
+	{ R "syscalls = openat\naction = deny\nredirect = /tmp\n",
+	  NAME ":4: 'redirect' is only valid with action = rewrite (rule 'x' has action = deny)" },
 	{ R "syscalls = open\naction = deny\naction = allow\n",
 	  NAME ":4: duplicate key 'action' in [rule x] (first at line 3)" },
 	{ R "syscalls = open\nerrno = EPERM\nerrno = EPERM\n",
@@ -768,7 +795,7 @@ static void test_parse_files(void)
 		{ "unknown-key.ini",
 		  "9: unknown key 'pathh' in [rule secrets] (did you mean 'path'?)" },
 		{ "rewrite.ini",
-		  "6: action 'rewrite' is not supported in this version (use allow, deny, kill or ask)" },
+		  "3: rule 'scratch-tmp' has action = rewrite but nothing to rewrite (add 'redirect', or argN_set, argN_clear or argN_value)" },
 		{ "path-on-read.ini",
 		  "5: 'path' in rule 'reads', but syscall 'read' takes no path" },
 	};
@@ -1493,6 +1520,105 @@ static void test_match_addr(void)
 /* ---------------------------------------------------------------------
  * The default policy.
  */
+
+static void test_rewrite(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = allow\n"
+		"[rule scratch]\nsyscalls = @file\npath = /tmp/**\npath = /var/tmp/**\n"
+		"action = rewrite\nredirect = ${CWD}/.scratch/\n"
+		"[rule null]\nsyscalls = openat\npath = ${HOME}/.netrc\n"
+		"action = rewrite\nredirect = /dev/null\n"
+		"[rule cloexec]\nsyscalls = openat\npath = /work/**\n"
+		"action = rewrite\narg2_set = O_CLOEXEC\narg2_clear = O_APPEND\narg3_value = 0600\n"
+		"[rule proxy]\nsyscalls = connect\naddr = 0.0.0.0/0:80\n"
+		"action = rewrite\nredirect = 127.0.0.1:3128\n"
+		"[rule proxy6]\nsyscalls = connect\naddr = [2001:db8::]/32\n"
+		"action = rewrite\nredirect = [::1]\n");
+	struct rules_event ev = { .nr = __NR_openat, .access = RULES_ACC_WRITE,
+				  .path = "/tmp/a/b" };
+	struct rules_verdict v;
+	struct sockaddr_storage out;
+	socklen_t out_len = 0;
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(80) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6,
+				    .sin6_port = htons(443) };
+	uint64_t args[6] = { 0, 0, O_WRONLY | O_APPEND, 0644, 0, 0 };
+	char buf[64];
+
+	if (!rs)
+		return;
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_REWRITE);
+	CU_ASSERT_STRING_EQUAL(v.rule, "scratch");
+	CU_ASSERT_EQUAL(rules_rewrite_path(&v, "/tmp/a/b", buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "/work/p/.scratch/a/b");
+	CU_ASSERT_EQUAL(rules_rewrite_path(&v, "/tmp", buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "/work/p/.scratch");
+	CU_ASSERT_EQUAL(rules_rewrite_path(&v, "/var/tmp/x", buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "/work/p/.scratch/x");
+	/* "/tmpx" is not under "/tmp/" "**". */
+	CU_ASSERT_EQUAL(rules_rewrite_path(&v, "/tmpx", buf, sizeof(buf)), -ENOENT);
+	CU_ASSERT_EQUAL(rules_rewrite_path(&v, "/tmp/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", buf, sizeof(buf)),
+			-ENAMETOOLONG);
+	CU_ASSERT_FALSE(rules_rewrite_args(&v, args));
+	CU_ASSERT_EQUAL(rules_rewrite_addr(&v, (struct sockaddr *)&in, sizeof(in), &out, &out_len), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(rules_rule_redirect_dir(rs, 0), "/work/p/.scratch");
+	CU_ASSERT_PTR_NULL(rules_rule_redirect_dir(rs, 1));
+	CU_ASSERT_PTR_NULL(rules_rule_redirect_dir(rs, 2));
+
+	ev.path = "/home/u/.netrc";
+	ev.access = RULES_ACC_READ;
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_STRING_EQUAL(v.rule, "null");
+	CU_ASSERT_EQUAL(rules_rewrite_path(&v, ev.path, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "/dev/null");
+
+	ev.path = "/work/f";
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_STRING_EQUAL(v.rule, "cloexec");
+	CU_ASSERT_EQUAL(rules_rewrite_path(&v, ev.path, buf, sizeof(buf)), -ENOENT);
+	CU_ASSERT_TRUE(rules_rewrite_args(&v, args));
+	CU_ASSERT_EQUAL(args[2], (uint64_t)(O_WRONLY | O_CLOEXEC));
+	CU_ASSERT_EQUAL(args[3], 0600);
+	CU_ASSERT_FALSE(rules_rewrite_args(&v, args));
+
+	memset(&ev, 0, sizeof(ev));
+	ev.nr = __NR_connect;
+	ev.addr = (struct sockaddr *)&in;
+	ev.addr_len = sizeof(in);
+	inet_pton(AF_INET, "93.184.216.34", &in.sin_addr);
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_STRING_EQUAL(v.rule, "proxy");
+	CU_ASSERT_EQUAL(rules_rewrite_addr(&v, ev.addr, ev.addr_len, &out, &out_len), 0);
+	CU_ASSERT_EQUAL(out_len, sizeof(struct sockaddr_in));
+	CU_ASSERT_EQUAL(((struct sockaddr_in *)&out)->sin_port, htons(3128));
+	CU_ASSERT_EQUAL(((struct sockaddr_in *)&out)->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	/* The same rule on an IPv6 socket (a mapped address): IPv4-mapped. */
+	inet_pton(AF_INET6, "::ffff:93.184.216.34", &in6.sin6_addr);
+	in6.sin6_port = htons(80);
+	ev.addr = (struct sockaddr *)&in6;
+	ev.addr_len = sizeof(in6);
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_STRING_EQUAL(v.rule, "proxy");
+	CU_ASSERT_EQUAL(rules_rewrite_addr(&v, ev.addr, ev.addr_len, &out, &out_len), 0);
+	CU_ASSERT_EQUAL(out_len, sizeof(struct sockaddr_in6));
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&out)->sin6_addr, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "::ffff:127.0.0.1");
+	/* An IPv6 redirect without a port keeps the port; an AF_INET
+	 * socket cannot reach it. */
+	inet_pton(AF_INET6, "2001:db8::1", &in6.sin6_addr);
+	in6.sin6_port = htons(443);
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_STRING_EQUAL(v.rule, "proxy6");
+	CU_ASSERT_EQUAL(rules_rewrite_addr(&v, ev.addr, ev.addr_len, &out, &out_len), 0);
+	CU_ASSERT_EQUAL(((struct sockaddr_in6 *)&out)->sin6_port, htons(443));
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&out)->sin6_addr, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "::1");
+	CU_ASSERT_EQUAL(rules_rewrite_addr(&v, (struct sockaddr *)&in, sizeof(in), &out, &out_len),
+			-EAFNOSUPPORT);
+	rules_free(rs);
+}
 
 static void test_default_policy(void)
 {
@@ -2346,6 +2472,7 @@ int main(void)
 		{ "match: access on allow", test_match_access_allow },
 		{ "match: audit per level", test_verdict_audit },
 		{ "match: addresses", test_match_addr },
+		{ "rewrite: paths, addresses, arguments", test_rewrite },
 		{ "default policy", test_default_policy },
 		{ "mechanism", test_mechanism },
 		{ "syscall table vs libseccomp", test_syscall_table },

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A call the kernel itself runs (chdir, an O_PATH open), rewritten in the
+ * caller's registers: action = rewrite redirects its path, and the
+ * supervisor cannot carry such a call out for the caller.
+ *
+ * The notification is answered so that the caller stops before it returns
+ * to user space: PTRACE_INTERRUPT, then the answer -ERESTARTNOINTR.  At
+ * that PTRACE_EVENT_STOP its registers are those of the call about to be
+ * restarted; the new path is written below its stack pointer (past the
+ * red zone) and the path register pointed at it.  The task then runs under
+ * PTRACE_SYSCALL until the restarted call's exit, where the register gets
+ * back its old value (code may keep a pointer in it across the syscall
+ * instruction), and PTRACE_CONT again.
+ *
+ * Security: nothing here decides anything.  The restarted call is notified
+ * again and decided like any other call on what it now names, with a
+ * rewrite rule that matches it counting as an allow (a call is rewritten
+ * once).  A racing thread that changes the written path changes what the
+ * new notification reads and is decided on, nothing else.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+#include "supervisor/internal.h"
+
+#ifndef ERESTARTNOINTR
+#define ERESTARTNOINTR 513	/* kernel-internal: restart the call */
+#endif
+
+/* Syscalls a stepping task may make before its restarted call (signal
+ * handlers run first): then the register is left as it is. */
+#define REGS_MAX_STEPS 256
+
+enum edit_state {
+	EDIT_WANT_STOP,	/* interrupted, its stop not seen yet */
+	EDIT_STEPPING,	/* restarted with the new path, until its exit */
+};
+
+struct regs_edit {
+	enum edit_state state;
+	int nr;
+	uint64_t args[6];	/* the call's registers as it made it */
+	unsigned arg;		/* the path argument */
+	char path[PATH_MAX];
+	uint64_t addr;		/* where the path was written */
+	unsigned steps;
+	const char *rule;	/* the rewrite rule (borrowed from the set) */
+};
+
+static unsigned long long *reg_of(struct user_regs_struct *r, unsigned arg)
+{
+	switch (arg) {
+	case 0: return &r->rdi;
+	case 1: return &r->rsi;
+	case 2: return &r->rdx;
+	case 3: return &r->r10;
+	case 4: return &r->r8;
+	default: return &r->r9;
+	}
+}
+
+static void edit_drop(struct proc *p)
+{
+	free(p->edit);
+	p->edit = NULL;
+}
+
+int regs_redirect(struct sup *s, struct call *c, struct proc *p,
+		  unsigned arg, const char *path)
+{
+	struct regs_edit *e;
+	int rc;
+
+	if (p->edit || arg > 5 || strlen(path) >= sizeof(e->path))
+		return -EBUSY;
+	if (p->edit_fails >= 3)
+		return -EFAULT;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->state = EDIT_WANT_STOP;
+	e->nr = c->req->data.nr;
+	memcpy(e->args, c->orig_args, sizeof(e->args));
+	e->arg = arg;
+	strcpy(e->path, path);
+	e->rule = c->rewrite_rule;
+	if (ptrace(PTRACE_INTERRUPT, c->tid, 0, 0) < 0) {
+		rc = -errno;
+		free(e);
+		return rc;
+	}
+	p->edit = e;
+	/* The caller goes back towards user space, stops for the interrupt,
+	 * and restarts the call; nothing of it ran. */
+	rc = notify_send_resp(s, c->req->id, 0, ERESTARTNOINTR, false);
+	if (rc < 0)
+		edit_drop(p);
+	return rc;
+}
+
+bool regs_edited_call(struct proc *p, const struct seccomp_notif *req,
+		      const char **rule)
+{
+	struct regs_edit *e = p->edit;
+	uint64_t want[6];
+
+	if (!e || e->state != EDIT_STEPPING || req->data.nr != e->nr)
+		return false;
+	memcpy(want, e->args, sizeof(want));
+	want[e->arg] = e->addr;
+	if (memcmp(want, req->data.args, sizeof(want)) != 0)
+		return false;
+	*rule = e->rule;
+	return true;
+}
+
+/* At the interrupt's stop: write the path and point the register at it.
+ * False when the call cannot be edited (then it restarts as it was, and
+ * is decided again). */
+static bool edit_at_stop(struct proc *p, struct regs_edit *e)
+{
+	struct user_regs_struct r;
+	size_t len = strlen(e->path) + 1;
+
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &r) < 0)
+		return false;
+	if ((long long)r.orig_rax != e->nr || (long long)r.rax != -ERESTARTNOINTR)
+		return false;
+	if (r.rdi != e->args[0] || r.rsi != e->args[1] || r.rdx != e->args[2] ||
+	    r.r10 != e->args[3] || r.r8 != e->args[4] || r.r9 != e->args[5])
+		return false;
+	/* Below the 128-byte red zone, and below what a signal frame
+	 * would take if a handler ran before the restart. */
+	e->addr = (r.rsp - 128 - 16384 - len) & ~(uint64_t)15;
+	if (tracee_write(p->tid, e->addr, e->path, len) < 0)
+		return false;
+	*reg_of(&r, e->arg) = e->addr;
+	if (ptrace(PTRACE_SETREGS, p->tid, 0, &r) < 0)
+		return false;
+	e->state = EDIT_STEPPING;
+	return true;
+}
+
+/* At a syscall stop while stepping: the exit of the restarted call puts
+ * the register back. */
+static void edit_at_syscall(struct proc *p, struct regs_edit *e)
+{
+	struct __ptrace_syscall_info si;
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, p->tid, sizeof(si), &si) <= 0)
+		return;
+	if (si.op != PTRACE_SYSCALL_INFO_EXIT)
+		return;
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &r) < 0)
+		return;
+	if ((long long)r.orig_rax == e->nr && *reg_of(&r, e->arg) == e->addr) {
+		*reg_of(&r, e->arg) = e->args[e->arg];
+		ptrace(PTRACE_SETREGS, p->tid, 0, &r);
+		edit_drop(p);
+		return;
+	}
+	if (++e->steps > REGS_MAX_STEPS)
+		edit_drop(p);
+}
+
+long regs_on_stop(struct proc *p, int event, int sig)
+{
+	struct regs_edit *e = p->edit;
+
+	if (!e)
+		return PTRACE_CONT;
+	if (event == PTRACE_EVENT_EXEC || event == PTRACE_EVENT_EXIT) {
+		/* A new program (or none): nothing to give back. */
+		edit_drop(p);
+		return PTRACE_CONT;
+	}
+	if (e->state == EDIT_WANT_STOP) {
+		if (event != PTRACE_EVENT_STOP)
+			return PTRACE_CONT;	/* wait for the interrupt's stop */
+		if (!edit_at_stop(p, e)) {
+			p->edit_fails++;
+			edit_drop(p);
+			return PTRACE_CONT;
+		}
+		p->edit_fails = 0;
+		return PTRACE_SYSCALL;
+	}
+	if (event == 0 && sig == (SIGTRAP | 0x80))
+		edit_at_syscall(p, e);
+	return p->edit ? PTRACE_SYSCALL : PTRACE_CONT;
+}
+
+void regs_forget(struct proc *p)
+{
+	edit_drop(p);
+}
