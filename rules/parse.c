@@ -1153,10 +1153,6 @@ static bool nrs_empty(const uint64_t *set)
 	return true;
 }
 
-static bool takes_path_only(const struct rules_syscall_info *si)
-{
-	return si->kind == RULES_KIND_PATH;
-}
 
 static bool redirects_addr(const struct rules_syscall_info *si)
 {
@@ -1175,7 +1171,7 @@ static int rewrite_finish(struct pctx *c, struct state *st,
 		return fail(c, st->sec_line,
 			    "rule '%s' has action = rewrite but nothing to rewrite (add 'redirect', or argN_set, argN_clear or argN_value)",
 			    r->name);
-	if (r->rw.redirect && !first_without(r, takes_path_only)) {
+	if (r->rw.redirect && !first_without(r, takes_path)) {
 		char *t = r->rw.redirect;
 		size_t n = strlen(t);
 
@@ -1219,11 +1215,7 @@ static int rewrite_finish(struct pctx *c, struct state *st,
 		free(r->rw.redirect);
 		r->rw.redirect = NULL;
 	} else if (r->rw.redirect) {
-		si = first_without(r, takes_path_only);
-		if (si && si->kind == RULES_KIND_EXEC)
-			return fail(c, st->key_line[RK_REDIRECT],
-				    "'redirect' in rule '%s': '%s' cannot be redirected (an exec is run by the kernel, not carried out by the supervisor)",
-				    r->name, si->name);
+		si = first_without(r, takes_path);
 		return fail(c, st->key_line[RK_REDIRECT],
 			    "'redirect' in rule '%s' applies to paths (file syscalls) or to addresses (connect, sendto, sendmsg, sendmmsg), but '%s' is neither or the rule mixes both",
 			    r->name, si ? si->name : "bind");
@@ -1234,10 +1226,12 @@ static int rewrite_finish(struct pctx *c, struct state *st,
 		for (size_t i = 0; i < r->rw.n_sets; i++) {
 			unsigned a = r->rw.sets[i].arg;
 
-			if (si->kind != RULES_KIND_PATH)
+			if (si->kind == RULES_KIND_EXEC ||
+			    si->kind == RULES_KIND_NET)
 				return fail(c, st->sec_line,
-					    "rule '%s' rewrites arg%u of '%s': only the file calls, which the supervisor carries out, can have their arguments rewritten",
-					    r->name, a, si->name);
+					    "rule '%s' rewrites arg%u of '%s': the arguments of %s calls are pointers or lengths (use 'redirect')",
+					    r->name, a, si->name,
+					    si->kind == RULES_KIND_EXEC ? "exec" : "network");
 			if ((int)a == si->path_arg[0] ||
 			    (int)a == si->path_arg[1] || (int)a == si->addr_arg)
 				return fail(c, st->sec_line,

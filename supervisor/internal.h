@@ -365,18 +365,21 @@ static inline const char *call_rule(const struct call *c)
 }
 
 /* regs.c: rewrite a call the kernel runs in the caller's registers.
- * regs_redirect answers the notification c so that the caller stops and
- * restarts the call with path argument arg pointing at a copy of path;
- * 0 (the notification is answered; the restarted call comes again) or
- * -errno (nothing done: the caller must answer).  regs_edited_call: is
- * req that restarted call (then *rule is the rule that rewrote it)?
+ * regs_rewrite answers the notification c so that the caller stops and
+ * restarts the call with its argument registers set to set[] (c->orig_args
+ * are the caller's own), and, when arg >= 0, argument arg pointing at a
+ * copy of path; from (may be NULL) is what the call named, for the
+ * record.  0 (the notification is answered; the restarted call comes
+ * again) or -errno (nothing done: the caller must answer).
+ * regs_edited_call: is c that restarted call?  Then it is marked
+ * rewritten by its rule, with the caller's own arguments in orig_args.
  * regs_on_stop: at each ptrace stop of p, returns how to resume it
  * (PTRACE_CONT or PTRACE_SYSCALL).  regs_forget: p is gone. */
 struct regs_edit;
-int regs_redirect(struct sup *s, struct call *c, struct proc *p,
-		  unsigned arg, const char *path);
-bool regs_edited_call(struct proc *p, const struct seccomp_notif *req,
-		      const char **rule);
+int regs_rewrite(struct sup *s, struct call *c, struct proc *p,
+		 const uint64_t set[6], int arg, const char *path,
+		 const char *from);
+bool regs_edited_call(struct proc *p, struct call *c);
 long regs_on_stop(struct proc *p, int event, int sig);
 void regs_forget(struct proc *p);
 

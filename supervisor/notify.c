@@ -484,6 +484,37 @@ static int arg_dirfd(const struct call *c, int idx)
 }
 
 /*
+ * A path that does not exist (or lies under a directory that does not):
+ * does a rewrite rule redirect it?  Then that is the path's verdict.
+ */
+static bool probe_redirect(struct sup *s, struct call *c, struct call_path *cp,
+			   const char *path, unsigned acc)
+{
+	struct rules_event ev = {
+		.nr = c->req->data.nr,
+		.exe = c->exe,
+		.access = acc,
+		.path = path,
+	};
+	struct rules_verdict v;
+	char to[PATH_MAX];
+
+	if (c->rewritten)
+		return false;
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	rules_match(s->rules, &ev, &v);
+	if (v.action != RULES_REWRITE ||
+	    rules_rewrite_path(&v, path, to, sizeof(to)) != 0)
+		return false;
+	cp->v = v;
+	cp->access = acc;
+	cp->checked = true;
+	snprintf(cp->resolved, sizeof(cp->resolved), "%s", path);
+	cp->have_resolved = true;
+	return true;
+}
+
+/*
  * Resolve path idx of the call as the kernel would: the caller's path, or
  * the one a redirect put in its place.  A path under a directory that does
  * not exist may still be redirected to one that does: then the path's
@@ -504,28 +535,8 @@ static int call_resolve(struct sup *s, struct call *c, int idx,
 							RES_EMPTY_PATH), r);
 	rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, idx), cp->raw, flags,
 			  r);
-	if (rc == -ENOENT && r->partial && !c->rewritten) {
-		struct rules_event ev = {
-			.nr = c->req->data.nr,
-			.exe = c->exe,
-			.access = acc,
-			.path = r->path,
-		};
-		struct rules_verdict v;
-		char to[PATH_MAX];
-
-		memcpy(ev.args, c->req->data.args, sizeof(ev.args));
-		rules_match(s->rules, &ev, &v);
-		if (v.action == RULES_REWRITE &&
-		    rules_rewrite_path(&v, r->path, to, sizeof(to)) == 0) {
-			cp->v = v;
-			cp->access = acc;
-			cp->checked = true;
-			snprintf(cp->resolved, sizeof(cp->resolved), "%s", r->path);
-			cp->have_resolved = true;
-			return -EREMCHG;
-		}
-	}
+	if (rc == -ENOENT && r->partial && probe_redirect(s, c, cp, r->path, acc))
+		return -EREMCHG;
 	return rc;
 }
 
@@ -926,8 +937,9 @@ static int handle_open(struct sup *s, struct call *c)
 			struct proc *p = procs_find(c->tid);
 
 			if (c->req->data.nr != SYS_openat2 && p &&
-			    regs_redirect(s, c, p, (unsigned)c->info->path_arg[0],
-					  cp->redirect) == 0) {
+			    regs_rewrite(s, c, p, (const uint64_t *)c->req->data.args,
+					 c->info->path_arg[0], cp->redirect,
+					 cp->from) == 0) {
 				resolved_release(&r);
 				return 0;
 			}
@@ -1714,8 +1726,9 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 		/* The kernel enters the directory: give it the new path. */
 		struct proc *p = procs_find(c->tid);
 
-		if (p && regs_redirect(s, c, p, (unsigned)c->info->path_arg[0],
-				       c->paths[0].redirect) == 0) {
+		if (p && regs_rewrite(s, c, p, (const uint64_t *)c->req->data.args,
+				      c->info->path_arg[0], c->paths[0].redirect,
+				      c->paths[0].from) == 0) {
 			resolved_release(&r);
 			return 0;
 		}
@@ -1856,6 +1869,11 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 	rc = resolve_path(c->tid, c->tgid, dirfd, c->paths[0].raw, resf, &r);
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
+	if (((rc == -ENOENT && r.partial) || (rc == 0 && r.fd < 0)) &&
+	    probe_redirect(s, c, &c->paths[0], r.path, RULES_ACC_EXEC)) {
+		decide_call(c);
+		goto rewrite;
+	}
 	if (rc < 0) {
 		c->err = -rc;
 		goto out;
@@ -1869,6 +1887,8 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 	}
 	decide_path(s, c, &c->paths[0], &r, RULES_ACC_EXEC);
 	decide_call(c);
+	if (c->v.action == RULES_REWRITE)
+		goto rewrite;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 	if (c->v.action != RULES_ALLOW)
@@ -1928,6 +1948,25 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 	snprintf(ec->path, sizeof(ec->path), "%s", r.path);
 	resolved_release(&r);
 	return notify_finish(s, c, true);
+rewrite: {
+	/*
+	 * An exec is run by the kernel: the caller restarts it with the
+	 * redirected path in its registers, and it is checked again as any
+	 * exec (here, and at the exec stop on what was loaded).
+	 */
+	char to[PATH_MAX];
+
+	resolved_release(&r);
+	memcpy(c->orig_args, a, sizeof(c->orig_args));
+	c->rewrite_rule = c->v.rule;
+	if (rules_rewrite_path(&c->v, c->paths[0].resolved, to, sizeof(to)) == 0 &&
+	    regs_rewrite(s, c, p, c->orig_args, c->info->path_arg[0], to,
+			 c->paths[0].resolved) == 0)
+		return 0;
+	c->err = EACCES;
+	c->note = "exec redirect: the path could not be rewritten";
+	goto out;
+}
 out:
 	if (c->tgid == s->child && !s->child_execd && c->err) {
 		s->first_exec_err = c->err;
@@ -2294,6 +2333,52 @@ static int owner_call(struct sup *s, struct call *c)
 	return notify_finish(s, c, false);
 }
 
+/*
+ * action = rewrite of a call decided on its registers: the caller restarts
+ * it with the changed arguments (regs.c), and it is decided again.
+ */
+static int scalar_rewrite(struct sup *s, struct call *c)
+{
+	uint64_t set[6];
+	struct proc *p = procs_find(c->tid);
+
+	int rc;
+
+	memcpy(c->orig_args, c->req->data.args, sizeof(c->orig_args));
+	memcpy(set, c->orig_args, sizeof(set));
+	c->rewrite_rule = c->v.rule;
+	c->rewritten = true;
+	if (!rules_rewrite_args(&c->v, set)) {
+		/* Nothing to change: it runs as it is. */
+		c->v.action = RULES_ALLOW;
+		return notify_finish(s, c, true);
+	}
+	/*
+	 * Recorded now, as rewritten: the restarted call may be allowed by
+	 * the filter without a notification (its new arguments no longer
+	 * meet the rule's conditions).
+	 */
+	c->rw_req = *c->req;
+	memcpy(c->rw_req.data.args, set, sizeof(set));
+	c->req = &c->rw_req;
+	c->v.action = RULES_ALLOW;
+	c->note = "restarted with the rewritten arguments";
+	pthread_mutex_lock(&finish_lock);
+	rc = s->failed ? -EIO : record_call(s, c);
+	if (rc == 0)
+		s->counts[RULES_REWRITE]++;
+	pthread_mutex_unlock(&finish_lock);
+	if (rc < 0) {
+		sup_fail(s, "cannot write the audit trail: %s", strerror(-rc));
+		return notify_send_resp(s, c->req->id, 0, EPERM, false);
+	}
+	if (p && regs_rewrite(s, c, p, set, -1, NULL, NULL) == 0)
+		return 0;
+	/* Security: a call that cannot be rewritten does not run as it
+	 * was. */
+	return notify_send_resp(s, c->req->id, 0, EPERM, false);
+}
+
 static int handle_scalar(struct sup *s, struct call *c)
 {
 	struct rules_event ev = {
@@ -2320,6 +2405,16 @@ static int handle_scalar(struct sup *s, struct call *c)
 	default:
 		break;
 	}
+	if (c->rewritten && (c->v.action == RULES_REWRITE ||
+			      c->v.action == RULES_ALLOW)) {
+		/* The restarted call, allowed as it now is; its record was
+		 * written when it was rewritten. */
+		c->v.action = RULES_ALLOW;
+		c->v.audit = false;
+		return notify_finish(s, c, true);
+	}
+	if (c->v.action == RULES_REWRITE)
+		return scalar_rewrite(s, c);
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		return 0;
 	if (c->v.action == RULES_ALLOW && is_fork(c->req->data.nr) &&
@@ -2389,13 +2484,10 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 		}
 	}
 	c.tgid = p->tgid;
-	if (p->edit && regs_edited_call(p, req, &c.rewrite_rule)) {
-		/* The call a redirect restarted with a new path: decided on
-		 * it, where a rewrite rule allows it as it is. */
-		c.rewritten = true;
-		memcpy(c.orig_args, req->data.args, sizeof(c.orig_args));
-		c.note = "path rewritten in the caller's registers";
-	}
+	/* The call a rewrite restarted with new registers: decided on
+	 * them, where a rewrite rule allows it as it is. */
+	if (p->edit)
+		regs_edited_call(p, &c);
 	if (p->fork_inflight) {
 		/* Its fork has returned (or it would not be here). */
 		p->fork_inflight = false;

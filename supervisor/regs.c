@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A call the kernel itself runs (chdir, an O_PATH open), rewritten in the
- * caller's registers: action = rewrite redirects its path, and the
- * supervisor cannot carry such a call out for the caller.
+ * A call the kernel itself runs (chdir, an O_PATH open, an exec, any call
+ * decided on its registers), rewritten in the caller's registers: action =
+ * rewrite redirects its path or changes its arguments, and the supervisor
+ * cannot carry such a call out for the caller.
  *
  * The notification is answered so that the caller stops before it returns
  * to user space: PTRACE_INTERRUPT, then the answer -ERESTARTNOINTR.  At
  * that PTRACE_EVENT_STOP its registers are those of the call about to be
- * restarted; the new path is written below its stack pointer (past the
- * red zone) and the path register pointed at it.  The task then runs under
- * PTRACE_SYSCALL until the restarted call's exit, where the register gets
- * back its old value (code may keep a pointer in it across the syscall
- * instruction), and PTRACE_CONT again.
+ * restarted; the argument registers are set to the rewritten values, a new
+ * path written below its stack pointer (past the red zone and room for a
+ * signal frame) with its register pointed at it.  The task then runs under
+ * PTRACE_SYSCALL until the restarted call's exit, where the registers get
+ * back their old values (code may keep a value in one across the syscall
+ * instruction), and PTRACE_CONT again.  An exec that succeeds ends it.
  *
  * Security: nothing here decides anything.  The restarted call is notified
  * again and decided like any other call on what it now names, with a
@@ -23,6 +25,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -47,9 +50,10 @@ struct regs_edit {
 	enum edit_state state;
 	int nr;
 	uint64_t args[6];	/* the call's registers as it made it */
-	unsigned arg;		/* the path argument */
+	uint64_t set[6];	/* as it is restarted */
+	int arg;		/* the path argument, -1: none */
 	char path[PATH_MAX];
-	uint64_t addr;		/* where the path was written */
+	char from[PATH_MAX + 64]; /* what the call named, for its record */
 	unsigned steps;
 	const char *rule;	/* the rewrite rule (borrowed from the set) */
 };
@@ -72,13 +76,14 @@ static void edit_drop(struct proc *p)
 	p->edit = NULL;
 }
 
-int regs_redirect(struct sup *s, struct call *c, struct proc *p,
-		  unsigned arg, const char *path)
+int regs_rewrite(struct sup *s, struct call *c, struct proc *p,
+		 const uint64_t set[6], int arg, const char *path,
+		 const char *from)
 {
 	struct regs_edit *e;
 	int rc;
 
-	if (p->edit || arg > 5 || strlen(path) >= sizeof(e->path))
+	if (p->edit || arg > 5 || (arg >= 0 && strlen(path) >= sizeof(e->path)))
 		return -EBUSY;
 	if (p->edit_fails >= 3)
 		return -EFAULT;
@@ -88,8 +93,12 @@ int regs_redirect(struct sup *s, struct call *c, struct proc *p,
 	e->state = EDIT_WANT_STOP;
 	e->nr = c->req->data.nr;
 	memcpy(e->args, c->orig_args, sizeof(e->args));
+	memcpy(e->set, set, sizeof(e->set));
 	e->arg = arg;
-	strcpy(e->path, path);
+	if (arg >= 0)
+		strcpy(e->path, path);
+	snprintf(e->from, sizeof(e->from), "rewritten in the caller's registers%s%s",
+		 from ? "; the call named " : "", from ? from : "");
 	e->rule = c->rewrite_rule;
 	if (ptrace(PTRACE_INTERRUPT, c->tid, 0, 0) < 0) {
 		rc = -errno;
@@ -105,19 +114,17 @@ int regs_redirect(struct sup *s, struct call *c, struct proc *p,
 	return rc;
 }
 
-bool regs_edited_call(struct proc *p, const struct seccomp_notif *req,
-		      const char **rule)
+bool regs_edited_call(struct proc *p, struct call *c)
 {
 	struct regs_edit *e = p->edit;
-	uint64_t want[6];
 
-	if (!e || e->state != EDIT_STEPPING || req->data.nr != e->nr)
+	if (!e || e->state != EDIT_STEPPING || c->req->data.nr != e->nr ||
+	    memcmp(e->set, c->req->data.args, sizeof(e->set)) != 0)
 		return false;
-	memcpy(want, e->args, sizeof(want));
-	want[e->arg] = e->addr;
-	if (memcmp(want, req->data.args, sizeof(want)) != 0)
-		return false;
-	*rule = e->rule;
+	c->rewritten = true;
+	c->rewrite_rule = e->rule;
+	memcpy(c->orig_args, e->args, sizeof(c->orig_args));
+	c->note = e->from;
 	return true;
 }
 
@@ -136,12 +143,21 @@ static bool edit_at_stop(struct proc *p, struct regs_edit *e)
 	if (r.rdi != e->args[0] || r.rsi != e->args[1] || r.rdx != e->args[2] ||
 	    r.r10 != e->args[3] || r.r8 != e->args[4] || r.r9 != e->args[5])
 		return false;
-	/* Below the 128-byte red zone, and below what a signal frame
-	 * would take if a handler ran before the restart. */
-	e->addr = (r.rsp - 128 - 16384 - len) & ~(uint64_t)15;
-	if (tracee_write(p->tid, e->addr, e->path, len) < 0)
-		return false;
-	*reg_of(&r, e->arg) = e->addr;
+	if (e->arg >= 0) {
+		/* Below the 128-byte red zone, and below what a signal frame
+		 * would take if a handler ran before the restart; nearer
+		 * when the stack does not reach that far. */
+		uint64_t addr = (r.rsp - 128 - 16384 - len) & ~(uint64_t)15;
+
+		if (tracee_write(p->tid, addr, e->path, len) < 0) {
+			addr = (r.rsp - 128 - len) & ~(uint64_t)15;
+			if (tracee_write(p->tid, addr, e->path, len) < 0)
+				return false;
+		}
+		e->set[e->arg] = addr;
+	}
+	for (unsigned i = 0; i < 6; i++)
+		*reg_of(&r, i) = e->set[i];
 	if (ptrace(PTRACE_SETREGS, p->tid, 0, &r) < 0)
 		return false;
 	e->state = EDIT_STEPPING;
@@ -161,11 +177,18 @@ static void edit_at_syscall(struct proc *p, struct regs_edit *e)
 		return;
 	if (ptrace(PTRACE_GETREGS, p->tid, 0, &r) < 0)
 		return;
-	if ((long long)r.orig_rax == e->nr && *reg_of(&r, e->arg) == e->addr) {
-		*reg_of(&r, e->arg) = e->args[e->arg];
-		ptrace(PTRACE_SETREGS, p->tid, 0, &r);
-		edit_drop(p);
-		return;
+	if ((long long)r.orig_rax == e->nr) {
+		bool same = true;
+
+		for (unsigned i = 0; i < 6; i++)
+			same &= *reg_of(&r, i) == e->set[i];
+		if (same) {
+			for (unsigned i = 0; i < 6; i++)
+				*reg_of(&r, i) = e->args[i];
+			ptrace(PTRACE_SETREGS, p->tid, 0, &r);
+			edit_drop(p);
+			return;
+		}
 	}
 	if (++e->steps > REGS_MAX_STEPS)
 		edit_drop(p);

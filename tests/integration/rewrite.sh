@@ -133,15 +133,60 @@ EOF
 		"--type syscall --syscall connect --action rewrite --rule v6-only-target --errno EAFNOSUPPORT" \
 		"$B/try-connect" 127.0.0.3 9
 
+	# Calls the kernel runs, rewritten in the caller's registers: an
+	# exec of a program that is not there runs the one the redirect
+	# names; umask is forced to 077 (with and without a condition that
+	# the rewritten call no longer meets), so files come out 0600, and
+	# each call is recorded once, as the program made it (dash calls
+	# umask more than once).
+	policy exec-redirect <<EOF
+[policy]
+default = allow
+
+[rule tools]
+syscalls = execve, execveat
+path = \${CWD}/bin/**
+action = rewrite
+redirect = /usr/bin
+EOF
+	policy umask-always <<'EOF'
+[policy]
+default = allow
+
+[rule private-umask]
+syscalls = umask
+action = rewrite
+arg0_value = 077
+EOF
+	policy umask-open <<'EOF'
+[policy]
+default = allow
+
+[rule private-umask]
+syscalls = umask
+arg0 = 0
+action = rewrite
+arg0_value = 077
+EOF
+	c exec-redirected exec-redirect 0 \
+		"--type syscall --syscall execve --action rewrite --rule tools --path /usr/bin/echo;--type proc.exec --path /usr/bin/echo" \
+		sh -c "test \"\$($W/bin/echo redirected)\" = redirected"
+	check exec-redirect-created-nothing test ! -e "$W/bin/echo"
+	c umask-rewritten umask-always 0 \
+		"--type syscall --syscall umask --action rewrite --rule private-umask --field args.raw.0=\"0x0\" --field rewritten.raw.0=\"0x3f\";--type syscall --syscall umask --field args.raw.0=\"0x3f\" --count 0" \
+		sh -c "umask 000; rm -f um-file; : > um-file; test \"\$(stat -c %a um-file)\" = 600"
+	c umask-rewritten-cond umask-open 0 \
+		"--type syscall --syscall umask --action rewrite --rule private-umask --field args.raw.0=\"0x0\" --field rewritten.raw.0=\"0x3f\";--type syscall --syscall umask --field args.raw.0=\"0x3f\" --count 0" \
+		sh -c "umask 000; rm -f um-file; : > um-file; test \"\$(stat -c %a um-file)\" = 600"
+
 	# Rewrites the supervisor cannot carry out are refused at load.
 	policy bad-exec <<'EOF'
 [rule r]
 syscalls = execve
-path = /usr/bin/**
 action = rewrite
-redirect = /opt/bin
+arg1_value = 0
 EOF
-	c refuse-exec-redirect bad-exec 125 - true
+	c refuse-exec-args bad-exec 125 - true
 	policy bad-glob <<'EOF'
 [rule r]
 syscalls = openat
@@ -150,13 +195,14 @@ action = rewrite
 redirect = /x
 EOF
 	c refuse-wildcard-prefix bad-glob 125 - true
-	policy bad-scalar <<'EOF'
+	policy bad-addr <<'EOF'
 [rule r]
-syscalls = mmap
+syscalls = connect
+addr = 10.0.0.0/8
 action = rewrite
-arg2_clear = PROT_EXEC
+redirect = 10.0.0.0/8
 EOF
-	c refuse-scalar-rewrite bad-scalar 125 - true
+	c refuse-network-redirect bad-addr 125 - true
 }
 
 sg_main cases
