@@ -16,6 +16,7 @@
 
 #include "rules/rules.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/stack.h"
 
 struct audit_writer;
 struct call;
@@ -47,6 +48,10 @@ struct proc {
 			     * first use and kept (-1: none yet) */
 	bool fork_inflight; /* a fork it asked for was let through, and its
 			     * event has not come yet */
+	struct stack_trace *stack; /* stack = yes: taken for its current or
+				    * last call (stack.h) */
+	bool stack_wanted;  /* interrupted for a stack, its stop not seen */
+	unsigned stack_tries; /* interrupts since a stack was last used */
 	struct proc *next;  /* hash chain */
 };
 
@@ -293,6 +298,9 @@ struct call {
 	const struct creds *creds; /* --user: the caller's, for threads */
 	const char *decided_by; /* action = ask: who answered */
 	const char *note;      /* extra explanation ("path swapped at exec") */
+	const struct stack_trace *stack; /* stack = yes: the caller's stack
+				* (borrowed from its process entry, copied
+				* into a call_job) */
 };
 
 /*
@@ -313,6 +321,7 @@ struct call_job {
 	bool have_creds;
 	struct creds saved;
 	bool entered;
+	struct stack_trace stack; /* the call's stack, when it has one */
 };
 void call_job_init(struct call_job *j, struct sup *s, const struct call *c);
 int call_job_start(struct call_job *j, void *(*fn)(void *));

@@ -659,6 +659,10 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
 	}
 	j->c.creds = NULL;
 	j->entered = false;
+	if (c->stack) {
+		j->stack = *c->stack;
+		j->c.stack = &j->stack;
+	}
 }
 
 int call_job_start(struct call_job *j, void *(*fn)(void *))
@@ -792,6 +796,8 @@ static int handle_open(struct sup *s, struct call *c)
 				decide_path(s, c, cp, &r, second);
 		}
 		decide_call(c);
+		if (c->v.stack && stack_request(s, c) > 0)
+			goto gone;
 		if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 			goto gone;
 		if (c->v.action != RULES_ALLOW)
@@ -1171,6 +1177,8 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	decide_call(c);
+	if (c->v.stack && stack_request(s, c) > 0)
+		goto gone;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 
@@ -1532,6 +1540,8 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	decide_path(s, c, &c->paths[0], &r,
 		    meta_changes(op) ? RULES_ACC_WRITE : RULES_ACC_STAT);
 	decide_call(c);
+	if (c->v.stack && stack_request(s, c) > 0)
+		goto gone;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 	if (c->v.action != RULES_ALLOW)
@@ -1691,6 +1701,8 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 	}
 	decide_path(s, c, &c->paths[0], &r, RULES_ACC_EXEC);
 	decide_call(c);
+	if (c->v.stack && stack_request(s, c) > 0)
+		goto gone;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 	if (c->v.action != RULES_ALLOW)
@@ -2091,6 +2103,8 @@ static int owner_call(struct sup *s, struct call *c)
 	}
 	memcpy(ev.args, a, sizeof(ev.args));
 	rules_match(s->rules, &ev, &c->v);
+	if (c->v.stack && stack_request(s, c) > 0)
+		return 0;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		return 0;
 	if (c->v.action != RULES_ALLOW || !emulate)
@@ -2142,6 +2156,8 @@ static int handle_scalar(struct sup *s, struct call *c)
 	default:
 		break;
 	}
+	if (c->v.stack && stack_request(s, c) > 0)
+		return 0;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		return 0;
 	if (c->v.action == RULES_ALLOW && is_fork(c->req->data.nr) &&

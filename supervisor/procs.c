@@ -95,6 +95,7 @@ void procs_del(pid_t tid)
 				close(p->pidfd);
 			free(p->exe);
 			free(p->exec);
+			free(p->stack);
 			free(p);
 			n_procs--;
 			return;
