@@ -191,10 +191,7 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 		reached++;
 		if (!first)
 			first = r;
-		/* The supervisor takes a stack (stack = yes), asks, or
-		 * reads memory: the kernel cannot decide alone. */
-		if (!rules_rule_is_scalar(r) || r->action == RULES_ASK ||
-		    r->stack)
+		if (!rules_rule_is_scalar(r) || r->action == RULES_ASK)
 			notify = true;
 		if (rules_level_records(rs->audit, r->action, r->audit))
 			record = true;
