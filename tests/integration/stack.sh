@@ -5,8 +5,9 @@
 # with -O0 and frame pointers (symbols for every frame) and as a stripped
 # copy (no symbols for its own frames, but the same frames, with module and
 # offset).  The decision is unchanged by the stack (deny denies, allow
-# allows), each call has exactly one record, threads work, a rule without
-# stack = yes records none, and `sysgate report` shows the stack.
+# allows, ask asks once), each call has exactly one record, threads and
+# signals arriving meanwhile work, a rule without stack = yes records
+# none, and `sysgate report` shows the stack.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -142,6 +143,25 @@ path = ${CWD}/plain*
 action = deny
 errno = EPERM
 EOF
+	local hooks=$R/hooks
+	mkdir -p "$hooks"
+	printf '%s\n' '#!/bin/sh' 'read line' "echo asked >> $hooks/asked" 'echo "deny ENOENT"' >"$hooks/deny"
+	chmod 1777 "$hooks"
+	chmod 0755 "$hooks/deny"
+	rm -f "$hooks/asked"
+	policy ask-stack <<EOF
+[policy]
+default = allow
+audit = all
+
+[rule ask-stack]
+syscalls = open, openat
+path = \${CWD}/secret*
+action = ask
+ask = $hooks/deny
+ask_timeout = 10s
+stack = yes
+EOF
 	echo secret >"$W/secret.txt"
 	echo public >"$W/public.txt"
 	echo plain >"$W/plain.txt"
@@ -179,6 +199,19 @@ EOF
 	c threads stack EACCES "--type syscall --rule secret-stack --thread yes --count 24" \
 		"$B/stack-victim" -t 4 -n 6 "$W/secret.txt"
 	check threads-frames stack_ok "$SG_TRAIL" threads secret-stack 24
+
+	# Signals while the calls stop and restart: the restart does not
+	# depend on SA_RESTART, and a signal meanwhile is delivered.
+	c signals stack EACCES "--type syscall --rule secret-stack --count 120" \
+		"$B/stack-victim" -s -t 4 -n 30 "$W/secret.txt"
+	check signals-frames stack_ok "$SG_TRAIL" threads secret-stack 120
+
+	# action = ask: the stack is taken first, the question asked once.
+	c ask-stack ask-stack ENOENT "--type syscall --rule ask-stack --action deny --errno ENOENT --field decided_by=\"hook\" --count 1" \
+		"$B/stack-victim" "$W/secret.txt"
+	check ask-stack-frames stack_ok "$SG_TRAIL" frames ask-stack \
+		"$B/stack-victim" named 1 "${own[@]}"
+	check ask-stack-asked-once test "$(cat "$hooks/asked" 2>/dev/null | wc -l)" = 1
 
 	c threads-allow stack 0 "--type syscall --rule public-stack --action allow --count 24" \
 		"$B/stack-victim-stripped" -t 4 -n 6 "$W/public.txt"
