@@ -40,7 +40,7 @@ struct smap {
 	uint64_t start, end, pgoff;
 	dev_t dev;
 	ino_t ino;
-	char *path;
+	char *path;           /* NULL: anonymous (JIT code) */
 };
 
 #define STACK_MAX_MAPS 4096
@@ -64,7 +64,7 @@ static void maps_free(struct sproc *sp)
 	sp->n_maps = 0;
 }
 
-/* Read the executable file mappings of task tid.  0 or -errno. */
+/* Read the executable mappings of task tid.  0 or -errno. */
 static int maps_read(struct sproc *sp, pid_t tid)
 {
 	char name[64];
@@ -86,8 +86,7 @@ static int maps_read(struct sproc *sp, pid_t tid)
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
 			   perms, &pgoff, &maj, &min, &ino, &path_at) < 7 ||
-		    perms[2] != 'x' || path_at == 0 || line[path_at] == '\0' ||
-		    line[path_at] == '\n')
+		    perms[2] != 'x')
 			continue;
 		if (sp->n_maps == STACK_MAX_MAPS)
 			break;
@@ -102,10 +101,11 @@ static int maps_read(struct sproc *sp, pid_t tid)
 		line[strcspn(line, "\n")] = '\0';
 		m = &sp->maps[sp->n_maps];
 		*m = (struct smap){ .start = start, .end = end, .pgoff = pgoff,
-				    .dev = makedev(maj, min), .ino = (ino_t)ino,
-				    .path = strdup(line + path_at) };
-		if (m->path)
-			sp->n_maps++;
+				    .dev = makedev(maj, min), .ino = (ino_t)ino };
+		if (path_at > 0 && line[path_at] &&
+		    !(m->path = strdup(line + path_at)))
+			continue;
+		sp->n_maps++;
 	}
 	free(line);
 	fclose(f);
@@ -300,7 +300,16 @@ static void unwind(struct sproc *sp, pid_t tid, struct stack_trace *st)
 			maps_read(sp, tid);
 			m = maps_find(sp, ip);
 		}
-		if (m) {
+		if (!m && st->n_frames > 0) {
+			/* A return address outside executable memory: the
+			 * walk went astray (no unwind tables, as in a non-PIE
+			 * static program); what follows would be noise. */
+			snprintf(st->error, sizeof(st->error),
+				 "frame %u: 0x%" PRIx64 " is not in executable memory",
+				 st->n_frames, (uint64_t)ip);
+			break;
+		}
+		if (m && m->path) {
 			snprintf(f->module, sizeof(f->module), "%s", m->path);
 			f->module_offset = ip - m->start + m->pgoff;
 			f->have_module = true;

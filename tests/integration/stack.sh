@@ -4,7 +4,8 @@
 # stop and the call decided on its re-notification.  The victim is built
 # with -O0 and frame pointers (symbols for every frame) and as a stripped
 # copy (no symbols for its own frames, but the same frames, with module and
-# offset).  The decision is unchanged by the stack (deny denies, allow
+# offset); a static non-PIE copy gives a partial stack and a stack_error.
+# The decision is unchanged by the stack (deny denies, allow
 # allows, ask asks once), each call has exactly one record, threads and
 # signals arriving meanwhile work, a rule without stack = yes records
 # none, and `sysgate report` shows the stack.
@@ -102,6 +103,17 @@ elif mode == "threads":
             fail("stack %s" % syms(r))
     if len({r["tid"] for r in got}) < 2:
         fail("all calls from one thread")
+elif mode == "partial":
+    # partial RULE: one record of RULE with a stack_error and the first
+    # frame only (libc's open, linked into the program).
+    got = by_rule(args[0])
+    if len(got) != 1:
+        fail("%d records" % len(got))
+    r = got[0]
+    if "stack_error" not in r or len(r.get("stack", [])) != 1:
+        fail("expected one frame and an error: %s" % json.dumps(r))
+    if "open" not in r["stack"][0].get("symbol", ""):
+        fail("frame 0 is not open: %s" % r["stack"][0])
 elif mode == "none":
     # none RULE: records of RULE carry neither a stack nor a stack error.
     for r in by_rule(args[0]):
@@ -183,6 +195,11 @@ EOF
 		"$B/stack-victim-stripped" stripped 1 "${own[@]}"
 	check stripped-same-frames stack_ok "$SG_TRAIL" same-shape "$o0" secret-stack
 	check report-shows-offsets report_shows "#[0-9]+ 0x[0-9a-f]+ \(.*stack-victim-stripped\+0x[0-9a-f]+\)"
+
+	# No unwind tables: a partial stack and its error, the same decision.
+	c deny-static stack EACCES "--type syscall --rule secret-stack --action deny --errno EACCES --count 1" \
+		"$B/stack-victim-static" "$W/secret.txt"
+	check deny-static-partial stack_ok "$SG_TRAIL" partial secret-stack
 
 	c allow-O0 stack 0 "--type syscall --rule public-stack --action allow --field result=3 --count 1" \
 		"$B/stack-victim" "$W/public.txt"
