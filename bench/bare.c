@@ -20,6 +20,14 @@
  *   trace        SECCOMP_RET_TRACE; the tracer does waitpid + PTRACE_CONT
  *   trace-stack  the same plus the caller's stack (instruction pointers
  *                only) with libunwind-ptrace at each stop
+ *   notif-stop   what sysgate does for `stack = yes`: USER_NOTIF (with
+ *                WAIT_KILLABLE_RECV); the first notification of a call is
+ *                answered with -ERESTARTNOINTR after PTRACE_INTERRUPT, the
+ *                caller's PTRACE_EVENT_STOP is resumed with PTRACE_CONT,
+ *                and the restarted call's notification is answered as
+ *                notif does
+ *   notif-stop-stack  the same plus the caller's stack (instruction
+ *                pointers only, warm libunwind cache) at each stop
  * For OP exec the child is also ptraced with the fork/exec/exit events
  * sysgate asks for, and each new process's first stop is resumed.
  */
@@ -31,6 +39,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -60,7 +69,11 @@
 
 #define BARE_MAX_FRAMES 64
 
-enum mech { MECH_ALLOW, MECH_NOTIF, MECH_NOTIF_SYNC, MECH_TRACE, MECH_TRACE_STACK };
+enum mech { MECH_ALLOW, MECH_NOTIF, MECH_NOTIF_SYNC, MECH_TRACE, MECH_TRACE_STACK,
+	    MECH_NOTIF_STOP, MECH_NOTIF_STOP_STACK };
+
+/* The kernel's restart-the-call errno (never reaches user space here). */
+#define BARE_ERESTARTNOINTR 513
 
 struct responder {
 	int listener;
@@ -82,6 +95,8 @@ static int parse_mech(const char *s, enum mech *m)
 		[MECH_ALLOW] = "allow", [MECH_NOTIF] = "notif",
 		[MECH_NOTIF_SYNC] = "notif-sync", [MECH_TRACE] = "trace",
 		[MECH_TRACE_STACK] = "trace-stack",
+		[MECH_NOTIF_STOP] = "notif-stop",
+		[MECH_NOTIF_STOP_STACK] = "notif-stop-stack",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -93,9 +108,14 @@ static int parse_mech(const char *s, enum mech *m)
 	return -EINVAL;
 }
 
+static bool is_stop(enum mech m)
+{
+	return m == MECH_NOTIF_STOP || m == MECH_NOTIF_STOP_STACK;
+}
+
 static bool is_notif(enum mech m)
 {
-	return m == MECH_NOTIF || m == MECH_NOTIF_SYNC;
+	return m == MECH_NOTIF || m == MECH_NOTIF_SYNC || is_stop(m);
 }
 
 static bool is_trace(enum mech m)
@@ -125,6 +145,9 @@ static long load_filter(enum mech m, enum bench_op op)
 	if (is_notif(m)) {
 		action = SECCOMP_RET_USER_NOTIF;
 		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+		/* As sysgate loads its policy (PLATFORM.md 3d). */
+		if (is_stop(m))
+			flags |= SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 	} else if (is_trace(m)) {
 		action = SECCOMP_RET_TRACE;
 	}
@@ -209,6 +232,31 @@ static void answer_loader_open(struct responder *r, const struct seccomp_notif *
 	close(fd);
 }
 
+static void answer(struct responder *r, const struct seccomp_notif *req)
+{
+	switch (r->op) {
+	case BENCH_GETPPID:
+		send_reply(r, req->id, 1, 0, 0);
+		break;
+	case BENCH_OPEN_DENY:
+		send_reply(r, req->id, 0, EACCES, 0);
+		break;
+	case BENCH_OPEN_ALLOW:
+		send_fd(r, req->id, r->allow_fd, true);
+		break;
+	case BENCH_CONNECT:
+		answer_connect(r, req);
+		break;
+	case BENCH_EXEC:
+		if (req->data.nr == SYS_execve)
+			send_reply(r, req->id, 0, 0,
+				   SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		else
+			answer_loader_open(r, req);
+		break;
+	}
+}
+
 static void *responder_thread(void *arg)
 {
 	struct responder *r = arg;
@@ -223,27 +271,7 @@ static void *responder_thread(void *arg)
 				continue;
 			break;
 		}
-		switch (r->op) {
-		case BENCH_GETPPID:
-			send_reply(r, req->id, 1, 0, 0);
-			break;
-		case BENCH_OPEN_DENY:
-			send_reply(r, req->id, 0, EACCES, 0);
-			break;
-		case BENCH_OPEN_ALLOW:
-			send_fd(r, req->id, r->allow_fd, true);
-			break;
-		case BENCH_CONNECT:
-			answer_connect(r, req);
-			break;
-		case BENCH_EXEC:
-			if (req->data.nr == SYS_execve)
-				send_reply(r, req->id, 0, 0,
-					   SECCOMP_USER_NOTIF_FLAG_CONTINUE);
-			else
-				answer_loader_open(r, req);
-			break;
-		}
+		answer(r, req);
 	}
 	free(req);
 	return NULL;
@@ -269,6 +297,79 @@ static int unwind_ips(unw_addr_space_t as, pid_t pid)
 	}
 	_UPT_destroy(upt);
 	return depth;
+}
+
+/*
+ * notif-stop(-stack), on the tracer's own thread (ptrace requests must come
+ * from it): each call is interrupted once and answered on its restart.
+ * Returns the child's wait status.
+ */
+static int stop_loop(struct responder *r, pid_t child, bool stack)
+{
+	struct seccomp_notif *req = calloc(1, r->sizes.seccomp_notif);
+	unw_addr_space_t as = NULL;
+	bool restarted = false;
+	int frames = 0, st = -1;
+
+	if (!req)
+		die("calloc");
+	if (stack) {
+		as = unw_create_addr_space(&_UPT_accessors, 0);
+		if (!as)
+			die("unw_create_addr_space");
+		unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
+	}
+	for (;;) {
+		struct pollfd p = { .fd = r->listener, .events = POLLIN };
+		pid_t pid;
+
+		if (poll(&p, 1, 100) <= 0 || !(p.revents & POLLIN)) {
+			if (waitpid(child, &st, WNOHANG | __WALL) == child &&
+			    (WIFEXITED(st) || WIFSIGNALED(st)))
+				break;
+			continue;
+		}
+		memset(req, 0, r->sizes.seccomp_notif);
+		if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
+			continue;
+		if (restarted) {
+			restarted = false;
+			answer(r, req);
+			continue;
+		}
+		pid = (pid_t)req->pid;
+		if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0)
+			die("PTRACE_INTERRUPT");
+		send_reply(r, req->id, 0, BARE_ERESTARTNOINTR, 0);
+		for (;;) {
+			if (waitpid(pid, &st, __WALL) < 0) {
+				if (errno == EINTR)
+					continue;
+				die("waitpid");
+			}
+			if (!WIFSTOPPED(st))
+				break;
+			if (st >> 16 == PTRACE_EVENT_STOP)
+				break;
+			/* A signal: deliver it, the stop follows. */
+			ptrace(PTRACE_CONT, pid, 0, (void *)(long)WSTOPSIG(st));
+		}
+		if (!WIFSTOPPED(st)) {
+			if (pid == child)
+				break;
+			continue;
+		}
+		if (stack)
+			frames = unwind_ips(as, pid);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		restarted = true;
+	}
+	if (stack) {
+		fprintf(stderr, "bench-bare: notif-stop-stack: %d frames per stop\n", frames);
+		unw_destroy_addr_space(as);
+	}
+	free(req);
+	return st;
 }
 
 /* Resume every stop of the traced tree until the child ends. */
@@ -360,12 +461,12 @@ int main(int argc, char **argv)
 
 	if (argc != 5 || parse_mech(argv[1], &m) < 0 ||
 	    bench_op_parse(argv[2], &op) < 0) {
-		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|trace|trace-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
+		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
 		return 2;
 	}
 	n = atol(argv[3]);
 	batches = atoi(argv[4]);
-	if (is_trace(m) && op == BENCH_EXEC) {
+	if ((is_trace(m) || is_stop(m)) && op == BENCH_EXEC) {
 		fprintf(stderr, "bench-bare: %s does not follow an exec\n", argv[1]);
 		return 2;
 	}
@@ -389,7 +490,7 @@ int main(int argc, char **argv)
 	}
 	close(go[0]);
 	close(ctl[1]);
-	if (is_trace(m) || op == BENCH_EXEC) {
+	if (is_trace(m) || is_stop(m) || op == BENCH_EXEC) {
 		long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP;
 
 		if (op == BENCH_EXEC)
@@ -425,13 +526,17 @@ int main(int argc, char **argv)
 			waitpid(child, &st, __WALL);
 			return 0;
 		}
-		if (pthread_create(&t, NULL, responder_thread, &resp) != 0)
-			die("pthread_create");
-		pthread_detach(t);
+		if (!is_stop(m)) {
+			if (pthread_create(&t, NULL, responder_thread, &resp) != 0)
+				die("pthread_create");
+			pthread_detach(t);
+		}
 		if (write(go[1], "g", 1) != 1)
 			die("write");
 	}
-	if (is_trace(m) || op == BENCH_EXEC)
+	if (is_stop(m))
+		st = stop_loop(&resp, child, m == MECH_NOTIF_STOP_STACK);
+	else if (is_trace(m) || op == BENCH_EXEC)
 		st = tracer_loop(child, m == MECH_TRACE_STACK);
 	else
 		while (waitpid(child, &st, 0) < 0 && errno == EINTR)

@@ -134,10 +134,13 @@ if want 1; then
 	hr
 
 	SG_MICRO="$SYSGATE run -q -a $TRAIL --"
+	# stack = yes on getppid, and audit = all (a stack goes into a record).
+	SG_MICRO_STACK="$SYSGATE run -q -r $BENCH_SRC/policies/stack.ini -a $TRAIL --"
 
 	# micro_row LABEL OP N MECHANISM-TEXT BARE1 BARE2 SYSGATE
-	# SYSGATE: yes (measure it), no (not implemented yet) or ref (a reference
-	# row of the bare mechanism alone).
+	# SYSGATE: yes (measure it), stack (measure it under the stack policy),
+	# no (not implemented yet) or ref (a reference row of the bare
+	# mechanism alone).
 	micro_row() {
 		label=$1 op=$2 n=$3 mtext=$4 m1=$5 m2=$6 sg=$7
 		: > "$T/m.nat"; : > "$T/m.sg"; : > "$T/m.b1"; : > "$T/m.b2"
@@ -147,9 +150,11 @@ if want 1; then
 			r=$((r + 1))
 			out=$("$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR") &&
 				echo "${out% *}" >> "$T/m.nat"
-			if [ "$sg" = yes ]; then
+			if [ "$sg" = yes ] || [ "$sg" = stack ]; then
 				rm -f "$TRAIL"
-				if out=$($SG_MICRO "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR"); then
+				sg_cmd=$SG_MICRO
+				[ "$sg" = stack ] && sg_cmd=$SG_MICRO_STACK
+				if out=$($sg_cmd "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR"); then
 					echo "${out% *}" >> "$T/m.sg"
 					answer=${out#* }
 				else
@@ -168,7 +173,7 @@ if want 1; then
 		nat=$(median < "$T/m.nat")
 		b1=$(median < "$T/m.b1")
 		b2=$(median < "$T/m.b2")
-		if [ "$sg" = yes ]; then
+		if [ "$sg" = yes ] || [ "$sg" = stack ]; then
 			sgv=$(median < "$T/m.sg")
 			xn=$(ratio "$sgv" "$nat")
 			# The target is the floor sysgate can use: sync where the
@@ -194,11 +199,12 @@ if want 1; then
 	micro_row "(c) open /etc/passwd, emulated" open-allow 2000 "notif: RECV + ADDFD(SEND)" notif notif-sync yes
 	micro_row "(d) exec /bin/true (fork+exec+wait)" exec 50 "ptrace events+notif exec,opens" notif notif-sync yes
 	micro_row "(e) connect 127.0.0.1 (+socket,close)" connect 1000 "notif: pidfd_getfd+connect" notif notif-sync yes
-	micro_row "(f) traced getppid" getppid 5000 "RET_TRACE + PTRACE_CONT" trace - no
-	micro_row "(g) traced getppid + stack" getppid 500 "RET_TRACE + unwind (IPs only)" trace-stack - no
+	micro_row "(f) traced getppid (ptrace stop)" getppid 5000 "notif+INTERRUPT, stop, CONT, notif" notif-stop - ref
+	micro_row "(g) traced getppid + stack (warm)" getppid 500 "(f) + unwind (IPs only)" notif-stop-stack - stack
 	micro_row "(ref) one notification round trip" getppid 5000 "notif: RECV + SEND(value)" notif notif-sync ref
+	micro_row "(ref) RET_TRACE stop" getppid 5000 "RET_TRACE + PTRACE_CONT" trace - ref
 	hr
-	frames=$(sed -n 's/.*trace-stack: \([0-9]*\) frames.*/\1/p' "$T/bare.err" | tail -n 1)
+	frames=$(sed -n 's/.*notif-stop-stack: \([0-9]*\) frames.*/\1/p' "$T/bare.err" | tail -n 1)
 	grep -v 'frames per stop' "$T/bare.err" >> "$ERR"
 	echo "   x nat = sysgate / native; sg/bare = sysgate / bare sync (bare where the kernel lacks SYNC_WAKE_UP)."
 	echo "   A plain wake-up of a task on another, idle CPU is slow in a VM: 'bare' (and ptrace stops) swing"
@@ -207,8 +213,11 @@ if want 1; then
 	echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
 	echo "   (d) bare: every new process's ptrace stops resumed, execve CONTINUEd, the loader's opens done"
 	echo "   by the bare loop and installed with ADDFD; sysgate additionally checks and records all of it."
-	echo "   (f),(g): the supervisor has no trace path yet; the bare floor is shown for when it has one"
-	echo "   ((g) unwound ${frames:-?} frames a stop)."
+	echo "   (f),(g): stack = yes.  The first notification is answered with a restart after PTRACE_INTERRUPT;"
+	echo "   at the caller's stop its stack is taken, and the restarted call is notified and decided again."
+	echo "   sysgate stops a call only to take its stack, so (f) is the bare floor alone; (g) runs sysgate with"
+	echo "   bench/policies/stack.ini (audit = all): unwind, names from its cache, record with the frames"
+	echo "   (bare (g) unwound ${frames:-?} frames a stop, IPs only)."
 
 fi
 

@@ -16,6 +16,7 @@
 
 #include "rules/rules.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/stack.h"
 
 struct audit_writer;
 struct call;
@@ -50,6 +51,10 @@ struct proc {
 	struct regs_edit *edit; /* a call being rewritten in its registers
 				 * (regs.c), NULL: none */
 	unsigned edit_fails;
+	struct stack_trace *stack; /* stack = yes: taken for its current or
+				    * last call (stack.h) */
+	bool stack_wanted;  /* interrupted for a stack, its stop not seen */
+	unsigned stack_tries; /* interrupts since a stack was last used */
 	struct proc *next;  /* hash chain */
 };
 
@@ -312,6 +317,9 @@ struct call {
 	struct sockaddr_storage rw_addr; /* connect/send: where it goes */
 	socklen_t rw_addr_len;
 	bool have_rw_addr;
+	const struct stack_trace *stack; /* stack = yes: the caller's stack
+				* (borrowed from its process entry, copied
+				* into a call_job) */
 };
 
 /*
@@ -332,6 +340,7 @@ struct call_job {
 	bool have_creds;
 	struct creds saved;
 	bool entered;
+	struct stack_trace stack; /* the call's stack, when it has one */
 };
 void call_job_init(struct call_job *j, struct sup *s, const struct call *c);
 int call_job_start(struct call_job *j, void *(*fn)(void *));

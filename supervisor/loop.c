@@ -153,6 +153,10 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 				procs_set_exe(p, leader->exe);
 		}
 	}
+	/* stack = yes: any ptrace stop after the interrupt has the
+	 * registers of the call that will restart (stack.h). */
+	if (p->stack_wanted && (event == PTRACE_EVENT_STOP || event == 0))
+		stack_on_stop(p);
 	switch (event) {
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
@@ -173,6 +177,8 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 			}
 			procs_del((pid_t)former);
 		}
+		/* A new program: new mappings, new unwind tables. */
+		stack_process_forget(p->tgid);
 		notify_exec_event(s, p, pid);
 		break;
 	}
@@ -231,6 +237,9 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 		s->forks_inflight--;
 	}
 	p->exited = true;
+	/* A leader's end is reported after all its threads'. */
+	if (p->tid == p->tgid)
+		stack_process_forget(p->tgid);
 	if (record_exit(s, p, st) < 0)
 		sup_fail(s, "cannot write the audit trail");
 	procs_del(pid);

@@ -226,6 +226,8 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 		rules_match(s->rules, &ev, &c->v);
 		rewrite_addr(s, c, &ev, &c->v, &act, &act_len);
 	}
+	if (c->v.stack && stack_request(s, c) > 0)
+		goto gone;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 	if (c->v.action == RULES_REWRITE)
@@ -689,6 +691,8 @@ static int handle_send(struct sup *s, struct call *c)
 		c->err = -rc;
 		goto out;
 	}
+	if (decided && c->v.stack && stack_request(s, c) > 0)
+		goto gone;
 	if (decided && c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 	if (decided && c->v.action != RULES_ALLOW)

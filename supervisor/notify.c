@@ -774,6 +774,10 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
 	}
 	j->c.creds = NULL;
 	j->entered = false;
+	if (c->stack) {
+		j->stack = *c->stack;
+		j->c.stack = &j->stack;
+	}
 }
 
 int call_job_start(struct call_job *j, void *(*fn)(void *))
@@ -920,6 +924,8 @@ static int handle_open(struct sup *s, struct call *c)
 				decide_path(s, c, cp, &r, second);
 		}
 		decide_call(c);
+		if (c->v.stack && stack_request(s, c) > 0)
+			goto gone;
 		if (c->v.action == RULES_REWRITE) {
 			resolved_release(&r);
 			return rewrite_restart(s, c);
@@ -1330,6 +1336,8 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	decide_call(c);
+	if (c->v.stack && stack_request(s, c) > 0)
+		goto gone;
 	if (c->v.action == RULES_REWRITE)
 		goto restart;
 	if (redirect_missing)
@@ -1705,6 +1713,8 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	decide_path(s, c, &c->paths[0], &r,
 		    meta_changes(op) ? RULES_ACC_WRITE : RULES_ACC_STAT);
 	decide_call(c);
+	if (c->v.stack && stack_request(s, c) > 0)
+		goto gone;
 	if (c->v.action == RULES_REWRITE) {
 		resolved_release(&r);
 		return rewrite_restart(s, c);
@@ -1887,6 +1897,8 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 	}
 	decide_path(s, c, &c->paths[0], &r, RULES_ACC_EXEC);
 	decide_call(c);
+	if (c->v.stack && stack_request(s, c) > 0)
+		goto gone;
 	if (c->v.action == RULES_REWRITE)
 		goto rewrite;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
@@ -2308,6 +2320,8 @@ static int owner_call(struct sup *s, struct call *c)
 	}
 	memcpy(ev.args, a, sizeof(ev.args));
 	rules_match(s->rules, &ev, &c->v);
+	if (c->v.stack && stack_request(s, c) > 0)
+		return 0;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		return 0;
 	if (c->v.action != RULES_ALLOW || !emulate)
@@ -2405,6 +2419,8 @@ static int handle_scalar(struct sup *s, struct call *c)
 	default:
 		break;
 	}
+	if (c->v.stack && stack_request(s, c) > 0)
+		return 0;
 	if (c->rewritten && (c->v.action == RULES_REWRITE ||
 			      c->v.action == RULES_ALLOW)) {
 		/* The restarted call, allowed as it now is; its record was

@@ -96,6 +96,7 @@ void procs_del(pid_t tid)
 			free(p->exe);
 			free(p->exec);
 			regs_forget(p);
+			free(p->stack);
 			free(p);
 			n_procs--;
 			return;

@@ -229,6 +229,39 @@ static void verbose_line(const struct call *c, const char *addr_human)
 			args, rules_action_name(c->v.action), why);
 }
 
+/*
+ * stack = yes: the caller's frames, innermost first.  Module paths and
+ * symbol names come from the tracee's files: escaped like any tracee
+ * bytes.  A stack that could not be (wholly) taken says why.
+ */
+static void add_stack(struct audit_rec *r, const struct stack_trace *st)
+{
+	if (st->n_frames) {
+		audit_arr_begin(r, "stack");
+		for (unsigned i = 0; i < st->n_frames; i++) {
+			const struct stack_frame *f = &st->frames[i];
+
+			audit_obj_begin(r, NULL);
+			audit_hex(r, "ip", f->ip);
+			if (f->have_module) {
+				audit_bytes(r, "module", f->module, strlen(f->module));
+				audit_hex(r, "module_offset", f->module_offset);
+			}
+			if (f->have_symbol) {
+				audit_bytes(r, "symbol", f->symbol, strlen(f->symbol));
+				audit_uint(r, "offset", f->symbol_offset);
+			}
+			audit_obj_end(r);
+		}
+		audit_arr_end(r);
+	}
+	if (st->truncated)
+		audit_bool(r, "stack_truncated", true);
+	if (st->error[0])
+		audit_str(r, "stack_error", st->error);
+}
+
+
 /* The arguments of a call as a JSON object: a = the caller's (orig) or
  * the rewritten ones. */
 static void add_args(struct audit_rec *r, const struct call *c,
@@ -354,6 +387,8 @@ int record_call(struct sup *s, const struct call *c)
 		audit_str(r, "decided_by", c->decided_by);
 	if (c->note)
 		audit_str(r, "note", c->note);
+	if (c->stack)
+		add_stack(r, c->stack);
 	return audit_commit(r);
 }
 

@@ -1361,8 +1361,14 @@ static void sb_frame(struct sbuf *b, const json_t *fr)
 			sb_printf(b, "+%s", clean(json_string_value(off)));
 	}
 	if (json_object_get(fr, "module")) {
+		const char *moff = jstr(fr, "module_offset");
+
 		sb_add(b, " (");
 		sb_show_member(b, fr, "module", MAX_SHOW);
+		/* No symbol (a stripped program): where in the module, for
+		 * addr2line. */
+		if (!json_object_get(fr, "symbol") && moff)
+			sb_printf(b, "+%s", clean(moff));
 		sb_add(b, ")");
 	}
 }

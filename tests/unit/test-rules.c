@@ -1791,6 +1791,14 @@ static void test_mechanism(void)
 		  __NR_getppid, RULES_MECH_KERNEL, RULES_ALLOW },
 		{ "[policy]\naudit = denied\n[rule a]\nsyscalls = getppid\naction = kill\n",
 		  __NR_getppid, RULES_MECH_NOTIFY, 0 },
+		/* stack = yes: a stack goes into a record, so it is taken where
+		 * the decision is recorded, which is always notified. */
+		{ "[policy]\ndefault = allow\naudit = all\n[rule a]\nsyscalls = socket\narg0 = AF_INET\naction = allow\nstack = yes\n",
+		  __NR_socket, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = denied\n[rule a]\nsyscalls = socket\narg0 = AF_INET\naction = deny\nstack = yes\n",
+		  __NR_socket, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = socket\narg0 = AF_INET\naction = deny\nstack = yes\n",
+		  __NR_socket, RULES_MECH_KERNEL, RULES_ALLOW },
 		/* Pointer conditions always notify. */
 		{ "[policy]\naudit = none\n[rule a]\nsyscalls = openat\npath = /x\naction = deny\n",
 		  __NR_openat, RULES_MECH_NOTIFY, 0 },
