@@ -509,9 +509,14 @@ static int exit_status_of(struct sup *s)
 }
 
 /* launch_spec.place: the child into the tree's cgroups. */
+static bool place_failed;
+
 static int place_child(pid_t pid, void *arg)
 {
-	return cgroup_attach(arg, pid);
+	int r = cgroup_attach(arg, pid);
+
+	place_failed = r < 0;
+	return r;
 }
 
 /*
@@ -734,8 +739,12 @@ int supervisor_run(const struct supervisor_opts *opts)
 		goto end;
 	}
 	if (r < 0) {
-		sup_fail(&s, "cannot start the command under the filter: %s",
-			 strerror(-r));
+		if (place_failed)
+			sup_fail(&s, "cannot put the command in its cgroup: %s",
+				 strerror(-r));
+		else
+			sup_fail(&s, "cannot start the command under the filter: %s",
+				 strerror(-r));
 		goto end;
 	}
 	s.child = lr.pid;

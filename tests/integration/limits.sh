@@ -138,6 +138,34 @@ yes_if_cgroup() {
 	if [ "$1" = rlimit ]; then echo no; else echo yes; fi
 }
 
+# A group made but not joined (the write of the child's pid into
+# cgroup.procs fails, injected with strace): sysgate stops with 125 before
+# the command runs, says why, and removes the group.
+attach_fails() {
+	local wrap=$B/sysgate-strace n
+	command -v strace >/dev/null || sg_harness_error "strace(1) is missing"
+	local real=$SYSGATE
+	# First the same run traced, to find which openat is cgroup.procs's.
+	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec strace -o %s -e trace=openat %s "$@"\n' \
+		"$R/attach1.strace" "$real" >"$wrap"
+	chmod 0755 "$wrap"
+	SYSGATE=$wrap
+	sg_run -q -r "$P/zombies.ini" -- touch ran
+	n=$(grep '^openat(' "$R/attach1.strace" | grep -n 'cgroup.procs' | head -1 | cut -d: -f1)
+	[ "$SG_RC" = 0 ] && [ -n "$n" ] ||
+		sg_harness_error "no cgroup.procs in the strace of a run (status $SG_RC)"
+	rm -f "$W/ran"
+	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec strace -o %s -e trace=openat -e inject=openat:error=EACCES:when=%s %s "$@"\n' \
+		"$R/attach2.strace" "$n" "$real" >"$wrap"
+	c attach-fails zombies 125 "--type run.end --field status=\"failed\"" touch ran
+	SYSGATE=$real
+	check attach-fails-injected grep -q 'cgroup.procs.*INJECTED' "$R/attach2.strace"
+	aq attach-fails-says-why --type run.end \
+		--field error='"cannot put the command in its cgroup: Permission denied"'
+	check attach-fails-command-not-run test ! -e "$W/ran"
+	check attach-fails-cgroup-gone cgroups_gone "$SG_TRAIL" yes
+}
+
 cases() {
 	local memvia pidsvia cpuvia
 	memvia=$(cg_expect memory) || sg_harness_error "cgroup probe failed"
@@ -337,6 +365,9 @@ assert refused > 0, "no fork refused with 40 zombies under processes = 8"
 		aq zombies-pids-max-recorded --type limit --field limit='"processes"' \
 			--field action='"fork refused with EAGAIN by the kernel (pids.max)"' --min 1
 		check zombies-cgroup-gone cgroups_gone "$SG_TRAIL" yes
+	fi
+	if [ "$pidsvia" != rlimit ]; then
+		attach_fails
 	fi
 }
 
