@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "rules/rules.h"
+#include "supervisor/cgroup.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/stack.h"
 
@@ -110,6 +111,12 @@ struct sup {
 	uint64_t max_tasks;       /* [limits] processes, 0: none */
 	uint64_t wall_deadline_us;/* [limits] wall, 0: none */
 	bool wall_hit;
+	struct cgroup_run cg;     /* the tree's cgroups (cgroup.c) */
+	uint64_t cpu_limit_ms;    /* [limits] cpu, 0: none */
+	bool cpu_hit;             /* the tree was killed for it */
+	uint64_t next_cg_check_us;/* next look at the cgroups' counters */
+	uint64_t oom_seen;        /* OOM kills already recorded */
+	uint64_t pids_refused_seen; /* forks refused at pids.max, recorded */
 	int denials_fd;           /* --denials-fd, -1: none */
 	bool as_caller;           /* --user: emulate with the caller's
 				   * credentials */

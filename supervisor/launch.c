@@ -299,6 +299,13 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 		out->early_status = st;
 		return -ECHILD;
 	}
+	/* Security: in its cgroups before it runs anything of the command,
+	 * so that every process of the tree is under the tree's limits. */
+	if (ls->place) {
+		r = ls->place(pid, ls->place_arg);
+		if (r < 0)
+			goto fail;
+	}
 	pidfd = pidfd_open(pid, 0);
 	if (pidfd < 0) {
 		r = -errno;

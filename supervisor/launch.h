@@ -29,6 +29,14 @@ struct launch_spec {
 	gid_t gid;
 	int n_groups;
 	const gid_t *groups;
+	/*
+	 * Called with the child's pid once its set-up is done and before it
+	 * goes on to its filter and execve (NULL: none): puts it in the
+	 * run's cgroups.  0, or -errno: then the child is killed and
+	 * launch_start returns the error.
+	 */
+	int (*place)(pid_t pid, void *arg);
+	void *place_arg;
 };
 
 struct launch_result {

@@ -55,6 +55,93 @@ static void kill_one(struct proc *p, void *arg)
 void sup_kill_tree(void)
 {
 	procs_each(kill_one, NULL);
+	if (sup_global)
+		cgroup_kill(&sup_global->cg);
+}
+
+/* How often the tree's cgroup counters are read while a limit needs it. */
+#define CGROUP_CHECK_MS 100
+
+static uint64_t limit_value(struct sup *s, enum rules_limit l)
+{
+	uint64_t v = 0;
+
+	rules_limit(s->rules, l, &v);
+	return v;
+}
+
+/*
+ * Processes the kernel killed at the tree's memory limit (the OOM killer
+ * counts a kill before it sends the SIGKILL, so the count is up to date
+ * once the victim's death is seen).  p: the process whose SIGKILL death
+ * was just seen, or NULL at the end of the run.
+ */
+static void check_oom(struct sup *s, struct proc *p)
+{
+	uint64_t n;
+
+	if (cgroup_read(&s->cg, CGROUP_OOM_KILLS, &n) < 0 || n <= s->oom_seen)
+		return;
+	s->oom_seen = n;
+	if (record_limit(s, p, RULES_LIMIT_MEMORY,
+			 limit_value(s, RULES_LIMIT_MEMORY),
+			 "process killed by the kernel (out of memory in the tree's cgroup)") < 0)
+		sup_fail(s, "cannot write the audit trail");
+}
+
+/* Forks that the kernel refused at pids.max (the supervisor's own count
+ * refuses first, save for tasks it no longer counts: zombies waiting for
+ * their parent). */
+static void check_pids(struct sup *s)
+{
+	uint64_t n;
+
+	if (cgroup_read(&s->cg, CGROUP_PIDS_REFUSED, &n) < 0 ||
+	    n <= s->pids_refused_seen)
+		return;
+	s->pids_refused_seen = n;
+	if (record_limit(s, NULL, RULES_LIMIT_PROCESSES, s->max_tasks,
+			 "fork refused with EAGAIN by the kernel (pids.max)") < 0)
+		sup_fail(s, "cannot write the audit trail");
+}
+
+/* [limits] cpu through the cgroup: the CPU time of the whole tree. */
+static void check_cpu(struct sup *s)
+{
+	uint64_t us;
+
+	if (!s->cpu_limit_ms || s->cpu_hit ||
+	    cgroup_read(&s->cg, CGROUP_CPU_USAGE_US, &us) < 0 ||
+	    us / 1000 < s->cpu_limit_ms)
+		return;
+	s->cpu_hit = true;
+	if (record_limit(s, NULL, RULES_LIMIT_CPU, s->cpu_limit_ms,
+			 "the process tree was killed") < 0)
+		sup_fail(s, "cannot write the audit trail");
+	sup_kill_tree();
+}
+
+/* Look at the counters every CGROUP_CHECK_MS; returns the ms until the
+ * next look (or timeout when none is needed). */
+static int cgroup_tick(struct sup *s, int timeout)
+{
+	bool cpu = s->cpu_limit_ms && !s->cpu_hit;
+	bool pids = cgroup_via(&s->cg, CGROUP_PIDS) != CGROUP_NONE;
+	uint64_t now;
+
+	if (!cpu && !pids)
+		return timeout;
+	now = sup_now_us();
+	if (now >= s->next_cg_check_us) {
+		s->next_cg_check_us = now + CGROUP_CHECK_MS * 1000;
+		if (cpu)
+			check_cpu(s);
+		if (pids)
+			check_pids(s);
+	}
+	if ((s->next_cg_check_us - now) / 1000 < (uint64_t)timeout)
+		timeout = (int)((s->next_cg_check_us - now) / 1000) + 1;
+	return timeout;
 }
 
 void sup_fail(struct sup *s, const char *fmt, ...)
@@ -240,6 +327,9 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 	/* A leader's end is reported after all its threads'. */
 	if (p->tid == p->tgid)
 		stack_process_forget(p->tgid);
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
+	    cgroup_via(&s->cg, CGROUP_MEMORY) != CGROUP_NONE)
+		check_oom(s, p);
 	if (record_exit(s, p, st) < 0)
 		sup_fail(s, "cannot write the audit trail");
 	procs_del(pid);
@@ -303,6 +393,7 @@ static int run_loop(struct sup *s)
 				timeout = (int)((s->wall_deadline_us - now) / 1000) + 1;
 			}
 		}
+		timeout = cgroup_tick(s, timeout);
 		n = poll(pfd, 3, timeout);
 
 		if (n < 0 && errno != EINTR) {
@@ -467,6 +558,71 @@ static int make_redirect_dirs(const struct supervisor_opts *opts, char *why,
 	return 0;
 }
 
+/* launch_spec.place: the child into the tree's cgroups. */
+static bool place_failed;
+
+static int place_child(pid_t pid, void *arg)
+{
+	int r = cgroup_attach(arg, pid);
+
+	place_failed = r < 0;
+	return r;
+}
+
+/*
+ * The tree's cgroups for [limits] memory, processes and cpu where they can
+ * be made; the rest falls back to rlimits (memory, cpu) or to the
+ * supervisor's own count alone (processes).
+ */
+static void setup_cgroups(struct sup *s)
+{
+	static const char *const what[CGROUP_NCTRL] = {
+		[CGROUP_MEMORY] = "memory",
+		[CGROUP_PIDS] = "processes",
+		[CGROUP_CPU] = "cpu",
+	};
+	struct cgroup_want want = {
+		.memory_bytes = limit_value(s, RULES_LIMIT_MEMORY),
+		.max_tasks = s->max_tasks,
+		.cpu = s->cpu_limit_ms > 0,
+	};
+
+	cgroup_init(&s->cg);
+	if (!want.memory_bytes && !want.max_tasks && !want.cpu)
+		return;
+	cgroup_setup(&s->cg, s->opts->run_id, &want);
+	if (s->opts->verbosity < SUPERVISOR_VERBOSE)
+		return;
+	for (unsigned c = 0; c < CGROUP_NCTRL; c++) {
+		if (cgroup_path(&s->cg, (enum cgroup_ctrl)c))
+			fprintf(stderr, "sysgate: [limits] %s: cgroup %s\n", what[c],
+				cgroup_path(&s->cg, (enum cgroup_ctrl)c));
+		else if (s->cg.why[c][0])
+			fprintf(stderr, "sysgate: [limits] %s: no cgroup (%s)\n",
+				what[c], s->cg.why[c]);
+	}
+}
+
+/* At the end of the run: what the cgroups counted and was not recorded
+ * yet. */
+static void final_cgroup_checks(struct sup *s)
+{
+	uint64_t n;
+
+	if (cgroup_via(&s->cg, CGROUP_MEMORY) != CGROUP_NONE) {
+		check_oom(s, NULL);
+		/* Reached without a kill: the kernel reclaimed memory (page
+		 * cache, ...) to keep the tree under the limit. */
+		if (!s->oom_seen &&
+		    cgroup_read(&s->cg, CGROUP_MEMORY_MAX_HITS, &n) == 0 && n &&
+		    record_limit(s, NULL, RULES_LIMIT_MEMORY,
+				 limit_value(s, RULES_LIMIT_MEMORY),
+				 "the tree's memory use reached the limit") < 0)
+			sup_fail(s, "cannot write the audit trail");
+	}
+	check_pids(s);
+}
+
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
@@ -498,7 +654,10 @@ int supervisor_run(const struct supervisor_opts *opts)
 			s.max_tasks = v;
 		if (rules_limit(opts->rules, RULES_LIMIT_WALL, &v) == 0)
 			s.wall_deadline_us = s.start_us + v * 1000;
+		if (rules_limit(opts->rules, RULES_LIMIT_CPU, &v) == 0)
+			s.cpu_limit_ms = v;
 	}
+	cgroup_init(&s.cg);
 	if (opts->audit_path) {
 		struct stat st;
 
@@ -515,8 +674,12 @@ int supervisor_run(const struct supervisor_opts *opts)
 		return SUPERVISOR_EXIT_FAILURE;
 	}
 
+	setup_cgroups(&s);
+	if (cgroup_via(&s.cg, CGROUP_CPU) == CGROUP_NONE)
+		s.cpu_limit_ms = 0;	/* RLIMIT_CPU per process instead */
 	if (record_run_start(&s) < 0) {
 		fprintf(stderr, "sysgate: cannot write the audit trail\n");
+		cgroup_release(&s.cg);
 		return SUPERVISOR_EXIT_FAILURE;
 	}
 
@@ -602,6 +765,12 @@ int supervisor_run(const struct supervisor_opts *opts)
 
 			if (rules_limit(opts->rules, map[i].l, &v) < 0)
 				continue;
+			/* The tree's cgroup holds it instead. */
+			if ((map[i].l == RULES_LIMIT_MEMORY &&
+			     cgroup_via(&s.cg, CGROUP_MEMORY) != CGROUP_NONE) ||
+			    (map[i].l == RULES_LIMIT_CPU &&
+			     cgroup_via(&s.cg, CGROUP_CPU) != CGROUP_NONE))
+				continue;
 			/* CPU is counted in ms in the policy, s by the kernel. */
 			if (map[i].l == RULES_LIMIT_CPU)
 				v = (v + 999) / 1000;
@@ -620,14 +789,22 @@ int supervisor_run(const struct supervisor_opts *opts)
 			goto end;
 		}
 	}
+	if (s.cg.n) {
+		ls.place = place_child;
+		ls.place_arg = &s.cg;
+	}
 	r = launch_start(&ls, &lr);
 	if (r == -ECHILD) {
 		s.child_status = lr.early_status;
 		goto end;
 	}
 	if (r < 0) {
-		sup_fail(&s, "cannot start the command under the filter: %s",
-			 strerror(-r));
+		if (place_failed)
+			sup_fail(&s, "cannot put the command in its cgroup: %s",
+				 strerror(-r));
+		else
+			sup_fail(&s, "cannot start the command under the filter: %s",
+				 strerror(-r));
 		goto end;
 	}
 	s.child = lr.pid;
@@ -663,6 +840,9 @@ end:
 		tcsetpgrp(tty, our_pgrp);
 		signal(SIGTTOU, SIG_DFL);
 	}
+	final_cgroup_checks(&s);
+	/* Every process of the tree is gone (or was never started). */
+	cgroup_release(&s.cg);
 	status = exit_status_of(&s);
 	if (s.wall_hit)
 		fprintf(stderr, "sysgate: the wall-time limit was reached: the process tree was killed\n");

@@ -514,6 +514,64 @@ static void add_str_array_from(struct audit_rec *r, const char *key,
 	audit_arr_end(r);
 }
 
+/*
+ * run.start's "limits": each limit the policy sets, its value (policy
+ * units) and what enforces it: "supervisor" (it counts or times the tree
+ * itself), "cgroup-v1" or "cgroup-v2" (the tree's cgroup), or "rlimit"
+ * (each process); "scope" says whether it holds for the tree or for each
+ * process.  processes has the kernel's pids.max as a "backstop" where the
+ * cgroup could be made.
+ */
+static void add_limits(struct audit_rec *r, struct sup *s)
+{
+	audit_obj_begin(r, "limits");
+	for (int l = 0; l < RULES_LIMIT_COUNT; l++) {
+		enum cgroup_ctrl c = CGROUP_NCTRL;
+		const char *via = "rlimit";
+		const char *backstop = NULL;
+		uint64_t v;
+
+		if (rules_limit(s->rules, (enum rules_limit)l, &v) < 0)
+			continue;
+		switch ((enum rules_limit)l) {
+		case RULES_LIMIT_PROCESSES:
+			via = "supervisor";
+			c = CGROUP_PIDS;
+			if (cgroup_via(&s->cg, c) != CGROUP_NONE)
+				backstop = cgroup_via_name(cgroup_via(&s->cg, c));
+			break;
+		case RULES_LIMIT_WALL:
+			via = "supervisor";
+			break;
+		case RULES_LIMIT_MEMORY:
+			c = CGROUP_MEMORY;
+			via = cgroup_via_name(cgroup_via(&s->cg, c));
+			break;
+		case RULES_LIMIT_CPU:
+			c = CGROUP_CPU;
+			via = cgroup_via_name(cgroup_via(&s->cg, c));
+			break;
+		case RULES_LIMIT_FILE_SIZE:
+		case RULES_LIMIT_OPEN_FILES:
+		case RULES_LIMIT_COUNT:
+			break;
+		}
+		audit_obj_begin(r, rules_limit_name((enum rules_limit)l));
+		audit_uint(r, "value", v);
+		audit_str(r, "via", via);
+		audit_str(r, "scope", strcmp(via, "rlimit") == 0 ? "process" : "tree");
+		if (backstop)
+			audit_str(r, "backstop", backstop);
+		if (c != CGROUP_NCTRL && cgroup_path(&s->cg, c)) {
+			const char *cp = cgroup_path(&s->cg, c);
+
+			audit_bytes(r, "cgroup", cp, strlen(cp));
+		}
+		audit_obj_end(r);
+	}
+	audit_obj_end(r);
+}
+
 int record_run_start(struct sup *s)
 {
 	struct audit_rec *r = audit_begin(s->audit, "run.start");
@@ -550,6 +608,7 @@ int record_run_start(struct sup *s)
 		  rules_audit_level(s->rules) == RULES_AUDIT_DENIED ? "denied" : "none");
 	if (s->opts->tmpdir)
 		audit_str(r, "tmpdir", s->opts->tmpdir);
+	add_limits(r, s);
 	return audit_commit(r);
 }
 
