@@ -362,6 +362,10 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 
 	if (!info || !action)
 		return;
+	/* A rewritten call (action = rewrite) is learned as the program made
+	 * it: its own path (redirected_from) and address (args.addr). */
+	if (!strcmp(action, "rewrite"))
+		action = "allow";
 	/* sysgate's own checks (the trail file, /proc of other processes,
 	 * netlink) decide whatever the policy says: nothing to learn. */
 	if (rule && !strncmp(rule, "sysgate:", 8) && !strcmp(action, "allow"))
@@ -375,7 +379,8 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 			size_t plen;
 			struct obs o = { .run = L->runs, .nr = info->nr };
 
-			if (audit_json_bytes(p, "path", &path, &plen) < 0)
+			if (audit_json_bytes(p, json_object_get(p, "redirected_from") ?
+					     "redirected_from" : "path", &path, &plen) < 0)
 				continue;
 			if (strlen(path) != plen || path[0] != '/') {
 				free(path);
