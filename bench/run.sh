@@ -24,6 +24,9 @@ REPS=${BENCH_REPS:-7}
 SECTIONS=${BENCH_SECTIONS:-1 2 3 4 5 6}
 ROUNDS=${BENCH_ROUNDS:-5}
 BATCHES=5
+# Start-up differs by a few hundred us between runs on a shared machine:
+# a median of 51 runs (issue 5 asks 50 or more).
+STARTUP_RUNS=51
 DISK_DIR=${BENCH_DISK:-$(pwd)}
 OBSERVE=$BENCH_SRC/policies/observe.ini
 STRACE_SET='trace=%file,%process,%network'
@@ -119,7 +122,7 @@ echo "scratch: $T (trails, work trees, TMPDIR)"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
 echo "repetitions: micro $ROUNDS rounds x $BATCHES batches (median of the rounds' medians), calls per batch:"
 echo "             getppid 200000, open 2000, exec 50, connect 1000, traced 5000, traced+stack 500;"
-echo "             workloads $REPS runs per mode, modes alternating, median wall time; start-up 21 runs"
+echo "             workloads $REPS runs per mode, modes alternating, median wall time; start-up $STARTUP_RUNS runs"
 
 # ------------------------------------------------------------------
 # 1. Micro.
@@ -514,11 +517,11 @@ fi
 
 if want 5; then
 	echo
-	echo "5. START-UP: sysgate run -q -- /bin/true against /bin/true (21 runs each, alternating)"
+	echo "5. START-UP: sysgate run -q -- /bin/true against /bin/true ($STARTUP_RUNS runs each, alternating)"
 	: > "$T/s.nat"
 	: > "$T/s.sg"
 	r=0
-	while [ $r -lt 21 ]; do
+	while [ $r -lt "$STARTUP_RUNS" ]; do
 		r=$((r + 1))
 		"$B/bench-runcmd" -- /bin/true | cut -d' ' -f1 >> "$T/s.nat"
 		rm -f "$TRAIL"

@@ -208,7 +208,37 @@ static const struct {
 static struct rules_syscall_info table[RULES_NR_MAX];
 static char names[RULES_NR_MAX][NAME_MAX_LEN];
 static const char *width_types[RULES_NR_MAX];
+/* The numbers of the named entries, sorted by (name, number): lookups by
+ * name are a binary search, not a strcmp per syscall (start-up time). */
+static short by_name[RULES_NR_MAX];
+static size_t n_by_name;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static int by_name_cmp(const void *a, const void *b)
+{
+	int x = *(const short *)a, y = *(const short *)b;
+	int c = strcmp(table[x].name, table[y].name);
+
+	return c ? c : x - y;
+}
+
+/* The lowest number named name, or -1. */
+static int find_name(const char *name)
+{
+	size_t lo = 0, hi = n_by_name;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(table[by_name[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n_by_name && strcmp(table[by_name[lo]].name, name) == 0)
+		return by_name[lo];
+	return -1;
+}
 
 static void table_build(void)
 {
@@ -247,14 +277,14 @@ static void table_build(void)
 	for (i = 0; i < ARRAY_SIZE(known); i++)
 		if (known[i].nr >= 0 && known[i].nr < RULES_NR_MAX)
 			table[known[i].nr] = known[i];
+	for (nr = 0; nr < RULES_NR_MAX; nr++)
+		if (table[nr].name)
+			by_name[n_by_name++] = (short)nr;
+	qsort(by_name, n_by_name, sizeof(by_name[0]), by_name_cmp);
 	for (i = 0; i < ARRAY_SIZE(widths); i++) {
-		for (nr = 0; nr < RULES_NR_MAX; nr++) {
-			if (table[nr].name &&
-			    strcmp(table[nr].name, widths[i].name) == 0) {
-				width_types[nr] = widths[i].types;
-				break;
-			}
-		}
+		nr = find_name(widths[i].name);
+		if (nr >= 0)
+			width_types[nr] = widths[i].types;
 	}
 }
 
@@ -278,10 +308,8 @@ const struct rules_syscall_info *rules_syscall_by_name(const char *name)
 	if (!name)
 		return NULL;
 	table_init();
-	for (nr = 0; nr < RULES_NR_MAX; nr++)
-		if (table[nr].name && strcmp(table[nr].name, name) == 0)
-			return &table[nr];
-	return NULL;
+	nr = find_name(name);
+	return nr < 0 ? NULL : &table[nr];
 }
 
 const char *rules_syscall_name(int nr)

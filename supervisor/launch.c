@@ -173,8 +173,11 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(CHILD_FAIL);	/* the supervisor went away */
-	close(go_fd);
 	/*
+	 * go_fd stays open: it is O_CLOEXEC, so execve closes it, and every
+	 * syscall from here to the policy filter costs a pair of ptrace
+	 * stops.
+	 *
 	 * WAIT_KILLABLE_RECV: once the supervisor has received a call, only
 	 * a fatal signal interrupts it, so an emulated call cannot be done
 	 * twice when a signal handler restarts it.

@@ -637,7 +637,10 @@ int supervisor_run(const struct supervisor_opts *opts)
 	int status;
 	int r;
 
-	memset(&s, 0, sizeof(s));
+	/* s is static, so zero on the first run: clearing its 130 KiB again
+	 * would fault in every page of it at start-up. */
+	if (sup_global)
+		memset(&s, 0, sizeof(s));
 	sup_global = &s;
 	s.opts = opts;
 	s.rules = opts->rules;

@@ -125,6 +125,9 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 
 static void remove_tree(const char *dir)
 {
+	/* Mostly the command left it empty: one rmdir, no walk. */
+	if (rmdir(dir) == 0 || errno == ENOENT)
+		return;
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
