@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +47,44 @@ void resolved_release(struct resolved *r)
 	resolved_init(r);
 }
 
+static int self_fd_dir = -1;
+static pthread_once_t self_fd_once = PTHREAD_ONCE_INIT;
+
+static void open_self_fd_dir(void)
+{
+	/*
+	 * "self" is resolved when the directory is opened, by the supervisor
+	 * (its children exec without resolving anything), so the fd keeps
+	 * naming the supervisor's fd table.  A lookup of "N" in it is the
+	 * lookup "/proc/self/fd/N" ends with: the same magic link and the
+	 * same permission checks, without the walk of the first three
+	 * components.
+	 */
+	self_fd_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int resolve_self_fd_dir(void)
+{
+	pthread_once(&self_fd_once, open_self_fd_dir);
+	return self_fd_dir;
+}
+
 static int fd_path(int fd, char *buf, size_t len)
 {
 	static const char deleted[] = " (deleted)";
 	const size_t dl = sizeof(deleted) - 1;
+	int dir = resolve_self_fd_dir();
 	char link[64];
 	struct stat st;
 	ssize_t n;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, len - 1);
+	if (dir >= 0) {
+		snprintf(link, sizeof(link), "%d", fd);
+		n = readlinkat(dir, link, buf, len - 1);
+	} else {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, buf, len - 1);
+	}
 	if (n < 0)
 		return -errno;
 	if ((size_t)n >= len - 1)
