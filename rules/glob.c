@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules/internal.h"
@@ -195,6 +196,155 @@ bool rules_glob_match_n(const char *pattern, const char *s, size_t len)
 			return false;
 	}
 	return bit_get(cur, n_states - 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Globs compiled at load.  rules_glob_match_n() above stays the
+ * reference: tests/unit/test-rules.c checks these against it. */
+
+static bool has_wild(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '*' || p[i] == '?')
+			return true;
+	return false;
+}
+
+int rules_glob_compile(const char *pattern, struct rules_glob *g)
+{
+	struct glob_state st[GLOB_STATES_MAX];
+	size_t n = strlen(pattern), k;
+
+	*g = (struct rules_glob){ .form = RULES_GLOB_NONE };
+	if (n > RULES_GLOB_MAX)
+		return 0;	/* glob_compile refuses it: matches nothing */
+	if (!has_wild(pattern, n)) {
+		/* Only literal states: the path is the pattern. */
+		g->form = RULES_GLOB_EXACT;
+		g->lit = pattern;
+		g->lit_len = n;
+		return 0;
+	}
+	if (n >= 3 && !memcmp(pattern + n - 3, "/**", 3) &&
+	    !has_wild(pattern, n - 3)) {
+		/* LIT, then (/.*)? : LIT itself or anything below it. */
+		g->form = RULES_GLOB_TREE;
+		g->lit = pattern;
+		g->lit_len = n - 3;
+		return 0;
+	}
+	if (n >= 3 && !memcmp(pattern, "**/", 3) &&
+	    !has_wild(pattern + 3, n - 3)) {
+		/* (.* /)?, then LIT: LIT itself or LIT after any '/'. */
+		g->form = RULES_GLOB_SUFFIX;
+		g->lit = pattern + 3;
+		g->lit_len = n - 3;
+		return 0;
+	}
+	g->n_states = glob_compile(pattern, st);
+	if (g->n_states == 0)
+		return 0;
+	g->states = malloc(g->n_states * sizeof(st[0]));
+	if (!g->states)
+		return -ENOMEM;
+	memcpy(g->states, st, g->n_states * sizeof(st[0]));
+	/* Leading literal states consume exactly their byte each, with no
+	 * epsilon move among them: compare those bytes, then run the NFA
+	 * from the first other state. */
+	for (k = 0; k < g->n_states && st[k].kind == G_LIT; k++)
+		;
+	g->n_lead = k;
+	g->form = RULES_GLOB_NFA;
+	return 0;
+}
+
+void rules_glob_release(struct rules_glob *g)
+{
+	if (!g)
+		return;
+	free(g->states);
+	*g = (struct rules_glob){ .form = RULES_GLOB_NONE };
+}
+
+/* rules_glob_match_n()'s loop, from state `from` at s[0]. */
+static bool run_states(const struct glob_state *st, size_t n_states,
+		       size_t from, const char *s, size_t len)
+{
+	uint64_t cur[GLOB_WORDS], next[GLOB_WORDS];
+	size_t words = (n_states + 63) / 64, i, k;
+
+	memset(cur, 0, words * sizeof(cur[0]));
+	add_state(st, cur, from);
+	for (i = 0; i < len; i++) {
+		uint8_t c = (uint8_t)s[i];
+		bool any = false;
+
+		memset(next, 0, words * sizeof(next[0]));
+		for (k = 0; k < n_states; k++) {
+			if (!bit_get(cur, k))
+				continue;
+			switch ((enum glob_kind)st[k].kind) {
+			case G_LIT:
+				if (c == st[k].c)
+					add_state(st, next, k + 1);
+				break;
+			case G_ONE:
+				if (c != '/')
+					add_state(st, next, k + 1);
+				break;
+			case G_STAR:
+				if (c != '/')
+					add_state(st, next, k);
+				break;
+			case G_ANY:
+				add_state(st, next, k);
+				break;
+			case G_SPLIT:
+			case G_ACCEPT:
+				break;
+			}
+		}
+		for (k = 0; k < words; k++) {
+			cur[k] = next[k];
+			any |= next[k] != 0;
+		}
+		if (!any)
+			return false;
+	}
+	return bit_get(cur, n_states - 1);
+}
+
+bool rules_glob_match_compiled(const struct rules_glob *g, const char *s,
+			       size_t len)
+{
+	size_t l;
+
+	if (!g || !s)
+		return false;
+	l = g->lit_len;
+	switch (g->form) {
+	case RULES_GLOB_NONE:
+		return false;
+	case RULES_GLOB_EXACT:
+		return len == l && !memcmp(s, g->lit, l);
+	case RULES_GLOB_TREE:
+		return len >= l && !memcmp(s, g->lit, l) &&
+		       (len == l || s[l] == '/');
+	case RULES_GLOB_SUFFIX:
+		if (len == l)
+			return !memcmp(s, g->lit, l);
+		return len > l && s[len - l - 1] == '/' &&
+		       !memcmp(s + len - l, g->lit, l);
+	case RULES_GLOB_NFA:
+		if (len < g->n_lead)
+			return false;
+		for (size_t k = 0; k < g->n_lead; k++)
+			if ((uint8_t)s[k] != g->states[k].c)
+				return false;
+		return run_states(g->states, g->n_states, g->n_lead,
+				  s + g->n_lead, len - g->n_lead);
+	}
+	return false;
 }
 
 bool rules_glob_match(const char *pattern, const char *path)

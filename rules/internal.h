@@ -91,6 +91,34 @@ struct rules_rewrite {
 	size_t n_sets;
 };
 
+/*
+ * A glob compiled once when the policy is loaded (glob.c), so that matching
+ * a path allocates nothing and parses nothing.  The common shapes are
+ * recognised and matched with a compare: a literal path, a literal
+ * directory and everything below it ("LIT/" "**"), a literal name in any
+ * directory ("**" "/LIT"); any other glob keeps its NFA.  Matches exactly
+ * what rules_glob_match() matches on the pattern (tests/unit/test-rules.c
+ * compares the two).
+ */
+enum rules_glob_form {
+	RULES_GLOB_NONE = 0,	/* a pattern that matches nothing (too long) */
+	RULES_GLOB_EXACT,	/* s == lit */
+	RULES_GLOB_TREE,	/* s == lit, or s starts with lit + "/" */
+	RULES_GLOB_SUFFIX,	/* s == lit, or s ends with "/" + lit */
+	RULES_GLOB_NFA,		/* the states, after n_lead literal bytes */
+};
+
+struct glob_state;
+
+struct rules_glob {
+	enum rules_glob_form form;
+	const char *lit;	/* borrowed from the pattern string */
+	size_t lit_len;
+	struct glob_state *states;	/* RULES_GLOB_NFA; owned */
+	size_t n_states;
+	size_t n_lead;		/* leading states that are literal bytes */
+};
+
 struct rules_rule {
 	char *name;
 	unsigned line;
@@ -102,6 +130,10 @@ struct rules_rule {
 	size_t n_addrs;
 	char **exes;
 	size_t n_exes;
+	/* paths[i] and exes[i] compiled (rules_compile_globs); NULL until
+	 * then, when the matcher falls back to rules_glob_match(). */
+	struct rules_glob *path_globs;
+	struct rules_glob *exe_globs;
 	struct rules_argcond conds[RULES_NARGS];
 	size_t n_conds;
 	enum rules_action action;
@@ -142,6 +174,14 @@ static inline void rules_nr_add(uint64_t *set, int nr)
 bool rules_glob_match_n(const char *pattern, const char *s, size_t len);
 /* 0, or -EINVAL with a static reason in *why. */
 int rules_glob_check(const char *pattern, const char **why);
+/* Compile pattern (borrowed: it must outlive g) into g.  0 or -ENOMEM. */
+int rules_glob_compile(const char *pattern, struct rules_glob *g);
+void rules_glob_release(struct rules_glob *g);
+/* The same answer as rules_glob_match_n(pattern, s, len). */
+bool rules_glob_match_compiled(const struct rules_glob *g, const char *s,
+			       size_t len);
+/* parse.c: compile every path and exe glob of the set.  0 or -ENOMEM. */
+int rules_compile_globs(struct rules_set *rs);
 
 /* addr.c: parse one address item; -EINVAL with a static reason in *why
  * (or a suggestion-free message), -ENOMEM. */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 #include "rules/internal.h"
@@ -96,6 +97,26 @@ static bool access_ok(const struct rules_rule *r, unsigned ev_access)
 	return (ev_access & r->access) != 0;
 }
 
+/* Does any of the n globs (compiled in cg when the set was loaded) match s? */
+static bool any_glob(char *const *globs, const struct rules_glob *cg,
+		     size_t n, const char *s)
+{
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < n; i++) {
+		if (cg ? rules_glob_match_compiled(&cg[i], s, len) :
+			 rules_glob_match_n(globs[i], s, len))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every test is a pure condition on the rule and the event, and the rule
+ * matches when all hold: they are tried cheapest first (the syscall, the
+ * access class, the scalar conditions), so that most rules are passed over
+ * without looking at a glob.
+ */
 static bool rule_matches(const struct rules_rule *r,
 			 const struct rules_event *ev)
 {
@@ -103,17 +124,15 @@ static bool rule_matches(const struct rules_rule *r,
 
 	if (!rules_nr_has(r->nrs, ev->nr))
 		return false;
-	if (r->n_paths) {
-		bool hit = false;
-
-		if (!ev->path)
-			return false;
-		for (i = 0; i < r->n_paths && !hit; i++)
-			hit = rules_glob_match(r->paths[i], ev->path);
-		if (!hit)
-			return false;
-	}
 	if (!access_ok(r, ev->access))
+		return false;
+	for (i = 0; i < r->n_conds; i++)
+		if (!rules_cond_holds(&r->conds[i], ev->nr, ev->args,
+				      r->action))
+			return false;
+	if (r->n_paths &&
+	    (!ev->path || !any_glob(r->paths, r->path_globs, r->n_paths,
+				    ev->path)))
 		return false;
 	if (r->n_addrs) {
 		bool hit = false;
@@ -127,20 +146,9 @@ static bool rule_matches(const struct rules_rule *r,
 		if (!hit)
 			return false;
 	}
-	if (r->n_exes) {
-		bool hit = false;
-
-		if (!ev->exe)
-			return false;
-		for (i = 0; i < r->n_exes && !hit; i++)
-			hit = rules_glob_match(r->exes[i], ev->exe);
-		if (!hit)
-			return false;
-	}
-	for (i = 0; i < r->n_conds; i++)
-		if (!rules_cond_holds(&r->conds[i], ev->nr, ev->args,
-				      r->action))
-			return false;
+	if (r->n_exes &&
+	    (!ev->exe || !any_glob(r->exes, r->exe_globs, r->n_exes, ev->exe)))
+		return false;
 	return true;
 }
 

@@ -1472,6 +1472,12 @@ void rules_free(struct rules_set *rs)
 		struct rules_rule *r = &rs->rules[i];
 
 		free(r->name);
+		for (j = 0; r->path_globs && j < r->n_paths; j++)
+			rules_glob_release(&r->path_globs[j]);
+		free(r->path_globs);
+		for (j = 0; r->exe_globs && j < r->n_exes; j++)
+			rules_glob_release(&r->exe_globs[j]);
+		free(r->exe_globs);
 		for (j = 0; j < r->n_paths; j++)
 			free(r->paths[j]);
 		free(r->paths);
@@ -1783,6 +1789,42 @@ static int load_text(struct pctx *c, const char *text, const char *id,
 	return 0;
 }
 
+static int compile_list(char *const *globs, size_t n, struct rules_glob **out)
+{
+	struct rules_glob *g;
+
+	if (n == 0)
+		return 0;
+	g = calloc(n, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	*out = g;	/* rules_free releases what was compiled */
+	for (size_t i = 0; i < n; i++) {
+		int rc = rules_glob_compile(globs[i], &g[i]);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int rules_compile_globs(struct rules_set *rs)
+{
+	for (size_t i = 0; i < rs->n_rules; i++) {
+		struct rules_rule *r = &rs->rules[i];
+		int rc;
+
+		if (r->path_globs || r->exe_globs)
+			continue;
+		rc = compile_list(r->paths, r->n_paths, &r->path_globs);
+		if (rc == 0)
+			rc = compile_list(r->exes, r->n_exes, &r->exe_globs);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* The top policy: errors and chain set up, a canonical id for cycles. */
 static int load_top(const char *text, const char *name,
 		    const struct rules_vars *vars, struct rules_set **out,
@@ -1796,6 +1838,11 @@ static int load_top(const char *text, const char *name,
 	if (strcmp(name, DEFAULT_SOURCE) != 0)
 		real = realpath(name, NULL);
 	rc = load_text(&c, text, real ? real : name, out);
+	/* Matching then allocates nothing and parses no glob. */
+	if (rc == 0 && (rc = rules_compile_globs(*out)) < 0) {
+		rules_free(*out);
+		*out = NULL;
+	}
 	if (rc == -ENOMEM)
 		fail(&c, 0, "out of memory");
 	return rc;

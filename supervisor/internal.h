@@ -228,6 +228,13 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		 unsigned flags, struct resolved *out);
 void resolved_release(struct resolved *r);
 void resolved_init(struct resolved *r);
+/*
+ * The supervisor's own /proc/self/fd directory, opened once (thread-safe),
+ * so that reading back or reopening one of our fds costs one lookup in it
+ * instead of a walk of "/proc/self/fd/N".  Returns the fd, or -1 when it
+ * cannot be opened (callers then use the path).  Never close it.
+ */
+int resolve_self_fd_dir(void);
 
 /* ------------------------------------------------------------------ */
 /* Notifications (notify.c).                                           */

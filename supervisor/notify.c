@@ -717,9 +717,17 @@ static int reopen_fd(int fd, uint64_t flags)
 	 * Reopen the object we checked through its fd: no path walk happens
 	 * again.  O_NOCTTY: the supervisor must not acquire a terminal.
 	 */
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	nf = open(p, (int)((flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW)) |
-			   O_NOCTTY | O_CLOEXEC));
+	int dir = resolve_self_fd_dir();
+	int oflags = (int)((flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW)) |
+			   O_NOCTTY | O_CLOEXEC);
+
+	if (dir >= 0) {
+		snprintf(p, sizeof(p), "%d", fd);
+		nf = openat(dir, p, oflags);
+	} else {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		nf = open(p, oflags);
+	}
 	return nf < 0 ? -errno : nf;
 }
 

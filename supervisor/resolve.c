@@ -11,10 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -46,16 +49,44 @@ void resolved_release(struct resolved *r)
 	resolved_init(r);
 }
 
+static int self_fd_dir = -1;
+static pthread_once_t self_fd_once = PTHREAD_ONCE_INIT;
+
+static void open_self_fd_dir(void)
+{
+	/*
+	 * "self" is resolved when the directory is opened, by the supervisor
+	 * (its children exec without resolving anything), so the fd keeps
+	 * naming the supervisor's fd table.  A lookup of "N" in it is the
+	 * lookup "/proc/self/fd/N" ends with: the same magic link and the
+	 * same permission checks, without the walk of the first three
+	 * components.
+	 */
+	self_fd_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int resolve_self_fd_dir(void)
+{
+	pthread_once(&self_fd_once, open_self_fd_dir);
+	return self_fd_dir;
+}
+
 static int fd_path(int fd, char *buf, size_t len)
 {
 	static const char deleted[] = " (deleted)";
 	const size_t dl = sizeof(deleted) - 1;
+	int dir = resolve_self_fd_dir();
 	char link[64];
 	struct stat st;
 	ssize_t n;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, len - 1);
+	if (dir >= 0) {
+		snprintf(link, sizeof(link), "%d", fd);
+		n = readlinkat(dir, link, buf, len - 1);
+	} else {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, buf, len - 1);
+	}
 	if (n < 0)
 		return -errno;
 	if ((size_t)n >= len - 1)
@@ -182,6 +213,72 @@ static int push_front(char *rem, size_t rem_size, size_t *pos,
 	return 0;
 }
 
+/*
+ * The fast path of the walk: every directory before the last component
+ * in one openat2() instead of an openat()+fstat() per component.
+ * text: the rest of the walk (no leading '/').  Returns an O_PATH fd of
+ * the directory holding the last component and sets *used to the bytes
+ * of text it consumed, or -1 when the full walk must do it (no prefix,
+ * or the kernel's answer might differ from the walk's: any error).
+ *
+ * Security: the fast path gives the walk's own answer or none.
+ * RESOLVE_NO_SYMLINKS (and so no magic link, no "self" or "thread-self",
+ * which are symlinks in procfs) leaves only names, "." and "..": with no
+ * ".." the kernel goes down from cur one name at a time as the walk does
+ * (same lookups, same permission checks, a mount point crossed the same
+ * way).  ".." is taken only from the caller's root (an absolute path),
+ * under RESOLVE_IN_ROOT, which stops it at that root as the walk does, and
+ * RESOLVE_NO_XDEV, which keeps the walk in the root's mount, where the
+ * root is the only directory with the root's device and inode (the walk's
+ * test).  A ".." elsewhere, a scoped walk with "..", and
+ * RES_NO_XDEV (the walk compares st_dev, the kernel mounts) go the full
+ * way.  The final object is still opened by the walk below, from the fd
+ * returned here.
+ */
+static int jump_prefix(const char *text, int cur, unsigned flags,
+		       bool at_root, size_t *used)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char pre[PATH_MAX];
+	size_t e = strlen(text), ls;
+	bool dotdot = false;
+	long fd;
+
+	if (flags & RES_NO_XDEV)
+		return -1;
+	while (e > 0 && text[e - 1] == '/')
+		e--;
+	ls = e;
+	while (ls > 0 && text[ls - 1] != '/')
+		ls--;
+	if (ls == 0 || ls >= sizeof(pre))
+		return -1;	/* one component, or too long for us */
+	memcpy(pre, text, ls);
+	pre[ls] = '\0';
+	for (const char *c = pre; *c;) {
+		size_t l = strcspn(c, "/");
+
+		if (l == 2 && c[0] == '.' && c[1] == '.')
+			dotdot = true;
+		c += l;
+		while (*c == '/')
+			c++;
+	}
+	if (dotdot) {
+		if (!at_root || (flags & (RES_BENEATH | RES_IN_ROOT)))
+			return -1;
+		how.resolve |= RESOLVE_IN_ROOT | RESOLVE_NO_XDEV;
+	}
+	fd = syscall(SYS_openat2, cur, pre, &how, sizeof(how));
+	if (fd < 0)
+		return -1;
+	*used = ls;
+	return (int)fd;
+}
+
 static int open_start(pid_t tid, pid_t tgid, int dirfd, int *out)
 {
 	char link[64];
@@ -277,6 +374,8 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 	int links = 0;
 	int r;
 	bool scoped = flags & (RES_BENEATH | RES_IN_ROOT);
+	bool try_jump = true;	/* new text to walk: try jump_prefix() */
+	bool at_root = false;	/* cur is the caller's root */
 
 	resolved_init(out);
 	if (strlen(path) >= PATH_MAX)
@@ -324,6 +423,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		cur = dup(root);
 		if (cur < 0)
 			return -errno;
+		at_root = true;
 	}
 	if (fstat(cur, &cur_st) < 0)
 		return -errno;
@@ -344,6 +444,25 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 
 		while (rem[pos] == '/')
 			pos++;
+		if (try_jump) {
+			size_t used;
+
+			try_jump = false;
+			nfd = jump_prefix(rem + pos, cur, flags, at_root, &used);
+			if (nfd >= 0) {
+				if (fstat(nfd, &st) < 0) {
+					r = -errno;
+					close(nfd);
+					return r;
+				}
+				close(cur);
+				cur = nfd;
+				cur_st = st;
+				at_root = false;
+				pos += used;
+				continue;
+			}
+		}
 		if (rem[pos] == '\0') {
 			/* "/" or a path of only "." and "/": cur is the object. */
 			out->st = cur_st;
@@ -385,6 +504,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				nfd = dup(cur);
 			} else {
 				nfd = openat(cur, "..", O_PATH | O_CLOEXEC);
+				at_root = false;
 			}
 			if (nfd < 0)
 				return -errno;
@@ -519,6 +639,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				close(cur);
 				cur = obj;
 				cur_st = st;
+				at_root = false;
 				if (last) {
 					if (slash && !S_ISDIR(st.st_mode))
 						return -ENOTDIR;
@@ -551,12 +672,14 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				if (cur < 0)
 					return -errno;
 				cur_st = root_st;
+				at_root = true;
 			}
 			/* The rest of the walk continues after the target;
 			 * a trailing slash is kept. */
 			r = push_front(rem, rem_size, &pos, target, (size_t)tl);
 			if (r < 0)
 				return r;
+			try_jump = true;
 			continue;
 		}
 
@@ -578,6 +701,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		close(cur);
 		cur = nfd;
 		cur_st = st;
+		at_root = false;
 	}
 
 canonical:

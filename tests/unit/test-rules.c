@@ -929,17 +929,101 @@ static void test_glob_table(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		bool got = rules_glob_match(cases[i].pattern, cases[i].path);
+		struct rules_glob g;
+		bool cgot;
 
 		if (got != cases[i].match)
 			fprintf(stderr, "\nglob '%s' vs '%s': got %d\n",
 				cases[i].pattern, cases[i].path, got);
 		CU_ASSERT_EQUAL(got, cases[i].match);
+		/* The compiled glob gives the same answer. */
+		CU_ASSERT_EQUAL_FATAL(rules_glob_compile(cases[i].pattern, &g), 0);
+		cgot = rules_glob_match_compiled(&g, cases[i].path,
+						 strlen(cases[i].path));
+		if (cgot != cases[i].match)
+			fprintf(stderr, "\ncompiled glob '%s' vs '%s': got %d\n",
+				cases[i].pattern, cases[i].path, cgot);
+		CU_ASSERT_EQUAL(cgot, cases[i].match);
+		rules_glob_release(&g);
 	}
 	CU_ASSERT_FALSE(rules_glob_match(NULL, "/a"));
 	CU_ASSERT_FALSE(rules_glob_match("/a", NULL));
 	/* Bytes after a NUL (abstract socket names) are matched too. */
 	CU_ASSERT_TRUE(rules_glob_match_n("a?b", "a\0b", 3));
 	CU_ASSERT_FALSE(rules_glob_match_n("a?b", "a\0c", 3));
+}
+
+/* A small deterministic generator (xorshift), so a failure repeats. */
+static uint64_t rnd_state = 0x9e3779b97f4a7c15u;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return (unsigned)(rnd_state % n);
+}
+
+/* Compiled globs against the reference matcher, on random globs built from
+ * the pieces that matter (literal runs, '*', '?', "**" in and out of
+ * components, "/" "**" at the end, "**" "/" at the start) and random paths
+ * over a small alphabet, so that most pairs are near misses. */
+static void test_glob_compiled_random(void)
+{
+	static const char *const gp[] = { "a", "b", "ab", "/", "/", ".", "*",
+					  "?", "**", "/**", "**/", "/a", "x" };
+	static const char *const pp[] = { "a", "b", "/", "/", ".", "x", "ab",
+					  "/a", "" };
+	char pat[64], path[64];
+	struct rules_glob g;
+	unsigned fails = 0;
+
+	for (unsigned t = 0; t < 60000; t++) {
+		unsigned np = rnd(7), nq;
+
+		pat[0] = '\0';
+		for (unsigned k = 0; k < np; k++)
+			strcat(pat, gp[rnd(sizeof(gp) / sizeof(gp[0]))]);
+		CU_ASSERT_EQUAL_FATAL(rules_glob_compile(pat, &g), 0);
+		for (unsigned q = 0; q < 12; q++) {
+			bool want, got;
+
+			path[0] = '\0';
+			nq = rnd(9);
+			for (unsigned k = 0; k < nq; k++)
+				strcat(path, pp[rnd(sizeof(pp) / sizeof(pp[0]))]);
+			/* Half the time, a path that the glob may well match:
+			 * the pattern with its wildcards filled in. */
+			if (rnd(2)) {
+				size_t o = 0;
+
+				for (const char *c = pat; *c && o < 40; c++)
+					if (*c == '*' || *c == '?')
+						o += (size_t)snprintf(path + o, sizeof(path) - o,
+								      "%s", pp[rnd(sizeof(pp) / sizeof(pp[0]))]);
+					else
+						path[o++] = *c;
+				path[o] = '\0';
+			}
+			want = rules_glob_match(pat, path);
+			got = rules_glob_match_compiled(&g, path, strlen(path));
+			if (want != got && fails++ < 10)
+				fprintf(stderr, "\ncompiled glob '%s' vs '%s': %d, reference %d\n",
+					pat, path, got, want);
+			CU_ASSERT_EQUAL(got, want);
+		}
+		rules_glob_release(&g);
+	}
+	/* Too long: matches nothing, like the reference. */
+	{
+		static char longp[RULES_GLOB_MAX + 2];
+
+		memset(longp, 'p', RULES_GLOB_MAX + 1);
+		CU_ASSERT_EQUAL(rules_glob_compile(longp, &g), 0);
+		CU_ASSERT_FALSE(rules_glob_match_compiled(&g, longp,
+							  strlen(longp)));
+		rules_glob_release(&g);
+	}
 }
 
 static double now_s(void)
@@ -2473,6 +2557,7 @@ int main(void)
 		{ "include: depth", test_include_depth },
 		{ "glob: table", test_glob_table },
 		{ "glob: limits and speed", test_glob_limits },
+		{ "glob: compiled = reference", test_glob_compiled_random },
 		{ "addr: table", test_addr_table },
 		{ "addr: edges", test_addr_edges },
 		{ "consts", test_consts },
