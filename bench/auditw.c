@@ -200,7 +200,8 @@ static int table(long max_records, long max_ms, int ndirs, char **dirs)
 	if (ndirs < 1 || ndirs > 8)
 		return 2;
 	for (int d = 0; d < ndirs; d++) {
-		printf("   column %d: %s (%s)\n", d + 1, dirs[d], fs_name(dirs[d]));
+		printf("   column %d: %s (%s)\n", d + 1, dirs[d],
+		       fs_name(dirs[d]));
 		snprintf(paths[d], sizeof(paths[d]), "%s/bench-auditw.jsonl",
 			 dirs[d]);
 	}
