@@ -1062,9 +1062,14 @@ static void flush_batch(struct audit_writer *w)
 	}
 	if (w->sync == AUDIT_SYNC_EVERY)
 		note_sync(w);
-	/* An error made sticky meanwhile (audit_tick) fails these too. */
-	if (w->err == 0)
-		w->done_seq = last;
+	if (w->err) {
+		/* Made sticky meanwhile (audit_tick's fdatasync): these
+		 * records are in the file and count (the chain moves up to
+		 * them), but their commits fail too. */
+		set_sticky(w, w->err);
+		return;
+	}
+	w->done_seq = last;
 	__atomic_store_n(&w->flush_gen, w->flush_gen + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&w->done);
 }
