@@ -88,23 +88,26 @@ void audit_last_hash(const struct audit_writer *w,
 		     unsigned char hash[AUDIT_HASH_BYTES]);
 uint64_t audit_last_seq(const struct audit_writer *w);
 
-/* Sync now if the interval has passed (AUDIT_SYNC_INTERVAL). Returns 0/-errno. */
+/* Sync now if the interval has passed (AUDIT_SYNC_INTERVAL). Returns 0/-errno.
+ * The fdatasync runs without the writer's mutex: records go on meanwhile. */
 int audit_tick(struct audit_writer *w);
 
 /*
  * Start a record: writes seq, ts, run and type.  The builder is owned by the
- * writer and reused; only one record is open at a time.  Never fails: an
- * error (out of memory) is remembered and returned by audit_commit().
+ * writer and reused (records are formatted into a per-writer buffer: once
+ * warm, nothing is allocated per record); only one record is open at a
+ * time.  Never fails: an error (out of memory) is remembered and returned
+ * by audit_commit().
  *
  * Threads: audit_begin() takes the writer's (recursive) mutex and
  * audit_commit()/audit_abort() release it, so a thread that begins a record
  * blocks other threads' audit_begin/tick/close until it commits; records
  * never interleave and seq follows file order.  Every audit_begin() must be
  * paired with exactly one commit or abort on the same thread.  The owning
- * thread may call audit_last_hash()/audit_last_seq() while the record is
- * open.  A second audit_begin() on the thread that holds an open record is
- * a bug and returns NULL (the open record stays open).  Returns NULL for a
- * NULL writer; every field function ignores a NULL record and
+ * thread may call audit_last_hash()/audit_last_seq()/audit_tick() while the
+ * record is open.  A second audit_begin() on the thread that holds an open
+ * record is a bug and returns NULL (the open record stays open).  Returns
+ * NULL for a NULL writer; every field function ignores a NULL record and
  * audit_commit(NULL) returns -EINVAL, so callers fail closed.
  */
 struct audit_rec *audit_begin(struct audit_writer *w, const char *type);
@@ -112,6 +115,10 @@ struct audit_rec *audit_begin(struct audit_writer *w, const char *type);
 /* The hash the open record chains to (the previous record's, raw). */
 void audit_rec_prev_hash(const struct audit_rec *r,
 			 unsigned char hash[AUDIT_HASH_BYTES]);
+
+/* The seq of the open record (0 for NULL or a record not open): unlike
+ * audit_last_seq() after the commit, it cannot race with other threads. */
+uint64_t audit_rec_seq(const struct audit_rec *r);
 
 /*
  * For run.end: add "final_hash" (hex of the previous record's hash, the one
@@ -157,25 +164,77 @@ void audit_arr_end(struct audit_rec *r);
 
 /*
  * Finish the record (hash, newline) and write(2) it to the trail, retrying
- * short writes.  Returns 0, or -errno (ENOSPC, EFBIG, EIO, ENOMEM...): the
- * caller must then fail closed.  With AUDIT_SYNC_EVERY also fdatasyncs.
+ * short writes.  Returns 0 once the record is in the file (handed to the
+ * kernel; with AUDIT_SYNC_EVERY also fdatasynced), or -errno (ENOSPC,
+ * EFBIG, EIO, ENOMEM...): the caller must then fail closed.
+ *
+ * Group commit: the record is hashed and appended to the writer's buffer
+ * under the mutex, which is then released.  If no other thread is writing,
+ * this thread writes everything that waits in the buffer with one write(2)
+ * (and one fdatasync with AUDIT_SYNC_EVERY), without the mutex, so that
+ * other threads build and commit records meanwhile; otherwise it waits for
+ * that write to finish and then writes what has gathered.  Either way
+ * audit_commit() returns only once ITS record is in the file (and synced
+ * when asked).  A record is never split between batches: each line goes to
+ * the kernel in one write(2) (a short write is continued, as before).
  *
  * Errors: -EINVAL, -ENOMEM, -EMSGSIZE from building the record: nothing was
  * written and the writer stays usable.  Any write(2) or fdatasync(2) error
  * (-ENOSPC, -EFBIG, -EIO, -EPIPE, ...) is sticky: this and every later
- * commit, audit_tick() and audit_close() return it and write nothing more.
- * A record whose write failed is not counted: seq and the chain stay at the
- * last record written whole (a partial line may remain in the file; the
- * verifier then reports the trail as truncated after the last whole record).
- * If only the fdatasync after a whole write fails, the record does count.
+ * commit, audit_tick() and audit_close() return it and write nothing more;
+ * so does every commit waiting for the failed write, or for a later one.
+ * A record whose write failed is not counted: seq and the chain are set
+ * back to the last record written whole (a partial line may remain in the
+ * file; the verifier then reports the trail as truncated after the last
+ * whole record).  If only the fdatasync after a whole write fails, the
+ * records count, but their commits return the error.
+ * audit_last_seq()/audit_last_hash() give the last record committed; once
+ * every commit has returned, that is the last record written whole.
  * EFBIG: the process also gets SIGXFSZ unless it ignores it (the supervisor
  * does; audit/ never changes signal dispositions).  Likewise SIGPIPE/EPIPE.
- * Blocks in write(2) (and fdatasync(2) with AUDIT_SYNC_EVERY).
+ * Blocks in write(2) (and fdatasync(2) with AUDIT_SYNC_EVERY), or waiting
+ * for another thread's.
  */
 int audit_commit(struct audit_rec *r);
 
 /* Drop an open record without writing it (error paths). */
 void audit_abort(struct audit_rec *r);
+
+/*
+ * Batches: several records written with one write(2) (and one fdatasync
+ * with AUDIT_SYNC_EVERY), for a loop that decides several calls at once
+ * and answers them after recording them all:
+ *
+ *	if (audit_batch_begin(w) < 0) ...        // holds the writer's mutex
+ *	for (each call) {
+ *		r = audit_begin(w, "syscall");
+ *		...fields...
+ *		ok[i] = audit_commit(r) == 0;    // appended, NOT yet written
+ *	}
+ *	rc = audit_batch_end(w);                 // one write(2) [+ fdatasync]
+ *	for (each call)
+ *		answer it only if rc == 0 && ok[i], else fail closed;
+ *
+ * audit_batch_begin() takes the writer's mutex and audit_batch_end()
+ * releases it, so other threads' records wait (and join the next write)
+ * while the batch is built; records of other threads already waiting are
+ * written in the same write(2), before the batch.  Inside a batch,
+ * audit_commit() hashes and appends the record and returns 0, or the
+ * builder error (that record is dropped, the batch goes on), or the sticky
+ * write error; the record is in the file only when audit_batch_end()
+ * returns 0.  audit_batch_end() returns 0 once every record committed in
+ * the batch is in the file (and synced with AUDIT_SYNC_EVERY), else the
+ * sticky error (also when a commit of the batch met it) or -EINVAL (a
+ * record left open, which is dropped); after an error, records of the
+ * batch may be in the file (the chain covers exactly those), but no call
+ * may be answered as recorded.  A batch's records stay in memory until
+ * audit_batch_end(), so keep batches bounded (a line is at most
+ * AUDIT_MAX_LINE).  Both must be called on the same thread; batches do
+ * not nest (-EINVAL), and audit_batch_begin() with a record open is
+ * -EINVAL.  Accept a NULL writer (-EINVAL).
+ */
+int audit_batch_begin(struct audit_writer *w);
+int audit_batch_end(struct audit_writer *w);
 
 /*
  * JSON string escaping into dst (no quotes added; always NUL-terminated when

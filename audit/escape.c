@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "audit/audit.h"
@@ -182,4 +183,92 @@ size_t audit_escape(char *dst, size_t dst_len, const void *src, size_t src_len)
 	if (dst_len > 0)
 		dst[written] = '\0';
 	return need;
+}
+
+/* ---- the writer's fast path ------------------------------------------ */
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Nonzero when some byte of v is zero (exact as a truth value). */
+static inline uint64_t has_zero(uint64_t v)
+{
+	return (v - ONES) & ~v & HIGHS;
+}
+
+/*
+ * Are the 8 bytes of x all copied as they are: 0x20-0x7e but '"' and '\\'?
+ * Checked in order: a high bit (>= 0x80); then, all bytes being below 0x80,
+ * one below 0x20 (x - 0x20 borrows into its high bit); then 0x7f, '"', '\\'.
+ */
+static inline bool plain8(uint64_t x)
+{
+	if (x & HIGHS)
+		return false;
+	if ((x - ONES * 0x20) & ~x & HIGHS)
+		return false;
+	return !(has_zero(x ^ (ONES * 0x7f)) | has_zero(x ^ (ONES * '"')) |
+		 has_zero(x ^ (ONES * '\\')));
+}
+
+static inline bool plain1(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+size_t audit_esc_fast(char *dst, const unsigned char *src, size_t len,
+		      bool *lossy)
+{
+	char *d = dst;
+	size_t i = 0;
+	bool bad = false;
+
+	while (i < len) {
+		size_t stop;
+
+		if (len - i >= 8) {
+			uint64_t x;
+
+			memcpy(&x, src + i, 8);
+			if (plain8(x)) {
+				memcpy(d, &x, 8);
+				d += 8;
+				i += 8;
+				continue;
+			}
+			stop = i + 8;
+		} else {
+			stop = len;
+		}
+		/* One unit at a time to the end of this window (a UTF-8
+		 * sequence may run past it). */
+		while (i < stop) {
+			unsigned char c = src[i];
+			size_t n;
+
+			if (plain1(c)) {
+				*d++ = (char)c;
+				i++;
+			} else if (c < 0x80) {
+				/* '"', '\\', controls, DEL: audit_esc_unit's
+				 * table; NUL is exact but not clean. */
+				size_t used;
+
+				bad |= c == 0;
+				d += audit_esc_unit(src + i, len - i, &used, d);
+				i++;
+			} else if ((n = audit_utf8_seq_len(src + i, len - i))) {
+				memcpy(d, src + i, n);
+				d += n;
+				i += n;
+			} else {
+				memcpy(d, utf8_replacement, 3);
+				d += 3;
+				i++;
+				bad = true;
+			}
+		}
+	}
+	*lossy = bad;
+	return (size_t)(d - dst);
 }

@@ -9,8 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +22,8 @@
 #include "audit/escape.h"
 #include "common/util.h"
 
-/* First size of the record buffer; it grows by doubling up to AUDIT_MAX_LINE
- * and is kept for the next record. */
+/* First size of each of the two batch buffers; they grow by doubling and
+ * are kept for the next records. */
 #define REC_INITIAL_CAP 4096
 /* ,"hash":"<64 hex>"}\n */
 #define HASH_KEY ",\"hash\":\""
@@ -31,17 +31,26 @@
 #define HASH_SUFFIX_LEN (HASH_KEY_LEN + 2 * AUDIT_HASH_BYTES + 3)
 /* First size of the duplicate-key stack (grows, kept between records). */
 #define KEYS_INITIAL_CAP 32
+/* Keys up to this long are written with a single reservation. */
+#define KEY_FAST_MAX 64
 /* Longest run id kept (bytes before escaping). */
 #define RUN_ID_MAX 256
+
+static const char hex_digits[] = "0123456789abcdef";
 
 struct key_ref {
 	size_t off, len;
 };
 
+/*
+ * The record being built.  It is written straight into the writer's fill
+ * buffer (buf), after the records committed before it that wait to be
+ * written: the record is buf[start..len).  Key offsets are into buf.
+ */
 struct audit_rec {
 	struct audit_writer *w;
 	char *buf;
-	size_t len, cap;
+	size_t start, len, cap;
 	int err;	/* first builder error: -ENOMEM, -EMSGSIZE, -EINVAL */
 	bool open;
 	unsigned int depth;
@@ -57,24 +66,91 @@ struct audit_rec {
 	size_t nkeys, keys_cap;
 };
 
+/*
+ * Group commit.  Records are built and hashed one at a time under the lock
+ * (the chain is sequential), each appended to the fill buffer (rec.buf).
+ * A committing thread whose record is not yet written becomes the flusher
+ * if nobody is writing: it takes the whole fill buffer, gives the builder
+ * the spare one, and writes the batch with one write(2) (plus one
+ * fdatasync with AUDIT_SYNC_EVERY) WITHOUT the lock, so that other threads
+ * build and commit the next batch meanwhile.  Everyone else waits on
+ * `done` until the records up to its own are written (done_seq) or an
+ * error became sticky.  Only one batch is in flight, so file order is seq
+ * order.
+ *
+ *   seq/last_hash           the chain: the last record committed (built and
+ *                           hashed), which the next record chains to
+ *   written_seq/_hash       the last record wholly in the file
+ *   done_seq                the last record written and, with
+ *                           AUDIT_SYNC_EVERY, synced, without error: its
+ *                           commit (and those before it) may return 0
+ *
+ * done_seq <= written_seq <= seq.  When an error becomes sticky the chain
+ * is set back to written_seq, so that once every commit has returned,
+ * seq/last_hash are again the last record written whole, as the API says.
+ */
 struct audit_writer {
 	/*
-	 * Held from audit_begin() to audit_commit()/audit_abort(), so the
-	 * records of several threads never interleave and seq/hash follow
-	 * file order.  Recursive so that the thread holding an open record
-	 * may still call audit_last_hash()/audit_last_seq().
+	 * Held from audit_begin() to audit_commit()/audit_abort() (and from
+	 * audit_batch_begin() to audit_batch_end()), so the records of
+	 * several threads never interleave and seq/hash follow file order.
+	 * Recursive so that the thread holding an open record may still call
+	 * audit_last_hash()/audit_last_seq()/audit_tick(), and a batch may
+	 * begin records.  Released while a batch is written and while
+	 * waiting on `done` (only ever held once there).
 	 */
 	pthread_mutex_t lock;
+	pthread_cond_t done;
 	int fd;
 	enum audit_sync sync;
 	char *run_json;		/* the run id, escaped, without quotes */
-	uint64_t seq;		/* seq of the last record in the trail */
+	size_t run_json_len;
+	uint64_t seq;		/* seq of the last record committed */
 	unsigned char last_hash[AUDIT_HASH_BYTES];
+	uint64_t written_seq;	/* seq of the last record wholly written */
+	unsigned char written_hash[AUDIT_HASH_BYTES];
+	uint64_t done_seq;	/* see above */
 	int err;		/* sticky write/sync error, 0 or -errno */
 	bool dirty;		/* records written since the last sync */
+	bool flushing;		/* a batch is being written (lock released) */
+	bool syncing;		/* audit_tick's fdatasync is running */
+	bool in_batch;		/* between audit_batch_begin and _end */
+	bool spin;		/* more than one CPU: waiters spin first */
+	/* +1 (atomic store, under the lock) whenever a flush ends or an
+	 * error becomes sticky: what a spinning waiter watches, unlocked. */
+	unsigned int flush_gen;
+	int batch_err;		/* sticky error a commit of the batch met */
 	struct timespec last_sync; /* CLOCK_MONOTONIC */
+	/* The buffer not being filled: free, or being written. */
+	char *spare;
+	size_t spare_cap;
+	/* Timestamp cache: "\"YYYY-MM-DDTHH:MM:SS." of ts_sec. */
+	time_t ts_sec;
+	char ts_head[64];
+	size_t ts_head_len;
 	struct audit_rec rec;
 };
+
+/*
+ * Take the writer's mutex.  It is held for a few microseconds at a time
+ * (building and hashing one record), so with more than one CPU try for a
+ * while before sleeping: a futex sleep and wake-up cost more than that.
+ */
+#define LOCK_SPIN_TRIES 200
+
+static void lock_writer(struct audit_writer *w)
+{
+	if (w->spin) {
+		for (int i = 0; i < LOCK_SPIN_TRIES; i++) {
+			if (pthread_mutex_trylock(&w->lock) == 0)
+				return;
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		}
+	}
+	pthread_mutex_lock(&w->lock);
+}
 
 /* ---- buffer ---------------------------------------------------------- */
 
@@ -84,8 +160,8 @@ static void rec_fail(struct audit_rec *r, int err)
 		r->err = err;
 }
 
-/* Make room for n more bytes.  Lines are capped at AUDIT_MAX_LINE
- * including the hash suffix, so the verifier accepts whatever we write. */
+/* Make room for want bytes in the fill buffer (which may hold other
+ * records waiting to be written before this one). */
 static int rec_grow(struct audit_rec *r, size_t want)
 {
 	size_t cap;
@@ -104,48 +180,80 @@ static int rec_grow(struct audit_rec *r, size_t want)
 	return 0;
 }
 
-static bool rec_reserve(struct audit_rec *r, size_t n)
+/* How many more bytes the open record may take.  Lines are capped at
+ * AUDIT_MAX_LINE including the hash suffix, so the verifier accepts
+ * whatever we write. */
+static inline size_t rec_left(const struct audit_rec *r)
+{
+	return AUDIT_MAX_LINE - HASH_SUFFIX_LEN - (r->len - r->start);
+}
+
+/* Room for n more bytes: where to write them, or NULL (error remembered).
+ * The caller adds what it wrote to r->len. */
+static inline char *rec_room(struct audit_rec *r, size_t n)
 {
 	int rc;
 
 	if (r->err)
-		return false;
-	if (n > AUDIT_MAX_LINE - HASH_SUFFIX_LEN - r->len) {
+		return NULL;
+	if (n > rec_left(r)) {
 		rec_fail(r, -EMSGSIZE);
-		return false;
+		return NULL;
 	}
-	rc = rec_grow(r, r->len + n);
-	if (rc < 0) {
-		rec_fail(r, rc);
-		return false;
+	if (n > r->cap - r->len) {
+		rc = rec_grow(r, r->len + n);
+		if (rc < 0) {
+			rec_fail(r, rc);
+			return NULL;
+		}
 	}
-	return true;
+	return r->buf + r->len;
 }
 
-static void put_mem(struct audit_rec *r, const void *p, size_t n)
+static inline void put_mem(struct audit_rec *r, const void *p, size_t n)
 {
-	if (!rec_reserve(r, n))
-		return;
-	memcpy(r->buf + r->len, p, n);
-	r->len += n;
+	char *d = rec_room(r, n);
+
+	if (d) {
+		memcpy(d, p, n);
+		r->len += n;
+	}
 }
 
-static void put_str(struct audit_rec *r, const char *s)
+#define put_lit(r, lit) put_mem((r), (lit), sizeof(lit) - 1)
+
+static inline void put_char(struct audit_rec *r, char c)
 {
-	put_mem(r, s, strlen(s));
+	char *d = rec_room(r, 1);
+
+	if (d) {
+		*d = c;
+		r->len++;
+	}
 }
 
-static void put_char(struct audit_rec *r, char c)
-{
-	put_mem(r, &c, 1);
-}
-
-/* Append src escaped by the audit_escape() rule (no quotes). */
-static void put_escaped(struct audit_rec *r, const void *src, size_t len)
+/*
+ * Append src escaped by the audit_escape() rule (no quotes).  Returns
+ * whether the escaping lost information (!audit_utf8_clean).  When the
+ * worst case (6 bytes per byte) fits in the line, escape straight into the
+ * buffer; otherwise go unit by unit, so that a value that does fit exactly
+ * is not refused.
+ */
+static bool put_escaped(struct audit_rec *r, const void *src, size_t len)
 {
 	const unsigned char *s = src;
 	size_t i = 0;
+	bool lossy = false;
+	char *d;
 
+	if (r->err)
+		return false;
+	if (len <= rec_left(r) / AUDIT_ESC_UNIT_MAX) {
+		d = rec_room(r, len * AUDIT_ESC_UNIT_MAX);
+		if (d)
+			r->len += audit_esc_fast(d, s, len, &lossy);
+		return lossy;
+	}
 	while (i < len && r->err == 0) {
 		size_t n = audit_esc_plain_run(s + i, len - i);
 
@@ -161,35 +269,114 @@ static void put_escaped(struct audit_rec *r, const void *src, size_t len)
 			i += used;
 		}
 	}
+	return !audit_utf8_clean(s, len);
+}
+
+/* "<escaped src>"; returns whether the escaping was lossy. */
+static bool put_quoted(struct audit_rec *r, const void *src, size_t len)
+{
+	bool lossy = false;
+	char *d;
+
+	if (r->err)
+		return false;
+	if (rec_left(r) >= 2 &&
+	    len <= (rec_left(r) - 2) / AUDIT_ESC_UNIT_MAX) {
+		d = rec_room(r, 2 + len * AUDIT_ESC_UNIT_MAX);
+		if (!d)
+			return false;
+		d[0] = '"';
+		d += 1 + audit_esc_fast(d + 1, src, len, &lossy);
+		*d++ = '"';
+		r->len = (size_t)(d - r->buf);
+		return lossy;
+	}
+	put_char(r, '"');
+	lossy = put_escaped(r, src, len);
+	put_char(r, '"');
+	return lossy;
 }
 
 static void put_hex_bytes(struct audit_rec *r, const void *src, size_t len)
 {
-	static const char digits[] = "0123456789abcdef";
 	const unsigned char *s = src;
+	char *d;
 
-	if (len > (SIZE_MAX - r->len) / 2) {
+	if (len > SIZE_MAX / 2) {
 		rec_fail(r, -EMSGSIZE);
 		return;
 	}
-	if (!rec_reserve(r, 2 * len))
+	d = rec_room(r, 2 * len);
+	if (!d)
 		return;
 	for (size_t i = 0; i < len; i++) {
-		r->buf[r->len++] = digits[s[i] >> 4];
-		r->buf[r->len++] = digits[s[i] & 0xf];
+		*d++ = hex_digits[s[i] >> 4];
+		*d++ = hex_digits[s[i] & 0xf];
 	}
+	r->len += 2 * len;
+}
+
+/* "00" "01" ... "99" */
+static const char two_digits[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+/* Decimal digits of v at the END of buf[0..20); returns where they start. */
+static char *u64_digits(char buf[20], uint64_t v)
+{
+	char *p = buf + 20;
+
+	while (v >= 100) {
+		unsigned int k = (unsigned int)(v % 100) * 2;
+
+		v /= 100;
+		p -= 2;
+		p[0] = two_digits[k];
+		p[1] = two_digits[k + 1];
+	}
+	if (v >= 10) {
+		p -= 2;
+		p[0] = two_digits[v * 2];
+		p[1] = two_digits[v * 2 + 1];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
+/* Append v in decimal, with a '-' when neg, and quotes when quoted. */
+static void put_u64(struct audit_rec *r, uint64_t v, bool neg, bool quoted)
+{
+	char buf[20], *p = u64_digits(buf, v);
+	size_t n = (size_t)(buf + 20 - p);
+	char *d = rec_room(r, n + 2);
+
+	if (!d)
+		return;
+	if (quoted)
+		*d++ = '"';
+	else if (neg)
+		*d++ = '-';
+	memcpy(d, p, n);
+	d += n;
+	if (quoted)
+		*d++ = '"';
+	r->len += n + (quoted ? 2 : neg ? 1 : 0);
 }
 
 /* Is the key just written at buf[off..off+len) already in this object? */
 static bool key_seen(const struct audit_rec *r, size_t off, size_t len)
 {
+	const char *k = r->buf + off;
+
 	for (size_t i = r->level_keys[r->depth]; i < r->nkeys; i++)
 		if (r->keys[i].len == len &&
-		    memcmp(r->buf + r->keys[i].off, r->buf + off, len) == 0)
+		    (len == 0 || (r->buf[r->keys[i].off] == k[0] &&
+				  memcmp(r->buf + r->keys[i].off, k, len) == 0)))
 			return true;
 	/* "hash" ends every record; nobody else may use it up there. */
-	return r->depth == 0 && len == 4 &&
-	       memcmp(r->buf + off, "hash", 4) == 0;
+	return r->depth == 0 && len == 4 && memcmp(k, "hash", 4) == 0;
 }
 
 static void note_key(struct audit_rec *r, size_t off, size_t len)
@@ -216,7 +403,7 @@ static void note_key(struct audit_rec *r, size_t off, size_t len)
  * duplicate keys).
  */
 static bool put_key_suffix(struct audit_rec *r, const char *key,
-			   const char *suffix)
+			   const char *suffix, size_t suffix_len)
 {
 	unsigned int d;
 	size_t off;
@@ -228,29 +415,57 @@ static bool put_key_suffix(struct audit_rec *r, const char *key,
 		rec_fail(r, -EINVAL);
 		return false;
 	}
-	if (r->comma[d])
-		put_char(r, ',');
-	r->comma[d] = true;
 	if (key) {
-		put_char(r, '"');
-		off = r->len;
-		put_escaped(r, key, strlen(key));
-		put_str(r, suffix);
-		if (r->err)
-			return false;
+		size_t klen = strlen(key), worst;
+		bool lossy;
+		char *p;
+
+		/* Keys are short literals: one reservation for the worst
+		 * case  ,"<escaped key><suffix>":  when it fits. */
+		if (klen <= KEY_FAST_MAX &&
+		    (worst = 4 + AUDIT_ESC_UNIT_MAX * klen + suffix_len) <=
+			    rec_left(r)) {
+			p = rec_room(r, worst);
+			if (!p)
+				return false;
+			if (r->comma[d])
+				*p++ = ',';
+			*p++ = '"';
+			off = (size_t)(p - r->buf);
+			p += audit_esc_fast(p, (const unsigned char *)key, klen,
+					    &lossy);
+			memcpy(p, suffix, suffix_len);
+			p += suffix_len;
+			r->len = (size_t)(p - r->buf);
+		} else {
+			if (r->comma[d])
+				put_char(r, ',');
+			put_char(r, '"');
+			off = r->len;
+			put_escaped(r, key, klen);
+			put_mem(r, suffix, suffix_len);
+			if (r->err)
+				return false;
+		}
+		r->comma[d] = true;
 		if (key_seen(r, off, r->len - off)) {
 			rec_fail(r, -EINVAL);
 			return false;
 		}
 		note_key(r, off, r->len - off);
-		put_str(r, "\":");
+		/* The reservation above left room for these two. */
+		put_lit(r, "\":");
+	} else {
+		if (r->comma[d])
+			put_char(r, ',');
+		r->comma[d] = true;
 	}
 	return r->err == 0;
 }
 
 static bool put_key(struct audit_rec *r, const char *key)
 {
-	return put_key_suffix(r, key, "");
+	return put_key_suffix(r, key, "", 0);
 }
 
 /* ---- fields ---------------------------------------------------------- */
@@ -263,38 +478,43 @@ void audit_str(struct audit_rec *r, const char *key, const char *val)
 	}
 	if (!put_key(r, key))
 		return;
-	put_char(r, '"');
-	put_escaped(r, val, strlen(val));
-	put_char(r, '"');
+	put_quoted(r, val, strlen(val));
 }
 
 void audit_bytes(struct audit_rec *r, const char *key, const void *buf,
 		 size_t len)
 {
-	bool clean;
+	size_t mark;
+	bool lossy;
 
 	if (!buf && len > 0) {
 		if (r)
 			rec_fail(r, -EINVAL);
 		return;
 	}
-	clean = audit_utf8_clean(buf, len);
 	if (!put_key(r, key))
 		return;
-	if (!clean && !key)
-		put_str(r, "{\"text\":");
-	put_char(r, '"');
-	put_escaped(r, buf, len);
-	put_char(r, '"');
-	if (clean)
+	mark = r->len;
+	lossy = put_quoted(r, buf, len);
+	if (!lossy || r->err)
 		return;
 	/* Lossy: add every raw byte in hex beside the readable text. */
 	if (key) {
-		if (!put_key_suffix(r, key, "_hex"))
+		if (!put_key_suffix(r, key, "_hex", 4))
 			return;
 		put_char(r, '"');
 	} else {
-		put_str(r, ",\"hex\":\"");
+		/* In an array the element becomes {"text":"...","hex":"..."}:
+		 * put {"text": in front of the string just written. */
+		static const char text_key[] = "{\"text\":";
+		const size_t tl = sizeof(text_key) - 1;
+
+		if (!rec_room(r, tl))
+			return;
+		memmove(r->buf + mark + tl, r->buf + mark, r->len - mark);
+		memcpy(r->buf + mark, text_key, tl);
+		r->len += tl;
+		put_lit(r, ",\"hex\":\"");
 	}
 	put_hex_bytes(r, buf, len);
 	put_char(r, '"');
@@ -304,47 +524,56 @@ void audit_bytes(struct audit_rec *r, const char *key, const void *buf,
 
 void audit_int(struct audit_rec *r, const char *key, int64_t v)
 {
-	char num[24];
-
 	if (!put_key(r, key))
 		return;
-	snprintf(num, sizeof(num), "%" PRId64, v);
-	put_str(r, num);
+	/* -(uint64_t)v is exact for INT64_MIN too. */
+	put_u64(r, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0, false);
 }
 
 void audit_uint(struct audit_rec *r, const char *key, uint64_t v)
 {
-	char num[24];
-
 	if (!put_key(r, key))
 		return;
 	/* Above INT64_MAX many JSON readers (jansson among them) fail or lose
 	 * precision: write such values as a decimal string. */
-	snprintf(num, sizeof(num),
-		 v > INT64_MAX ? "\"%" PRIu64 "\"" : "%" PRIu64, v);
-	put_str(r, num);
+	put_u64(r, v, false, v > INT64_MAX);
 }
 
 void audit_hex(struct audit_rec *r, const char *key, uint64_t v)
 {
-	char num[24];
+	char buf[16], *p = buf + sizeof(buf), *d;
+	size_t n;
 
 	if (!put_key(r, key))
 		return;
-	snprintf(num, sizeof(num), "\"0x%" PRIx64 "\"", v);
-	put_str(r, num);
+	do {
+		*--p = hex_digits[v & 0xf];
+		v >>= 4;
+	} while (v);
+	n = (size_t)(buf + sizeof(buf) - p);
+	d = rec_room(r, n + 4);
+	if (!d)
+		return;
+	memcpy(d, "\"0x", 3);
+	memcpy(d + 3, p, n);
+	d[3 + n] = '"';
+	r->len += n + 4;
 }
 
 void audit_bool(struct audit_rec *r, const char *key, bool v)
 {
-	if (put_key(r, key))
-		put_str(r, v ? "true" : "false");
+	if (!put_key(r, key))
+		return;
+	if (v)
+		put_lit(r, "true");
+	else
+		put_lit(r, "false");
 }
 
 void audit_null(struct audit_rec *r, const char *key)
 {
 	if (put_key(r, key))
-		put_str(r, "null");
+		put_lit(r, "null");
 }
 
 static void open_nested(struct audit_rec *r, const char *key, bool arr)
@@ -403,6 +632,7 @@ int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 	struct audit_writer *w = NULL;
 	pthread_mutexattr_t attr;
 	size_t id_len, esc_len;
+	bool have_lock = false;
 	int rc;
 
 	if (fd < 0 || !run_id || !out)
@@ -430,6 +660,7 @@ int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 	if (!w->run_json)
 		goto fail;
 	audit_escape(w->run_json, esc_len + 1, run_id, id_len);
+	w->run_json_len = esc_len;
 
 	rc = pthread_mutexattr_init(&attr);
 	if (rc == 0) {
@@ -438,6 +669,10 @@ int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 			rc = pthread_mutex_init(&w->lock, &attr);
 		pthread_mutexattr_destroy(&attr);
 	}
+	if (rc == 0) {
+		have_lock = true;
+		rc = pthread_cond_init(&w->done, NULL);
+	}
 	if (rc != 0) {
 		rc = -rc;
 		goto fail;
@@ -445,10 +680,14 @@ int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 	w->fd = fd;
 	w->sync = sync;
 	w->rec.w = w;
+	w->ts_sec = (time_t)-1;
+	w->spin = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	clock_gettime(CLOCK_MONOTONIC, &w->last_sync);
 	*out = w;
 	return 0;
 fail:
+	if (have_lock)
+		pthread_mutex_destroy(&w->lock);
 	if (w)
 		free(w->run_json);
 	free(w);
@@ -488,6 +727,22 @@ static void note_sync(struct audit_writer *w)
 	w->dirty = false;
 }
 
+/*
+ * Lock held.  Make err sticky (the first one stays) and set the chain back
+ * to the last record wholly in the file: records committed but not written
+ * never will be (their commits return the error), and no later record may
+ * claim to follow them.  Wakes the waiters so that they return it.
+ */
+static void set_sticky(struct audit_writer *w, int err)
+{
+	if (w->err == 0)
+		w->err = err;
+	w->seq = w->written_seq;
+	memcpy(w->last_hash, w->written_hash, AUDIT_HASH_BYTES);
+	__atomic_store_n(&w->flush_gen, w->flush_gen + 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&w->done);
+}
+
 int audit_close(struct audit_writer *w)
 {
 	int rc, s;
@@ -505,9 +760,11 @@ int audit_close(struct audit_writer *w)
 	if (close(w->fd) < 0 && rc == 0 && errno != EINTR)
 		rc = -errno;
 	pthread_mutex_unlock(&w->lock);
+	pthread_cond_destroy(&w->done);
 	pthread_mutex_destroy(&w->lock);
 	free(w->rec.buf);
 	free(w->rec.keys);
+	free(w->spare);
 	free(w->run_json);
 	free(w);
 	return rc;
@@ -552,34 +809,70 @@ int audit_tick(struct audit_writer *w)
 	pthread_mutex_lock(&w->lock);
 	if (w->err) {
 		rc = w->err;
-	} else if (w->sync == AUDIT_SYNC_INTERVAL && w->dirty &&
+	} else if (w->sync == AUDIT_SYNC_INTERVAL && w->dirty && !w->syncing &&
 		   elapsed_ms(&w->last_sync) >= AUDIT_SYNC_INTERVAL_MS) {
+		/* Sync without the lock, so records go on being written
+		 * meanwhile; a record written after this point sets dirty
+		 * again and waits for the next interval. */
+		note_sync(w);
+		w->syncing = true;
+		pthread_mutex_unlock(&w->lock);
 		rc = sync_fd(w->fd);
+		pthread_mutex_lock(&w->lock);
+		w->syncing = false;
 		if (rc < 0)
-			w->err = rc;
-		else
-			note_sync(w);
+			set_sticky(w, rc);
+		else if (w->err)
+			rc = w->err;
 	}
 	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
 
-/* "2026-11-29T14:03:07.123456Z" (RFC 3339, UTC), quotes included */
+/* "2026-11-29T14:03:07.123456Z" (RFC 3339, UTC), quotes included.  The
+ * part up to the seconds is formatted once per second. */
 static void put_timestamp(struct audit_rec *r)
 {
+	struct audit_writer *w = r->w;
 	struct timespec ts;
-	struct tm tm;
-	char buf[96]; /* room for any int, keeps -Wformat-truncation quiet */
+	unsigned long us;
+	char *d;
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 ||
-	    !gmtime_r(&ts.tv_sec, &tm)) {
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0) {
 		rec_fail(r, -EIO);
 		return;
 	}
-	snprintf(buf, sizeof(buf), "\"%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ\"",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000);
-	put_str(r, buf);
+	if (ts.tv_sec != w->ts_sec) {
+		struct tm tm;
+		int n;
+
+		if (!gmtime_r(&ts.tv_sec, &tm)) {
+			rec_fail(r, -EIO);
+			return;
+		}
+		n = snprintf(w->ts_head, sizeof(w->ts_head),
+			     "\"%04d-%02d-%02dT%02d:%02d:%02d.",
+			     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			     tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (n < 0 || (size_t)n >= sizeof(w->ts_head)) {
+			rec_fail(r, -EIO);
+			return;
+		}
+		w->ts_head_len = (size_t)n;
+		w->ts_sec = ts.tv_sec;
+	}
+	d = rec_room(r, w->ts_head_len + 8);
+	if (!d)
+		return;
+	memcpy(d, w->ts_head, w->ts_head_len);
+	d += w->ts_head_len;
+	us = (unsigned long)ts.tv_nsec / 1000; /* 0..999999: 6 digits */
+	for (int i = 5; i >= 0; i--) {
+		d[i] = (char)('0' + us % 10);
+		us /= 10;
+	}
+	memcpy(d + 6, "Z\"", 2);
+	r->len += w->ts_head_len + 8;
 }
 
 struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
@@ -588,7 +881,7 @@ struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
 
 	if (!w)
 		return NULL;
-	pthread_mutex_lock(&w->lock);
+	lock_writer(w);
 	r = &w->rec;
 	if (r->open) {
 		/* The same thread began twice: a caller bug. */
@@ -596,7 +889,7 @@ struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
 		return NULL;
 	}
 	r->open = true;
-	r->len = 0;
+	r->start = r->len;
 	r->err = 0;
 	r->depth = 0;
 	r->nkeys = 0;
@@ -608,9 +901,14 @@ struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
 	if (put_key(r, "ts"))
 		put_timestamp(r);
 	if (put_key(r, "run")) {
-		put_char(r, '"');
-		put_str(r, w->run_json);
-		put_char(r, '"');
+		char *d = rec_room(r, w->run_json_len + 2);
+
+		if (d) {
+			d[0] = '"';
+			memcpy(d + 1, w->run_json, w->run_json_len);
+			d[1 + w->run_json_len] = '"';
+			r->len += w->run_json_len + 2;
+		}
 	}
 	if (type)
 		audit_str(r, "type", type);
@@ -623,6 +921,11 @@ void audit_rec_prev_hash(const struct audit_rec *r,
 			 unsigned char hash[AUDIT_HASH_BYTES])
 {
 	memcpy(hash, r->w->last_hash, AUDIT_HASH_BYTES);
+}
+
+uint64_t audit_rec_seq(const struct audit_rec *r)
+{
+	return r && r->open ? r->w->seq + 1 : 0;
 }
 
 void audit_put_final(struct audit_rec *r, const unsigned char *sk)
@@ -645,8 +948,10 @@ void audit_put_final(struct audit_rec *r, const unsigned char *sk)
 	audit_str(r, "pubkey", pk);
 }
 
-static void rec_close(struct audit_rec *r)
+/* Drop the open record's bytes and release the builder (and the lock). */
+static void rec_drop(struct audit_rec *r)
 {
+	r->len = r->start;
 	r->open = false;
 	pthread_mutex_unlock(&r->w->lock);
 }
@@ -654,12 +959,14 @@ static void rec_close(struct audit_rec *r)
 void audit_abort(struct audit_rec *r)
 {
 	if (r && r->open)
-		rec_close(r);
+		rec_drop(r);
 }
 
-/* Write all of buf, retrying EINTR and short writes. */
-static int write_all(int fd, const char *buf, size_t len)
+/* Write all of buf, retrying EINTR and short writes; *done gets the bytes
+ * written. */
+static int write_all(int fd, const char *buf, size_t len, size_t *done)
 {
+	*done = 0;
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
 
@@ -672,16 +979,170 @@ static int write_all(int fd, const char *buf, size_t len)
 			return -EIO;
 		buf += n;
 		len -= (size_t)n;
+		*done += (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * After a failed write of a batch buf[0..len) of which only the first
+ * `done` bytes reached the file: count the records that are in it whole
+ * (each ends with the only raw '\n' of its line: every string is escaped)
+ * and take the last one's hash from its line.
+ */
+static void count_whole(struct audit_writer *w, const char *buf, size_t done)
+{
+	const char *end = buf + done, *p = buf, *nl, *last = NULL;
+
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		w->written_seq++;
+		last = nl;
+		p = nl + 1;
+	}
+	if (!last)
+		return;
+	w->dirty = true;
+	/* ...,"hash":"<64 hex>"}\n */
+	sodium_hex2bin(w->written_hash, AUDIT_HASH_BYTES,
+		       last - 2 - 2 * AUDIT_HASH_BYTES, 2 * AUDIT_HASH_BYTES,
+		       NULL, NULL, NULL);
+}
+
+/*
+ * Lock held once, no record open, nobody flushing, and records waiting in
+ * the fill buffer: write them all with one write(2) (and one fdatasync
+ * with AUDIT_SYNC_EVERY), without the lock.
+ */
+static void flush_batch(struct audit_writer *w)
+{
+	struct audit_rec *r = &w->rec;
+	char *buf = r->buf;
+	size_t len = r->len, cap = r->cap, done = 0;
+	uint64_t last = w->seq;
+	unsigned char last_hash[AUDIT_HASH_BYTES];
+	int rc, src = 0;
+
+	memcpy(last_hash, w->last_hash, AUDIT_HASH_BYTES);
+	/* The builder gets the spare buffer for the next batch. */
+	r->buf = w->spare;
+	r->cap = w->spare_cap;
+	r->len = 0;
+	w->spare = NULL;
+	w->spare_cap = 0;
+	w->flushing = true;
+	pthread_mutex_unlock(&w->lock);
+
+	rc = write_all(w->fd, buf, len, &done);
+	if (rc == 0 && w->sync == AUDIT_SYNC_EVERY)
+		src = sync_fd(w->fd);
+
+	lock_writer(w);
+	w->spare = buf;
+	w->spare_cap = cap;
+	w->flushing = false;
+	/*
+	 * Security: a failed or partial write counts only the records that
+	 * are wholly in the file, and the error is sticky (set_sticky sets
+	 * the chain back to them), so no later record can claim to follow
+	 * one that is not (wholly) in the trail.
+	 */
+	if (rc < 0) {
+		count_whole(w, buf, done);
+		set_sticky(w, rc);
+		return;
+	}
+	w->written_seq = last;
+	memcpy(w->written_hash, last_hash, AUDIT_HASH_BYTES);
+	w->dirty = true;
+	if (src < 0) {
+		/* Written whole but not synced: the records count, their
+		 * commits return the error. */
+		set_sticky(w, src);
+		return;
+	}
+	if (w->sync == AUDIT_SYNC_EVERY)
+		note_sync(w);
+	if (w->err) {
+		/* Made sticky meanwhile (audit_tick's fdatasync): these
+		 * records are in the file and count (the chain moves up to
+		 * them), but their commits fail too. */
+		set_sticky(w, w->err);
+		return;
+	}
+	w->done_seq = last;
+	__atomic_store_n(&w->flush_gen, w->flush_gen + 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&w->done);
+}
+
+/*
+ * Lock held once.  Another thread is writing a batch, which takes a few
+ * microseconds unless it syncs: wait for it to end by spinning, without
+ * the lock, for at most SPIN_NS (a futex sleep and wake-up cost about as
+ * much as the write itself).  The caller then looks again, and sleeps if
+ * the flush is still going on.
+ */
+#define SPIN_NS 30000
+/* Look at the clock (and yield) every SPIN_CHECK turns. */
+#define SPIN_CHECK 64
+
+static void spin_for_flush(struct audit_writer *w)
+{
+	unsigned int gen = w->flush_gen;
+	struct timespec t0, now;
+
+	pthread_mutex_unlock(&w->lock);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned int i = 1;; i++) {
+		if (__atomic_load_n(&w->flush_gen, __ATOMIC_ACQUIRE) != gen)
+			break;
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		if (i % SPIN_CHECK == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec - t0.tv_sec) * 1000000000L +
+			    (now.tv_nsec - t0.tv_nsec) > SPIN_NS)
+				break;
+			/* Let a thread that has a record to build run. */
+			sched_yield();
+		}
+	}
+	lock_writer(w);
+}
+
+/*
+ * Lock held exactly once, no record open.  Wait until the records up to
+ * seq are written (and synced with AUDIT_SYNC_EVERY), writing them and
+ * whatever else waits along with them if nobody else is writing.  Returns
+ * 0, or the sticky error when they were not (all) written.
+ */
+static int wait_done(struct audit_writer *w, uint64_t seq)
+{
+	bool spun = false;
+
+	for (;;) {
+		if (w->done_seq >= seq)
+			return 0;
+		if (w->err)
+			return w->err;
+		if (!w->flushing) {
+			flush_batch(w);
+		} else if (w->spin && !spun) {
+			spin_for_flush(w);
+			spun = true;
+		} else {
+			pthread_cond_wait(&w->done, &w->lock);
+			spun = false;
+		}
+	}
 }
 
 int audit_commit(struct audit_rec *r)
 {
 	struct audit_writer *w;
 	unsigned char hash[AUDIT_HASH_BYTES];
-	char hex[2 * AUDIT_HASH_BYTES + 1];
 	crypto_generichash_state st;
+	char *d;
 	int rc;
 
 	if (!r || !r->open)
@@ -690,49 +1151,95 @@ int audit_commit(struct audit_rec *r)
 	rc = r->err;
 	if (rc == 0 && r->depth != 0)
 		rc = -EINVAL;
-	if (rc == 0)
+	if (rc == 0 && w->err) {
 		rc = w->err;
-	if (rc < 0)
-		goto out;
+		if (w->in_batch && w->batch_err == 0)
+			w->batch_err = rc;
+	}
+	if (rc < 0) {
+		rec_drop(r);
+		return rc;
+	}
 
 	/* hash = BLAKE2b-256(previous hash || line up to ,"hash") */
 	crypto_generichash_init(&st, NULL, 0, AUDIT_HASH_BYTES);
 	crypto_generichash_update(&st, w->last_hash, AUDIT_HASH_BYTES);
-	crypto_generichash_update(&st, (const unsigned char *)r->buf, r->len);
+	crypto_generichash_update(&st, (const unsigned char *)r->buf + r->start,
+				  r->len - r->start);
 	crypto_generichash_final(&st, hash, AUDIT_HASH_BYTES);
 
-	/* rec_reserve() kept the line short enough for the suffix. */
+	/* rec_room() kept the line short enough for the suffix. */
 	rc = rec_grow(r, r->len + HASH_SUFFIX_LEN);
-	if (rc < 0)
-		goto out;
-	sodium_bin2hex(hex, sizeof(hex), hash, AUDIT_HASH_BYTES);
-	memcpy(r->buf + r->len, HASH_KEY, HASH_KEY_LEN);
-	memcpy(r->buf + r->len + HASH_KEY_LEN, hex, 2 * AUDIT_HASH_BYTES);
-	memcpy(r->buf + r->len + HASH_KEY_LEN + 2 * AUDIT_HASH_BYTES, "\"}\n",
-	       3);
+	if (rc < 0) {
+		rec_drop(r);
+		return rc;
+	}
+	d = r->buf + r->len;
+	memcpy(d, HASH_KEY, HASH_KEY_LEN);
+	d += HASH_KEY_LEN;
+	for (size_t i = 0; i < AUDIT_HASH_BYTES; i++) {
+		*d++ = hex_digits[hash[i] >> 4];
+		*d++ = hex_digits[hash[i] & 0xf];
+	}
+	memcpy(d, "\"}\n", 3);
 	r->len += HASH_SUFFIX_LEN;
 
-	/*
-	 * Security: a failed or partial write leaves seq and the chain where
-	 * they were, and the error is sticky, so no later record can claim
-	 * to follow one that is not (wholly) in the trail.
-	 */
-	rc = write_all(w->fd, r->buf, r->len);
-	if (rc < 0) {
-		w->err = rc;
-		goto out;
-	}
+	/* The record is committed: it takes the next seq and its hash heads
+	 * the chain, but it is not in the file yet. */
 	w->seq++;
 	memcpy(w->last_hash, hash, AUDIT_HASH_BYTES);
-	w->dirty = true;
-	if (w->sync == AUDIT_SYNC_EVERY) {
-		rc = sync_fd(w->fd);
-		if (rc < 0)
-			w->err = rc;
-		else
-			note_sync(w);
+	r->open = false;
+	if (w->in_batch) {
+		/* audit_batch_end() writes it (the lock stays held). */
+		pthread_mutex_unlock(&w->lock);
+		return 0;
 	}
-out:
-	rec_close(r);
+	/* Security: return only once this record is in the file (and synced
+	 * with AUDIT_SYNC_EVERY): the caller answers the call after this. */
+	rc = wait_done(w, w->seq);
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
+int audit_batch_begin(struct audit_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	pthread_mutex_lock(&w->lock);
+	if (w->in_batch || w->rec.open) {
+		/* The same thread, inside a batch or a record: a caller bug. */
+		pthread_mutex_unlock(&w->lock);
+		return -EINVAL;
+	}
+	w->in_batch = true;
+	w->batch_err = 0;
+	return 0;	/* the lock stays held until audit_batch_end() */
+}
+
+int audit_batch_end(struct audit_writer *w)
+{
+	int rc;
+
+	if (!w)
+		return -EINVAL;
+	pthread_mutex_lock(&w->lock);
+	if (!w->in_batch) {
+		pthread_mutex_unlock(&w->lock);
+		return -EINVAL;
+	}
+	if (w->rec.open) {
+		/* A record left open is dropped, and the batch fails. */
+		rec_drop(&w->rec);
+		w->batch_err = -EINVAL;
+	}
+	w->in_batch = false;
+	/* Drop the hold audit_batch_begin() took: we now hold it once. */
+	pthread_mutex_unlock(&w->lock);
+	/* The records committed in the batch are written even when it
+	 * fails (they are in the chain); the caller fails closed. */
+	rc = wait_done(w, w->seq);
+	if (w->batch_err)
+		rc = w->batch_err;
+	pthread_mutex_unlock(&w->lock);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -881,6 +882,508 @@ static void test_threads(void)
 	unlink(path);
 }
 
+/* ---- fast paths: escaping and numbers ---------------------------------- */
+
+/* audit_esc_fast gives exactly audit_escape's bytes, and lossy is exactly
+ * !audit_utf8_clean, for the table and for specials at every place of the
+ * 8-byte windows. */
+static bool esc_fast_agrees(const unsigned char *in, size_t len)
+{
+	static char want[6 * 256 + 1], got[6 * 256 + 1];
+	size_t wn, gn;
+	bool lossy = !audit_utf8_clean(in, len);
+
+	if (len > 256)
+		return false;
+	wn = audit_escape(want, sizeof(want), in, len);
+	memset(got, 0x55, sizeof(got));
+	gn = audit_esc_fast(got, in, len, &lossy);
+	return wn == gn && memcmp(want, got, gn) == 0 &&
+	       lossy == !audit_utf8_clean(in, len);
+}
+
+static void test_esc_fast(void)
+{
+	static const unsigned char specials[] = {
+		0x00, 0x01, 0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x1f, 0x20, '"',
+		'\\', '/', 0x7e, 0x7f, 0x80, 0xbf, 0xc0, 0xc3, 0xe2, 0xed,
+		0xf0, 0xf4, 0xf5, 0xff,
+	};
+	unsigned char buf[256];
+	int bad = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(esc_cases); i++)
+		if (!esc_fast_agrees((const unsigned char *)esc_cases[i].in,
+				     esc_cases[i].in_len))
+			bad++;
+	/* One special byte (or a UTF-8 sequence, whole or cut by the end)
+	 * at each place of plain runs of 0..24 bytes. */
+	for (size_t len = 0; len <= 24; len++)
+		for (size_t at = 0; at < len; at++)
+			for (size_t k = 0; k < sizeof(specials); k++) {
+				memset(buf, 'a', len);
+				buf[at] = specials[k];
+				if (!esc_fast_agrees(buf, len))
+					bad++;
+				if (at + 2 < len) {
+					memcpy(buf + at, "\xe2\x82\xac", 3);
+					if (!esc_fast_agrees(buf, len) ||
+					    !esc_fast_agrees(buf, at + 2))
+						bad++;
+				}
+			}
+	/* Random bytes, some long. */
+	srand(777);
+	for (int round = 0; round < 5000; round++) {
+		size_t len = random_bytes(buf, round % 10 ? 40 : 255);
+
+		if (!esc_fast_agrees(buf, len))
+			bad++;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+static char num_want[4096];
+
+static void fill_numbers(struct audit_rec *r)
+{
+	static const int64_t ints[] = {
+		0, 1, -1, 9, 10, -10, 99, 100, 999, 1000, 12345, -99999,
+		INT32_MAX, INT32_MIN, (int64_t)INT32_MAX + 1, 999999999999LL,
+		1000000000000000000LL, INT64_MAX - 1, INT64_MAX, INT64_MIN + 1,
+		INT64_MIN,
+	};
+	static const uint64_t uints[] = {
+		0, 7, 10, 99, 100, UINT32_MAX, 10000000000000000000ULL - 1,
+		(uint64_t)INT64_MAX, (uint64_t)INT64_MAX + 1,
+		10000000000000000000ULL, UINT64_MAX - 1, UINT64_MAX,
+	};
+	static const uint64_t hexes[] = {
+		0, 1, 0xf, 0x10, 0x1f, 0xdeadbeef, 0x80000000, INT64_MAX,
+		(uint64_t)INT64_MAX + 1, UINT64_MAX,
+	};
+	size_t n = 0;
+	char key[16];
+
+	audit_arr_begin(r, "i");
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
+		audit_int(r, NULL, ints[i]);
+	audit_arr_end(r);
+	n += (size_t)snprintf(num_want + n, sizeof(num_want) - n, ",\"i\":[");
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++)
+		n += (size_t)snprintf(num_want + n, sizeof(num_want) - n,
+				      "%s%" PRId64, i ? "," : "", ints[i]);
+	n += (size_t)snprintf(num_want + n, sizeof(num_want) - n, "]");
+	for (size_t i = 0; i < ARRAY_SIZE(uints); i++) {
+		snprintf(key, sizeof(key), "u%zu", i);
+		audit_uint(r, key, uints[i]);
+		n += (size_t)snprintf(num_want + n, sizeof(num_want) - n,
+				      uints[i] > INT64_MAX ? ",\"%s\":\"%" PRIu64 "\""
+							   : ",\"%s\":%" PRIu64,
+				      key, uints[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(hexes); i++) {
+		snprintf(key, sizeof(key), "h%zu", i);
+		audit_hex(r, key, hexes[i]);
+		n += (size_t)snprintf(num_want + n, sizeof(num_want) - n,
+				      ",\"%s\":\"0x%" PRIx64 "\"", key, hexes[i]);
+	}
+}
+
+static void test_numbers(void)
+{
+	int rc = -1;
+	AUTO_FREE char *line = one_record(fill_numbers, &rc);
+	AUTO_FREE char *fields = NULL;
+	json_t *root;
+
+	CU_ASSERT_FATAL(line != NULL);
+	CU_ASSERT_EQUAL(rc, 0);
+	fields = fields_of(line);
+	CU_ASSERT_FATAL(fields != NULL);
+	CU_ASSERT_STRING_EQUAL(fields, num_want);
+	/* Spot checks of the edges, spelled out. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(fields, ",-9223372036854775808]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fields, "[0,1,-1,9,10,-10,99,100,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fields, "\"u11\":\"18446744073709551615\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fields, "\"u7\":9223372036854775807,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fields, "\"u8\":\"9223372036854775808\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fields, "\"h0\":\"0x0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fields, "\"h9\":\"0xffffffffffffffff\""));
+	root = parse_line(line);
+	CU_ASSERT_FATAL(root != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_array_get(
+				json_object_get(root, "i"), 20)), INT64_MIN);
+	json_decref(root);
+}
+
+/* ---- group commit and batches ----------------------------------------- */
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* Lines (whole records) in the file. */
+static uint64_t file_lines(const char *path)
+{
+	size_t len = 0;
+	AUTO_FREE char *text = slurp(path, &len);
+	uint64_t n = 0;
+
+	for (size_t i = 0; text && i < len; i++)
+		n += text[i] == '\n';
+	return n;
+}
+
+static void test_batch(void)
+{
+	char path[128], why[WHY_LEN];
+	struct audit_writer *w = NULL;
+	struct audit_rec *r;
+	unsigned long before = 0, own;
+	unsigned char h[AUDIT_HASH_BYTES], open_prev[AUDIT_HASH_BYTES];
+
+	tmp_path(path, sizeof(path), "batch");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_EVERY, "b", &w) == 0);
+	CU_ASSERT_EQUAL(audit_batch_end(w), -EINVAL);	/* no batch */
+	CU_ASSERT_EQUAL(audit_batch_begin(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(audit_batch_end(NULL), -EINVAL);
+
+	for (int round = 0; round < 3; round++) {
+		if (round == 2)
+			before = alloc_calls;
+		CU_ASSERT_EQUAL_FATAL(audit_batch_begin(w), 0);
+		CU_ASSERT_EQUAL(audit_batch_begin(w), -EINVAL); /* no nesting */
+		for (int i = 0; i < 5; i++) {
+			r = audit_begin(w, "syscall");
+			CU_ASSERT_EQUAL(audit_rec_seq(r),
+					(uint64_t)round * 6 + (uint64_t)i + 1);
+			/* Each chains to the one committed before it, which
+			 * is not in the file yet. */
+			audit_last_hash(w, h);
+			audit_rec_prev_hash(r, open_prev);
+			CU_ASSERT(memcmp(h, open_prev, sizeof(h)) == 0);
+			audit_int(r, "i", i);
+			audit_bytes(r, "path", "/etc/\xffpasswd", 12);
+			CU_ASSERT_EQUAL(audit_commit(r), 0);
+		}
+		/* A builder error drops that record only. */
+		r = audit_begin(w, "syscall");
+		audit_int(r, "k", 1);
+		audit_int(r, "k", 2);
+		CU_ASSERT_EQUAL(audit_commit(r), -EINVAL);
+		/* Aborted records leave no trace either. */
+		audit_abort(audit_begin(w, "aborted"));
+		/* Nothing is in the file before audit_batch_end().  (The
+		 * test's own reading allocates: not counted.) */
+		own = alloc_calls;
+		CU_ASSERT_EQUAL(file_lines(path), (uint64_t)round * 6);
+		before += alloc_calls - own;
+		r = audit_begin(w, "syscall");
+		CU_ASSERT_EQUAL(audit_batch_begin(w), -EINVAL); /* record open */
+		CU_ASSERT_EQUAL(audit_commit(r), 0);
+		CU_ASSERT_EQUAL(audit_batch_end(w), 0);
+		own = alloc_calls;
+		CU_ASSERT_EQUAL(file_lines(path), (uint64_t)round * 6 + 6);
+		before += alloc_calls - own;
+		CU_ASSERT_EQUAL(audit_last_seq(w), (uint64_t)round * 6 + 6);
+	}
+	/* Warm: a batch allocates nothing. */
+	CU_ASSERT_EQUAL(alloc_calls - before, 0);
+
+	/* A record left open at the end is dropped and fails the batch;
+	 * the records committed before it are written. */
+	CU_ASSERT_EQUAL_FATAL(audit_batch_begin(w), 0);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "kept")), 0);
+	r = audit_begin(w, "left-open");
+	audit_int(r, "x", 1);
+	CU_ASSERT_EQUAL(audit_batch_end(w), -EINVAL);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 19);
+	CU_ASSERT_EQUAL(file_lines(path), 19);
+	/* An empty batch is fine. */
+	CU_ASSERT_EQUAL(audit_batch_begin(w), 0);
+	CU_ASSERT_EQUAL(audit_batch_end(w), 0);
+
+	r = audit_begin(w, "run.end");
+	audit_put_final(r, NULL);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
+	CU_ASSERT_STRING_EQUAL(why, "");
+	{
+		AUTO_FREE char *text = slurp(path, NULL);
+
+		CU_ASSERT_FATAL(text != NULL);
+		CU_ASSERT_PTR_NULL(strstr(text, "aborted"));
+		CU_ASSERT_PTR_NULL(strstr(text, "left-open"));
+		CU_ASSERT_PTR_NULL(strstr(text, "\"k\""));
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"type\":\"kept\""));
+	}
+	unlink(path);
+}
+
+static void test_batch_errors(void)
+{
+	char path[128], why[WHY_LEN], want[WHY_LEN];
+	struct audit_writer *w = NULL;
+	struct rlimit saved, small;
+	unsigned char h[AUDIT_HASH_BYTES];
+	char hex[2 * AUDIT_HASH_BYTES + 1];
+	AUTO_FREE char *text = NULL;
+	uint64_t seq;
+	char *line, *nl;
+
+	if (access("/dev/full", W_OK) != 0) {
+		CU_FAIL("/dev/full not writable");
+		return;
+	}
+	/* The write of the batch fails: no record of it counts, and the
+	 * error is sticky for the next batch's commits and end too. */
+	CU_ASSERT_FATAL(audit_open_path("/dev/full", AUDIT_SYNC_NONE, "f", &w) == 0);
+	CU_ASSERT_FATAL(audit_batch_begin(w) == 0);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), 0);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), 0);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 2);
+	CU_ASSERT_EQUAL(audit_batch_end(w), -ENOSPC);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 0);
+	audit_last_hash(w, h);
+	CU_ASSERT(sodium_is_zero(h, sizeof(h)));
+	CU_ASSERT_FATAL(audit_batch_begin(w) == 0);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), -ENOSPC);
+	CU_ASSERT_EQUAL(audit_batch_end(w), -ENOSPC);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), -ENOSPC);
+	CU_ASSERT_EQUAL(audit_close(w), -ENOSPC);
+
+	/* A batch cut by the file size limit in its fourth record: the
+	 * three whole ones count, the chain ends with the third, and the
+	 * trail reads as truncated after it. */
+	tmp_path(path, sizeof(path), "batch-efbig");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "big", &w) == 0);
+	CU_ASSERT_FATAL(audit_batch_begin(w) == 0);
+	for (int i = 0; i < 10; i++) {
+		struct audit_rec *r = audit_begin(w, "t");
+
+		audit_str(r, "pad", "0123456789012345678901234567890123456789");
+		CU_ASSERT_EQUAL(audit_commit(r), 0);
+	}
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+	small = saved;
+	{
+		/* Every line has the same length: measure one (a record
+		 * alone in another file) and let 3.5 of them through. */
+		char probe[128];
+		struct audit_writer *pw = NULL;
+		struct audit_rec *r;
+
+		tmp_path(probe, sizeof(probe), "probe");
+		CU_ASSERT_FATAL(audit_open_path(probe, AUDIT_SYNC_NONE, "big", &pw) == 0);
+		r = audit_begin(pw, "t");
+		audit_str(r, "pad", "0123456789012345678901234567890123456789");
+		CU_ASSERT_EQUAL(audit_commit(r), 0);
+		CU_ASSERT_EQUAL(audit_close(pw), 0);
+		small.rlim_cur = (rlim_t)(file_size(probe) * 7 / 2);
+		unlink(probe);
+	}
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	CU_ASSERT_EQUAL(audit_batch_end(w), -EFBIG);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+	seq = audit_last_seq(w);
+	CU_ASSERT_EQUAL(seq, 3);
+	audit_last_hash(w, h);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), -EFBIG);
+	CU_ASSERT_EQUAL(audit_close(w), -EFBIG);
+	text = slurp(path, NULL);
+	CU_ASSERT_FATAL(text != NULL);
+	/* The chain's head is the hash written in the third line. */
+	line = text;
+	for (int i = 0; i < 2 && line; i++)
+		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+	CU_ASSERT_FATAL(line != NULL);
+	nl = strchr(line, '\n');
+	CU_ASSERT_FATAL(nl != NULL && nl - line > 66);
+	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+	CU_ASSERT(strncmp(nl - 66, hex, 64) == 0);
+	snprintf(want, sizeof(want), "truncated after record 3: "
+		 "line 4 is incomplete (no newline)");
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), -EBADMSG);
+	CU_ASSERT_STRING_EQUAL(why, want);
+	unlink(path);
+}
+
+/* Group commit: each thread checks, as soon as its commit returns, that
+ * its record is in the file: the guarantee the supervisor relies on. */
+struct gc_arg {
+	struct audit_writer *w;
+	const char *path;
+	int fd;		/* the trail, read only */
+	int batch;	/* 0: single commits; else batches of this many */
+	long failures, missing;
+};
+
+/* Is the record with this seq (line seq) wholly in the file? */
+static bool seq_in_file(int fd, uint64_t seq)
+{
+	static __thread char buf[1 << 20];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	uint64_t lines = 0;
+
+	for (ssize_t i = 0; i < n; i++)
+		lines += buf[i] == '\n';
+	return lines >= seq;
+}
+
+static void *gc_thread(void *arg)
+{
+	struct gc_arg *a = arg;
+
+	for (int i = 0; i < 60; i++) {
+		uint64_t seq = 0;
+		int rc = 0;
+
+		if (a->batch && audit_batch_begin(a->w) != 0)
+			a->failures++;
+		for (int j = 0; j < (a->batch ? a->batch : 1); j++) {
+			struct audit_rec *r = audit_begin(a->w, "syscall");
+
+			seq = audit_rec_seq(r);
+			audit_int(r, "i", i);
+			audit_bytes(r, "path", "/tmp/x", 6);
+			if (audit_commit(r) != 0)
+				rc = -1;
+		}
+		if (a->batch && audit_batch_end(a->w) != 0)
+			rc = -1;
+		if (rc != 0)
+			a->failures++;
+		else if (!seq_in_file(a->fd, seq))
+			a->missing++;
+		audit_tick(a->w);
+	}
+	return NULL;
+}
+
+static void test_group_commit(void)
+{
+	static const enum audit_sync modes[] = {
+		AUDIT_SYNC_NONE, AUDIT_SYNC_INTERVAL, AUDIT_SYNC_EVERY,
+	};
+
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		char path[128], why[WHY_LEN];
+		struct audit_writer *w = NULL;
+		struct gc_arg args[THREADS];
+		pthread_t t[THREADS];
+		struct audit_rec *r;
+		long failures = 0, missing = 0;
+		uint64_t want = 0;
+		int fd;
+
+		tmp_path(path, sizeof(path), "group");
+		CU_ASSERT_FATAL(audit_open_path(path, modes[m], "g", &w) == 0);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		CU_ASSERT_FATAL(fd >= 0);
+		for (int i = 0; i < THREADS; i++) {
+			/* Two threads commit one at a time, two in batches. */
+			args[i] = (struct gc_arg){ .w = w, .path = path,
+						   .fd = fd,
+						   .batch = i % 2 ? 3 * i : 0 };
+			want += 60 * (uint64_t)(args[i].batch ? args[i].batch : 1);
+			CU_ASSERT_FATAL(pthread_create(&t[i], NULL, gc_thread,
+						       &args[i]) == 0);
+		}
+		for (int i = 0; i < THREADS; i++) {
+			pthread_join(t[i], NULL);
+			failures += args[i].failures;
+			missing += args[i].missing;
+		}
+		CU_ASSERT_EQUAL(failures, 0);
+		CU_ASSERT_EQUAL(missing, 0);
+		CU_ASSERT_EQUAL(audit_last_seq(w), want);
+		r = audit_begin(w, "run.end");
+		audit_put_final(r, NULL);
+		CU_ASSERT_EQUAL(audit_commit(r), 0);
+		CU_ASSERT_EQUAL(audit_close(w), 0);
+		CU_ASSERT_EQUAL(file_lines(path), want + 1);
+		CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
+		CU_ASSERT_STRING_EQUAL(why, "");
+		close(fd);
+		unlink(path);
+	}
+}
+
+/* A write error while other threads wait: every commit that was not
+ * written returns the error, none returns 0 for a record not in the file,
+ * and the trail verifies as truncated after the records written whole. */
+struct fail_arg {
+	struct audit_writer *w;
+	int fd;
+	long ok_missing;	/* commits that returned 0, record absent */
+	long failed;
+};
+
+static void *fail_thread(void *arg)
+{
+	struct fail_arg *a = arg;
+
+	for (int i = 0; i < 400; i++) {
+		struct audit_rec *r = audit_begin(a->w, "t");
+		uint64_t seq = audit_rec_seq(r);
+
+		audit_str(r, "pad", "0123456789012345678901234567890123456789");
+		if (audit_commit(r) != 0) {
+			a->failed++;
+			break;
+		}
+		if (!seq_in_file(a->fd, seq))
+			a->ok_missing++;
+	}
+	return NULL;
+}
+
+static void test_group_commit_error(void)
+{
+	char path[128], why[WHY_LEN], want[WHY_LEN];
+	struct audit_writer *w = NULL;
+	struct fail_arg args[THREADS];
+	pthread_t t[THREADS];
+	struct rlimit saved, small;
+	long ok_missing = 0, failed = 0;
+	uint64_t seq;
+
+	tmp_path(path, sizeof(path), "group-efbig");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "e", &w) == 0);
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+	small = saved;
+	small.rlim_cur = 20000;
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	for (int i = 0; i < THREADS; i++) {
+		args[i] = (struct fail_arg){ .w = w };
+		args[i].fd = open(path, O_RDONLY | O_CLOEXEC);
+		CU_ASSERT_FATAL(pthread_create(&t[i], NULL, fail_thread,
+					       &args[i]) == 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(t[i], NULL);
+		ok_missing += args[i].ok_missing;
+		failed += args[i].failed;
+		close(args[i].fd);
+	}
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+	CU_ASSERT_EQUAL(ok_missing, 0);
+	CU_ASSERT_EQUAL(failed, THREADS);	/* every thread saw it */
+	seq = audit_last_seq(w);
+	CU_ASSERT(seq > 0 && seq == file_lines(path));
+	CU_ASSERT_EQUAL(audit_close(w), -EFBIG);
+	snprintf(want, sizeof(want), "truncated after record %llu",
+		 (unsigned long long)seq);
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), -EBADMSG);
+	CU_ASSERT(strncmp(why, want, strlen(want)) == 0);
+	unlink(path);
+}
+
 /* ---- verify: the tamper suite ----------------------------------------- */
 
 /* run.start, syscalls (pid 1000+seq), run.end; TRAIL_RECORDS + 1 lines. */
@@ -1422,6 +1925,12 @@ static const struct {
 	{ "EFBIG is sticky, trail reads truncated", test_sticky_efbig },
 	{ "no allocation per record once warm", test_no_alloc_when_warm },
 	{ "threads do not interleave", test_threads },
+	{ "fast escaper agrees with audit_escape", test_esc_fast },
+	{ "numbers at the edges", test_numbers },
+	{ "batches: begin, commit, end", test_batch },
+	{ "batches: write errors, partial batch", test_batch_errors },
+	{ "group commit: in the file when commit returns", test_group_commit },
+	{ "group commit: a write error reaches every waiter", test_group_commit_error },
 	{ "tamper suite", test_tamper },
 	{ "several runs in one file", test_verify_runs },
 	{ "verify limits and I/O errors", test_verify_limits },
