@@ -32,6 +32,15 @@ syscalls = @network
 action = deny
 errno = ENETUNREACH
 EOF
+	policy net-observe <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule observe]
+syscalls = @network
+action = allow
+EOF
 	policy no-local <<'EOF'
 [policy]
 default = allow
@@ -122,6 +131,21 @@ except OSError as e:
 	c bind-unix-cwd         net 0        "--syscall bind --path $W/b.sock --action allow --rule unix-cwd" \
 		"$B/try-bind" unix "$W/b.sock"
 	check bind-unix-cwd-made test -S "$W/b.sock"
+	# bind stores the address it is given: getsockname() must give back
+	# the caller's path, not the supervisor's /proc/self/fd/N/NAME.
+	c bind-unix-keeps-name  net 0        "--syscall bind --path $W/n.sock --action allow --rule unix-cwd" \
+		"$B/try-bind" --name unix "$W/n.sock"
+	c bind-unix-keeps-relative-name net 0 "--syscall bind --path $W/r.sock --action allow --rule unix-cwd" \
+		"$B/try-bind" --name unix r.sock
+	# 100 bytes: fits in sun_path as given, not after /proc/self/fd/N/.
+	local long
+	long=$(printf 'l%.0s' $(seq 100))
+	c bind-unix-long-relative-name net-observe 0 "--syscall bind --path $W/$long --action allow --rule observe" \
+		"$B/try-bind" --name unix "$long"
+	# The socket file gets the caller's umask.
+	c bind-unix-umask       net 0        "--syscall bind --path $W/u.sock --action allow --rule unix-cwd" \
+		sh -c "umask 077 && exec $B/try-bind unix u.sock"
+	check bind-unix-umask-mode test "$(stat -c %a "$W/u.sock" 2>/dev/null)" = 700
 	c bind-unix-outside     net ENETUNREACH "--syscall bind --path $O/b.sock --action deny --rule no-network" \
 		"$B/try-bind" unix "$O/b.sock"
 	check bind-unix-outside-not-made test ! -e "$O/b.sock"
