@@ -10,7 +10,7 @@ fail, error or skip (with its reason).  The runs agree when they have the
 same test ids with the same outcomes and, for skips, the same reasons
 (after replacing each --strip TEXT, e.g. the run's temp dir, by <TMP>,
 sysgate's private temp dir name sysgate-RUNID by sysgate-RUN, and the
-pids in test file names, @test_PID_, by @test_N_).
+pids in test file and dir names, @test_PID_ and test_python_PID, by N).
 Prints one summary line per run, "pass=N fail=N error=N skip=N", then
 every difference.  Exit 0 when they agree, 1 when they differ, 99 when a
 report cannot be read or holds no test at all (a run that did nothing
@@ -45,6 +45,7 @@ def outcomes(path, strips):
             why = why.replace(s, "<TMP>")
         why = re.sub(r"sysgate-\d{8}T\d{6}Z-[0-9a-f]{12}", "sysgate-RUN", why)
         why = re.sub(r"@test_\d+_", "@test_N_", why)
+        why = re.sub(r"test_python_(worker_)?\d+", "test_python_N", why)
         if name in res:
             # The same id twice (a test run again): keep the worse.
             order = ["pass", "skip", "fail", "error"]

@@ -46,11 +46,17 @@ fi
 # limit...) are the same.
 PAD=sysgate-00000000T000000Z-000000000000
 
+# The runs' directories: short, so that the tests' AF_UNIX paths fit in
+# 108 bytes (else test_socket errors out the same way in both runs).
+SHORT=$(mktemp -d /tmp/sgt.XXXXXX) || sg_harness_error "mktemp failed"
+chmod 0755 "$SHORT"
+trap 'rc=$?; rm -rf "$SHORT"; (exit $rc); sg_cleanup' EXIT
+
 # run_module MODE MODULE: run it in a fresh $D/cwd with TMPDIR $D/tmp (and
 # a padding directory natively), bounded.  Sets RM_RC, RM_XML, RM_LOG.
 run_module() {
 	local mode=$1 m=$2 tmp
-	D=$R/$m-$mode
+	D=$SHORT/$U.${m#test_}.${mode:0:1}
 	rm -rf "$D"
 	mkdir -p "$D/cwd" "$D/tmp"
 	[ "$U" = root ] || chown -R "$U" "$D"
