@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "rules/internal.h"
@@ -256,6 +257,18 @@ static bool match_ip(const struct rules_addr *a, int family,
 		return prefix_equal(a->ip, ip, a->prefix) &&
 		       port_ok(a, port_be);
 	return false;
+}
+
+bool rules_addr_match_ev(const struct rules_addr *a,
+			 const struct rules_event *ev)
+{
+	if (ev->unix_path) {
+		if (a->type != RULES_ADDR_UNIX)
+			return false;
+		return rules_glob_match(a->glob, ev->unix_path);
+	}
+	return rules_addr_match(a, ev->addr, ev->addr_len,
+				ev->nr != __NR_bind);
 }
 
 bool rules_addr_match(const struct rules_addr *a, const struct sockaddr *sa,

@@ -54,10 +54,9 @@ static enum rules_why rule_why(const struct rules_rule *r,
 	if (r->n_addrs) {
 		bool hit = false;
 
-		for (i = 0; ev->addr && i < r->n_addrs && !hit; i++)
-			hit = rules_addr_match(&r->addrs[i], ev->addr,
-					       ev->addr_len,
-					       ev->nr != __NR_bind);
+		for (i = 0; (ev->addr || ev->unix_path) && i < r->n_addrs && !hit;
+		     i++)
+			hit = rules_addr_match_ev(&r->addrs[i], ev);
 		if (!hit)
 			return RULES_WHY_ADDR;
 	}

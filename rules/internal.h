@@ -191,6 +191,9 @@ int rules_addr_parse(const char *text, struct rules_addr *out,
  * "any interface" (bind). */
 bool rules_addr_match(const struct rules_addr *a, const struct sockaddr *sa,
 		      socklen_t len, bool connect_semantics);
+/* The same for an event (its unix_path, when set, for unix: globs). */
+bool rules_addr_match_ev(const struct rules_addr *a,
+			 const struct rules_event *ev);
 void rules_addr_release(struct rules_addr *a);
 
 /* rewrite.c: may glob be redirected (an absolute literal path, or a

@@ -136,13 +136,11 @@ static bool rule_matches(const struct rules_rule *r,
 		return false;
 	if (r->n_addrs) {
 		bool hit = false;
-		bool connect_semantics = ev->nr != __NR_bind;
 
-		if (!ev->addr)
+		if (!ev->addr && !ev->unix_path)
 			return false;
 		for (i = 0; i < r->n_addrs && !hit; i++)
-			hit = rules_addr_match(&r->addrs[i], ev->addr,
-					       ev->addr_len, connect_semantics);
+			hit = rules_addr_match_ev(&r->addrs[i], ev);
 		if (!hit)
 			return false;
 	}

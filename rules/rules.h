@@ -101,6 +101,10 @@ struct rules_event {
 	const char *path;           /* canonical absolute path, or NULL */
 	const struct sockaddr *addr;/* address of connect/bind, or NULL */
 	socklen_t addr_len;
+	/* A unix path socket: the canonical path of its file, which unix:
+	 * globs match instead of the address's sun_path (a canonical path
+	 * can be longer than sun_path holds).  NULL: match sun_path. */
+	const char *unix_path;
 };
 
 struct rules_rewrite;

@@ -23,6 +23,13 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <linux/capability.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <sched.h>
+#include <sys/sysmacros.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -98,6 +105,185 @@ static void rewrite_addr(struct sup *s, struct call *c, struct rules_event *ev,
 	if (again.action == RULES_REWRITE)
 		again.action = RULES_ALLOW;
 	*v = again;
+}
+
+/*
+ * The (dev, ino) of the file a unix socket is bound to, from the kernel
+ * (sock_diag, UNIX_DIAG_VFS): dev in the kernel's encoding (major << 20 |
+ * minor), ino cut to 32 bits.  -ENOENT when it is bound to no file.
+ */
+static int unix_bound_file(int sock, uint32_t *dev, uint32_t *ino)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req req;
+	} q = {
+		.nh = {
+			.nlmsg_len = sizeof(q),
+			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST,
+		},
+		.req = {
+			.sdiag_family = AF_UNIX,
+			.udiag_states = ~0u,
+			.udiag_show = UDIAG_SHOW_VFS,
+			.udiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+		},
+	};
+	union {
+		struct nlmsghdr nh;
+		char b[1024];
+	} a;
+	AUTO_CLOSE int nl = -1;
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(sock, &st) < 0)
+		return -errno;
+	q.req.udiag_ino = (uint32_t)st.st_ino;
+	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return -errno;
+	if (send(nl, &q, sizeof(q), 0) < 0)
+		return -errno;
+	n = recv(nl, &a, sizeof(a), 0);
+	if (n < 0)
+		return -errno;
+	if (!NLMSG_OK(&a.nh, (size_t)n))
+		return -EPROTO;
+	if (a.nh.nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(&a.nh);
+
+		/* ENOENT here: no such socket (another netns). */
+		return e->error == -ENOENT ? -ESRCH :
+		       e->error < 0 ? e->error : -EPROTO;
+	}
+	if (a.nh.nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+	    a.nh.nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+		return -EPROTO;
+	{
+		struct unix_diag_msg *m = NLMSG_DATA(&a.nh);
+		struct rtattr *at = (struct rtattr *)(m + 1);
+		int len = (int)(a.nh.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+
+		for (; RTA_OK(at, len); at = RTA_NEXT(at, len)) {
+			struct unix_diag_vfs v;
+
+			if (at->rta_type != UNIX_DIAG_VFS ||
+			    RTA_PAYLOAD(at) < sizeof(v))
+				continue;
+			memcpy(&v, RTA_DATA(at), sizeof(v));
+			*dev = v.udiag_vfs_dev;
+			*ino = v.udiag_vfs_ino;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+struct bind_job {
+	struct call_job job;	/* first */
+	int sock;
+	int cwd_fd;
+	int umask;
+	int rc;
+};
+
+/* On its own thread, with its own cwd and umask: the caller's. */
+static void *bind_thread(void *arg)
+{
+	struct bind_job *j = arg;
+	const struct call *c = &j->job.c;
+	int rc = call_job_enter(&j->job);
+
+	if (rc == 0 && unshare(CLONE_FS) < 0)
+		rc = -errno;
+	if (rc == 0 && fchdir(j->cwd_fd) < 0)
+		rc = -errno;
+	if (rc == 0) {
+		umask((mode_t)j->umask);
+		if (bind(j->sock, (const struct sockaddr *)&c->addr,
+			 c->addr_len) < 0)
+			rc = -errno;
+	}
+	call_job_leave(&j->job);
+	j->rc = rc;
+	return NULL;
+}
+
+/*
+ * bind(2) of a unix path socket.  The kernel keeps the address it was
+ * given: getsockname(), a peer's accept() and /proc/net/unix show it.
+ * Binding our /proc/self/fd/N/NAME of the checked directory would make
+ * the caller's socket report that name instead of its own, so the
+ * caller's address (our copy of it) is bound, on a thread that has the
+ * caller's cwd and umask (CLONE_FS unshared: they are the thread's alone).
+ *
+ * Security: the kernel walks the path again, and a racing process could
+ * swap a directory of it for a symlink between our walk and the kernel's.
+ * So the walk is checked afterwards: the file the socket is bound to
+ * (asked of the kernel, not looked up by path) must be the entry NAME of
+ * the directory we resolved and decided on.  If it is not, the caller is
+ * killed before it gets an answer, and nothing reaches the socket, as
+ * for an exec whose file was swapped (notify_exec_event); what is left is
+ * a socket file nobody listens on, made with the caller's own rights.
+ * When the check cannot be made (no sock_diag, another root), the socket
+ * is bound as before, through our fds, under that name.
+ */
+static int bind_unix_path(struct sup *s, struct call *c, int sock,
+			  const struct resolved *r)
+{
+	struct bind_job j = { .sock = sock, .cwd_fd = -1, .rc = -EINVAL };
+	struct stat st, root_st, our_root;
+	char link[64];
+	uint32_t dev = 0, ino = 0;
+	pthread_t t;
+	int rc;
+
+	snprintf(link, sizeof(link), "/proc/%d/root", c->tid);
+	if (unix_bound_file(sock, &dev, &ino) != -ENOENT ||
+	    stat(link, &root_st) < 0 || stat("/", &our_root) < 0 ||
+	    root_st.st_dev != our_root.st_dev ||
+	    root_st.st_ino != our_root.st_ino) {
+		/* No sock_diag, already bound, or a chroot: the old way. */
+		struct sockaddr_un un = { .sun_family = AF_UNIX };
+		mode_t old;
+
+		rc = snprintf(un.sun_path, sizeof(un.sun_path),
+			      "/proc/self/fd/%d/%s", r->parent_fd, r->name);
+		if (rc < 0 || (size_t)rc >= sizeof(un.sun_path))
+			return -ENAMETOOLONG;
+		old = umask((mode_t)notify_caller_umask(c));
+		rc = bind(sock, (struct sockaddr *)&un,
+			  (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				      strlen(un.sun_path) + 1));
+		rc = rc < 0 ? -errno : 0;
+		umask(old);
+		return rc;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/cwd", c->tid);
+	j.cwd_fd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (j.cwd_fd < 0)
+		return -ESRCH;
+	call_job_init(&j.job, s, c);
+	j.umask = notify_caller_umask(c);
+	rc = pthread_create(&t, NULL, bind_thread, &j);
+	if (rc == 0)
+		pthread_join(t, NULL);
+	close(j.cwd_fd);
+	if (rc != 0)
+		return -EAGAIN;
+	if (j.rc < 0)
+		return j.rc;
+	if (unix_bound_file(sock, &dev, &ino) == 0 &&
+	    fstatat(r->parent_fd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISSOCK(st.st_mode) && (uint32_t)st.st_ino == ino &&
+	    major(st.st_dev) == dev >> 20 && minor(st.st_dev) == (dev & 0xfffff))
+		return 0;
+	kill(c->tgid, SIGKILL);
+	c->note = "bind: the socket file is not the one checked; caller killed";
+	fprintf(stderr, "sysgate: killed process %d: %s\n", c->tgid, c->note);
+	return -EACCES;
 }
 
 static int handle_connect_bind(struct sup *s, struct call *c)
@@ -179,14 +365,10 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 		cp->checked = true;
 		cp->access = is_bind ? RULES_ACC_CREATE : RULES_ACC_WRITE;
 
-		struct sockaddr_un match = { .sun_family = AF_UNIX };
-		size_t rl = strlen(r.path);
-
-		if (rl < sizeof(match.sun_path)) {
-			memcpy(match.sun_path, r.path, rl);
-			ev.addr = (struct sockaddr *)&match;
-			ev.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + rl + 1);
-		}
+		/* Security: unix: globs match the canonical path, however
+		 * long (a relative name under a deep cwd can be longer than
+		 * sun_path holds). */
+		ev.unix_path = r.path;
 		if (!notify_builtin_check(s, &r, cp->access, &c->v))
 			rules_match(s->rules, &ev, &c->v);
 		cp->v = c->v;
@@ -198,8 +380,8 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 				if (c->v.action == RULES_ALLOW)
 					goto out;
 			}
-			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
-				      "/proc/self/fd/%d/%s", r.parent_fd, r.name);
+			/* Bound under the caller's own name (bind_unix_path). */
+			rc = 0;
 		} else {
 			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
 				      "/proc/self/fd/%d", r.fd);
@@ -256,14 +438,13 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	c->emulated = true;
 	if (notify_record_before_change(s, c) < 0)
 		goto out;
-	if (is_bind) {
-		int um = notify_caller_umask(c);
-		/* A unix socket file gets the caller's umask. */
-		mode_t old = umask((mode_t)um);
-
+	if (is_bind && c->n_paths > 0) {
+		/* A unix path socket (the abstract ones are bound below). */
+		rc = r.parent_fd >= 0 ? bind_unix_path(s, c, sock, &r) : -EADDRINUSE;
+		c->err = rc < 0 ? -rc : 0;
+	} else if (is_bind) {
 		rc = bind(sock, (struct sockaddr *)&act, act_len);
 		c->err = rc < 0 ? errno : 0;
-		umask(old);
 	} else {
 		int fl = fcntl(sock, F_GETFL);
 
@@ -463,7 +644,6 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 	    m->name_len > offsetof(struct sockaddr_un, sun_path) &&
 	    ((struct sockaddr_un *)&m->name)->sun_path[0] != '\0') {
 		struct sockaddr_un *un = (struct sockaddr_un *)&m->name;
-		struct sockaddr_un match = { .sun_family = AF_UNIX };
 		struct sockaddr_un *act = (struct sockaddr_un *)&m->act;
 		char spath[sizeof(un->sun_path) + 1];
 		size_t plen = m->name_len - offsetof(struct sockaddr_un, sun_path);
@@ -482,17 +662,26 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 			resolved_release(&r);
 			return -ENOENT;
 		}
-		if (strlen(r.path) < sizeof(match.sun_path)) {
-			memcpy(match.sun_path, r.path, strlen(r.path));
-			ev.addr = (struct sockaddr *)&match;
-			ev.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-						  strlen(r.path) + 1);
-		} else {
-			ev.addr = (struct sockaddr *)&m->name;
-			ev.addr_len = m->name_len;
-		}
+		/* Security: matched on the canonical path, however long. */
+		ev.addr = (struct sockaddr *)&m->name;
+		ev.addr_len = m->name_len;
+		ev.unix_path = r.path;
 		if (!notify_builtin_check(s, &r, RULES_ACC_WRITE, &v))
 			rules_match(s->rules, &ev, &v);
+		if (c->n_paths < CALL_MAX_PATHS) {
+			/* The socket file, as for connect: in the record. */
+			struct call_path *cp = &c->paths[c->n_paths++];
+
+			cp->arg_name = "path";
+			snprintf(cp->raw, sizeof(cp->raw), "%s", spath);
+			cp->raw_len = strlen(cp->raw);
+			cp->have_raw = true;
+			snprintf(cp->resolved, sizeof(cp->resolved), "%s", r.path);
+			cp->have_resolved = true;
+			cp->checked = true;
+			cp->access = RULES_ACC_WRITE;
+			cp->v = v;
+		}
 		memset(act, 0, sizeof(*act));
 		act->sun_family = AF_UNIX;
 		snprintf(act->sun_path, sizeof(act->sun_path), "/proc/self/fd/%d", r.fd);

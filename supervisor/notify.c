@@ -756,10 +756,15 @@ static int do_open(struct call *c, const struct open_args *o,
 		}
 		return reopen_fd(r->fd, f);
 	}
-	/* Create: exclusively, so that a file appearing meanwhile is found
-	 * and decided again as what it is. */
+	/*
+	 * Create: exclusively, so that a file appearing meanwhile is found
+	 * and decided again as what it is.  O_EXCL alone never follows a
+	 * symlink in the last component; no O_NOFOLLOW is added, since the
+	 * file keeps it in its status flags (F_GETFL) and the caller did
+	 * not ask for it.
+	 */
 	int nf = openat(r->parent_fd, r->name,
-			(int)((f | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
+			(int)((f | O_CREAT | O_EXCL | O_NOCTTY |
 			       O_CLOEXEC) & ~(uint64_t)O_PATH),
 			(mode_t)(o->mode & ~(uint64_t)notify_caller_umask(c) & 07777));
 	if (nf < 0)

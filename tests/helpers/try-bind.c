@@ -2,8 +2,10 @@
 /*
  * try-bind: create a stream socket and bind(2) it once; exit with the errno.
  *
- *   try-bind [--serve PORTFILE] [--tail] HOST PORT | unix PATH | abstract NAME
+ *   try-bind [--serve PORTFILE] [--tail] [--name] HOST PORT | unix PATH | abstract NAME
  *
+ * With --name, after the bind: getsockname(2) must give back exactly the
+ * address that was bound (as the kernel stores it), else exit 100.
  * With --serve, after the bind: listen, write the bound port (or "unix")
  * to PORTFILE (atomically: PORTFILE.tmp then rename), accept one
  * connection, read what the peer sent until EOF and copy it to stdout;
@@ -15,7 +17,7 @@
 
 int main(int argc, char **argv)
 {
-	int i = 1, tail = 0, fd, c;
+	int i = 1, tail = 0, name = 0, fd, c;
 	const char *serve = NULL;
 	struct sockaddr_storage ss;
 	struct sockaddr *sa;
@@ -27,11 +29,13 @@ int main(int argc, char **argv)
 			serve = argv[++i];
 		else if (!strcmp(argv[i], "--tail"))
 			tail = 1;
+		else if (!strcmp(argv[i], "--name"))
+			name = 1;
 		else
-			victim_usage("[--serve PORTFILE] [--tail] ADDRESS PORT");
+			victim_usage("[--serve PORTFILE] [--tail] [--name] ADDRESS PORT");
 	}
 	if (argc - i != 2)
-		victim_usage("[--serve PORTFILE] [--tail] ADDRESS PORT");
+		victim_usage("[--serve PORTFILE] [--tail] [--name] ADDRESS PORT");
 	len = victim_sockaddr(argv[i], argv[i + 1], &ss);
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -43,6 +47,22 @@ int main(int argc, char **argv)
 	sa = tail ? victim_tail_copy(&ss, len) : (struct sockaddr *)&ss;
 	if (bind(fd, sa, len) < 0)
 		return victim_result("bind", errno);
+	if (name) {
+		struct sockaddr_storage me;
+		socklen_t ml = sizeof me;
+
+		if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0)
+			victim_setup_fail("getsockname");
+		/* The kernel keeps a unix path as given, up to its NUL. */
+		if (ss.ss_family == AF_UNIX && len > ml)
+			len = ml;
+		if (ml != len || memcmp(&me, &ss, len)) {
+			fprintf(stderr, "try-bind: getsockname gave %.*s\n",
+				(int)(ml - offsetof(struct sockaddr_un, sun_path)),
+				((struct sockaddr_un *)&me)->sun_path);
+			return 100;
+		}
+	}
 	if (serve) {
 		struct sockaddr_storage me;
 		socklen_t ml = sizeof me;

@@ -20,6 +20,7 @@
  *   --tail         the path string ends at the last byte of a mapped
  *                  page followed by an unmapped one
  *   --cat          copy what can be read from the new fd to stdout
+ *   --getfl        print the new fd's number, F_GETFD and F_GETFL (octal)
  */
 #include "victim.h"
 
@@ -58,7 +59,7 @@ static int parse_flags(const char *s)
 int main(int argc, char **argv)
 {
 	const char *sc = "openat", *at = NULL, *procfd = NULL;
-	int tail = 0, cat = 0, reopen = 0, flags, dirfd = AT_FDCWD, fd;
+	int tail = 0, cat = 0, getfl = 0, reopen = 0, flags, dirfd = AT_FDCWD, fd;
 	int at_flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
 	char buf[4096];
 	char *path;
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
 			tail = 1;
 		else if (!strcmp(argv[i], "--cat"))
 			cat = 1;
+		else if (!strcmp(argv[i], "--getfl"))
+			getfl = 1;
 		else if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
@@ -92,7 +95,7 @@ int main(int argc, char **argv)
 				     "[--at DIR|--at-path DIR|--procfd DIR|--reopen|"
 				     "--reopen-ro] "
 				     "[--tail] "
-				     "[--cat] PATH [FLAGS]");
+				     "[--cat] [--getfl] PATH [FLAGS]");
 	}
 	if (i >= argc || argc - i > 2)
 		victim_usage("[OPTIONS] PATH [FLAGS]");
@@ -144,6 +147,9 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return victim_result(argv[i], errno);
 
+	if (getfl)
+		printf("fd=%d getfd=%d getfl=0%o\n", fd, fcntl(fd, F_GETFD),
+		       (unsigned)fcntl(fd, F_GETFL));
 	if (cat) {
 		ssize_t n;
 

@@ -196,6 +196,20 @@ EOF
 		"$B/try-open" --syscall creat creat.txt
 	c tmpfile-in-cwd        files 0      - \
 		"$B/try-open" "$W" t
+	# The fd of an emulated open is the kernel's: same number, same fd
+	# flags, same file status flags (F_GETFL shows O_NOFOLLOW when, and
+	# only when, the caller asked for it).
+	local fl want
+	for fl in wca wcx +cn; do
+		want=$(as_user "$B/try-open" --getfl "$W/getfl-native-$fl" "$fl" 2>&1)
+		c "getfl-$fl"       files 0      - \
+			"$B/try-open" --getfl "$W/getfl-$fl" "$fl"
+		check "getfl-$fl-as-kernel" test "$(cat "$SG_OUT")" = "$want"
+	done
+	want=$(as_user "$B/try-open" --getfl "$W/readme.txt" a 2>&1)
+	c getfl-append-existing files 0      - \
+		"$B/try-open" --getfl "$W/readme.txt" a
+	check getfl-append-existing-as-kernel test "$(cat "$SG_OUT")" = "$want"
 	c o-directory-on-file   files ENOTDIR - \
 		"$B/try-open" "$W/readme.txt" d
 	c o-directory-on-dir    files 0      - \

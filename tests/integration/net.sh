@@ -32,6 +32,15 @@ syscalls = @network
 action = deny
 errno = ENETUNREACH
 EOF
+	policy net-observe <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule observe]
+syscalls = @network
+action = allow
+EOF
 	policy no-local <<'EOF'
 [policy]
 default = allow
@@ -41,6 +50,16 @@ syscalls = connect
 addr = 127.0.0.0/8, [::1]
 action = deny
 errno = ECONNREFUSED
+EOF
+	policy unix-deny <<EOF
+[policy]
+default = allow
+
+[rule deny-outside]
+syscalls = connect, sendto
+addr = unix:$O/**
+action = deny
+errno = EACCES
 EOF
 	policy ports <<'EOF'
 [policy]
@@ -122,9 +141,41 @@ except OSError as e:
 	c bind-unix-cwd         net 0        "--syscall bind --path $W/b.sock --action allow --rule unix-cwd" \
 		"$B/try-bind" unix "$W/b.sock"
 	check bind-unix-cwd-made test -S "$W/b.sock"
+	# bind stores the address it is given: getsockname() must give back
+	# the caller's path, not the supervisor's /proc/self/fd/N/NAME.
+	c bind-unix-keeps-name  net 0        "--syscall bind --path $W/n.sock --action allow --rule unix-cwd" \
+		"$B/try-bind" --name unix "$W/n.sock"
+	c bind-unix-keeps-relative-name net 0 "--syscall bind --path $W/r.sock --action allow --rule unix-cwd" \
+		"$B/try-bind" --name unix r.sock
+	# 100 bytes: fits in sun_path as given, not after /proc/self/fd/N/.
+	local long
+	long=$(printf 'l%.0s' $(seq 100))
+	c bind-unix-long-relative-name net-observe 0 "--syscall bind --path $W/$long --action allow --rule observe" \
+		"$B/try-bind" --name unix "$long"
+	# The socket file gets the caller's umask.
+	c bind-unix-umask       net 0        "--syscall bind --path $W/u.sock --action allow --rule unix-cwd" \
+		sh -c "umask 077 && exec $B/try-bind unix u.sock"
+	check bind-unix-umask-mode test "$(stat -c %a "$W/u.sock" 2>/dev/null)" = 700
 	c bind-unix-outside     net ENETUNREACH "--syscall bind --path $O/b.sock --action deny --rule no-network" \
 		"$B/try-bind" unix "$O/b.sock"
 	check bind-unix-outside-not-made test ! -e "$O/b.sock"
+	# A relative name under a deep cwd: its canonical path is longer than
+	# sun_path holds, and unix: globs must still see it (connect and send;
+	# without that the deny rule would not match and the call would be
+	# allowed: ECONNREFUSED, nobody reads the socket).
+	local deep
+	deep=$O/$(printf 'd%.0s' $(seq 60))/$(printf 'e%.0s' $(seq 60))
+	mkdir -p "$deep"
+	(cd "$deep" && rm -f sock && $PY -c 'import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).bind("sock")') ||
+		sg_harness_error "cannot make $deep/sock"
+	[ "$U" = root ] || chown -R "$U" "$O"
+	printf '%s\n' 'import socket, sys' 'try:' \
+		'    socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"x", sys.argv[1])' \
+		'except OSError as e:' '    sys.exit(e.errno)' >"$W/send-unix.py"
+	c connect-unix-deep-relative-denied unix-deny EACCES "--syscall connect --path $deep/sock --action deny --rule deny-outside" \
+		sh -c "cd $deep && exec $B/try-connect unix sock"
+	c send-unix-deep-relative-denied unix-deny EACCES "--syscall sendto --path $deep/sock --action deny --rule deny-outside" \
+		sh -c "cd $deep && exec $PY $W/send-unix.py sock"
 
 	# 0.0.0.0 and [::] reach the local host: a rule on loopback covers them.
 	sg_listen 127.0.0.1 0

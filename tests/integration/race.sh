@@ -6,8 +6,11 @@
 # RENAME_EXCHANGE, or rename(2) of prepared symlinks) while another opens
 # it; race-exec: a thread flips the path an execve is given.  The denied
 # file (content SECRET) must never be opened, the denied program never
-# run (a child killed at the exec stop is fine).  Each run is
-# first made natively to prove the attacker does win without sysgate.
+# run (a child killed at the exec stop is fine); race-bind: a thread
+# swaps a directory symlink while another binds unix sockets through it:
+# a socket file may only appear in the denied directory if the binder was
+# killed for it.  Each run is first made natively to prove the attacker
+# does win without sysgate.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -85,6 +88,57 @@ EOF
 	c race-exec             race 0 "--type syscall --syscall execve --path $W/xd/prog --action deny --rule no-exec-xd --min 1" \
 		"$B/race-exec" "$W/xa/prog" "$W/xd/prog" "$SECS"
 	check race-secret-untouched grep -qx SECRET "$W/race/s"
+
+	# bind(2) of a unix path is done with the caller's own address, and
+	# the kernel walks it again (SECURITY.md): a swap of bd/link between
+	# bd/ok and bd/no must end with no socket file in bd/no, or with the
+	# binder killed and the trail saying why.
+	cat >"$W/race-bind.py" <<'PYEOF2'
+import ctypes, os, socket, sys, threading, time
+d, secs = sys.argv[1], float(sys.argv[2])
+libc = ctypes.CDLL(None, use_errno=True)
+stop = False
+def flip():
+    while not stop:
+        libc.renameat2(-100, f"{d}/link".encode(), -100, f"{d}/spare".encode(), 2)
+threading.Thread(target=flip, daemon=True).start()
+end, i = time.time() + secs, 0
+while time.time() < end:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.bind(f"{d}/link/s{i}")
+    except OSError:
+        pass
+    s.close()
+    i += 1
+stop = True
+sys.exit(1 if os.listdir(f"{d}/no") else 0)
+PYEOF2
+	for n in bn bd; do
+		as_user mkdir -p "$W/$n/ok" "$W/$n/no"
+		as_user ln -s ok "$W/$n/link"
+		as_user ln -s no "$W/$n/spare"
+	done
+	native_win $PY "$W/race-bind.py" "$W/bn" 1
+	policy race-bind <<EOF
+[policy]
+default = allow
+audit = all
+
+[rule no-bind-no]
+syscalls = bind
+addr = unix:$W/bd/no/**
+action = deny
+errno = EACCES
+EOF
+	c race-bind race-bind "0|1|sig:KILL" "--type syscall --syscall bind --path-prefix $W/bd/no/ --action deny --rule no-bind-no --min 1" \
+		$PY "$W/race-bind.py" "$W/bd" "$SECS"
+	if [ -n "$(ls -A "$W/bd/no")" ]; then
+		check race-bind-stray-socket-killed test "$SG_RC" = 137
+		check race-bind-stray-socket-recorded $PY "$AUDITQ" "$SG_TRAIL" --type syscall.result --syscall bind --has note
+	else
+		check race-bind-no-stray-socket test "$SG_RC" = 0
+	fi
 }
 
 sg_main cases
