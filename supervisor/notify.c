@@ -1111,7 +1111,10 @@ static int emulate_change(struct call *c, enum op op, struct resolved *r)
 	case OP_LINK: {
 		int flags = nr == SYS_linkat ? (int)a[4] : 0;
 
-		if (flags & AT_SYMLINK_FOLLOW) {
+		if ((flags & AT_EMPTY_PATH) && r[0].parent_fd < 0) {
+			rc = linkat(r[0].fd, "", r[1].parent_fd, r[1].name,
+				    AT_EMPTY_PATH);
+		} else if (flags & AT_SYMLINK_FOLLOW) {
 			snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
 			rc = linkat(AT_FDCWD, p, r[1].parent_fd, r[1].name,
 				    AT_SYMLINK_FOLLOW);
@@ -1185,10 +1188,14 @@ static int plan_change(struct call *c, enum op op, int idx, unsigned *res,
 		return 0;
 	case OP_LINK:
 		if (nr == SYS_linkat &&
-		    (a[4] & ~(uint64_t)(AT_SYMLINK_FOLLOW)))
-			return (a[4] & AT_EMPTY_PATH) ? -ENOENT : -EINVAL;
+		    (a[4] & ~(uint64_t)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)))
+			return -EINVAL;
 		if (idx == 0 && nr == SYS_linkat && (a[4] & AT_SYMLINK_FOLLOW))
 			*res = RES_FOLLOW;
+		/* linkat(fd, "", ..., AT_EMPTY_PATH): a name for the open
+		 * file itself (an O_TMPFILE file above all). */
+		if (idx == 0 && nr == SYS_linkat && (a[4] & AT_EMPTY_PATH))
+			*res |= RES_EMPTY_PATH;
 		*acc = idx == 0 ? RULES_ACC_WRITE : RULES_ACC_CREATE;
 		return 0;
 	case OP_CHMOD:
@@ -1264,6 +1271,16 @@ static int precheck_change(struct call *c, enum op op, struct resolved *r,
 	case OP_RENAME: case OP_LINK:
 		if (r[0].fd < 0)
 			return ENOENT;
+		if (op == OP_LINK && nr == SYS_linkat &&
+		    (c->req->data.args[4] & AT_EMPTY_PATH) &&
+		    c->paths[0].raw[0] == '\0') {
+			/* The fd's own file: no parent needed. */
+			if (r[1].parent_fd < 0 || r[1].fd >= 0)
+				return EEXIST;
+			if (S_ISDIR(r[0].st.st_mode))
+				return EPERM;
+			return 0;
+		}
 		if (r[0].parent_fd < 0 || (n > 1 && r[1].parent_fd < 0))
 			return op == OP_LINK ? EEXIST : EBUSY;
 		if (op == OP_LINK && r[1].fd >= 0)

@@ -196,6 +196,21 @@ EOF
 		"$B/try-open" --syscall creat creat.txt
 	c tmpfile-in-cwd        files 0      - \
 		"$B/try-open" "$W" t
+	# An O_TMPFILE file given a name with linkat(fd, "", AT_EMPTY_PATH),
+	# as natively (for root and, on Linux 6.10+, for its opener).
+	printf '%s\n' 'import ctypes, os, sys' \
+		'libc = ctypes.CDLL(None, use_errno=True)' \
+		'fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)' \
+		'os.write(fd, b"tmpfile-data")' \
+		'if libc.linkat(fd, b"", -100, sys.argv[1].encode(), 0x1000) != 0: sys.exit(ctypes.get_errno())' \
+		>"$W/flink.py"
+	local flink_native
+	as_user $PY "$W/flink.py" flink-native >/dev/null 2>&1
+	flink_native=$?
+	rm -f "$W/flink-native"
+	c flink-tmpfile         files "$flink_native" "--syscall linkat --path $W/flinked --action allow" \
+		$PY "$W/flink.py" flinked
+	check flink-tmpfile-named grep -q tmpfile-data "$W/flinked"
 	# The fd of an emulated open is the kernel's: same number, same fd
 	# flags, same file status flags (F_GETFL shows O_NOFOLLOW when, and
 	# only when, the caller asked for it).
