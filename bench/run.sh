@@ -360,7 +360,7 @@ run_mode() {
 if want 2; then
 	echo
 	echo "2. WORKLOADS: wall time as a ratio to native (median of $REPS runs, modes alternating in each run)"
-	echo "   default = sysgate, built-in policy; observe = sysgate, bench/policies/observe.ini (every path, exec"
+	echo "   default = sysgate, built-in policy; observe = sysgate, bench/policies/observe.ini (every path (stat family too), exec"
 	echo "   and network call notified, emulated, recorded); strace = strace -f -qq -o /dev/null -e $STRACE_SET;"
 	echo "   strace-bpf = the same with --seccomp-bpf.  Trails on tmpfs, -q, --audit-sync interval (the default)."
 	for wl in $WORKLOADS; do
