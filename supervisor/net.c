@@ -286,6 +286,24 @@ static int bind_unix_path(struct sup *s, struct call *c, int sock,
 	return -EACCES;
 }
 
+/* The file of a unix path socket, as the call named it and as resolved:
+ * the next path entry of the call's record. */
+static struct call_path *socket_path(struct call *c, const char *raw,
+				     const char *resolved, unsigned access)
+{
+	struct call_path *cp = &c->paths[c->n_paths++];
+
+	cp->arg_name = "path";
+	snprintf(cp->raw, sizeof(cp->raw), "%s", raw);
+	cp->raw_len = strlen(cp->raw);
+	cp->have_raw = true;
+	snprintf(cp->resolved, sizeof(cp->resolved), "%s", resolved);
+	cp->have_resolved = true;
+	cp->checked = true;
+	cp->access = access;
+	return cp;
+}
+
 static int handle_connect_bind(struct sup *s, struct call *c)
 {
 	const __u64 *a = c->req->data.args;
@@ -354,16 +372,9 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 			c->err = -rc;
 			goto out;
 		}
-		struct call_path *cp = &c->paths[c->n_paths++];
-
-		cp->arg_name = "path";
-		snprintf(cp->raw, sizeof(cp->raw), "%s", spath);
-		cp->raw_len = strlen(cp->raw);
-		cp->have_raw = true;
-		snprintf(cp->resolved, sizeof(cp->resolved), "%s", r.path);
-		cp->have_resolved = true;
-		cp->checked = true;
-		cp->access = is_bind ? RULES_ACC_CREATE : RULES_ACC_WRITE;
+		struct call_path *cp = socket_path(c, spath, r.path,
+						   is_bind ? RULES_ACC_CREATE :
+							     RULES_ACC_WRITE);
 
 		/* Security: unix: globs match the canonical path, however
 		 * long (a relative name under a deep cwd can be longer than
@@ -668,20 +679,9 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 		ev.unix_path = r.path;
 		if (!notify_builtin_check(s, &r, RULES_ACC_WRITE, &v))
 			rules_match(s->rules, &ev, &v);
-		if (c->n_paths < CALL_MAX_PATHS) {
+		if (c->n_paths < CALL_MAX_PATHS)
 			/* The socket file, as for connect: in the record. */
-			struct call_path *cp = &c->paths[c->n_paths++];
-
-			cp->arg_name = "path";
-			snprintf(cp->raw, sizeof(cp->raw), "%s", spath);
-			cp->raw_len = strlen(cp->raw);
-			cp->have_raw = true;
-			snprintf(cp->resolved, sizeof(cp->resolved), "%s", r.path);
-			cp->have_resolved = true;
-			cp->checked = true;
-			cp->access = RULES_ACC_WRITE;
-			cp->v = v;
-		}
+			socket_path(c, spath, r.path, RULES_ACC_WRITE)->v = v;
 		memset(act, 0, sizeof(*act));
 		act->sun_family = AF_UNIX;
 		snprintf(act->sun_path, sizeof(act->sun_path), "/proc/self/fd/%d", r.fd);
