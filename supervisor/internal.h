@@ -334,6 +334,10 @@ struct call {
 	const struct stack_trace *stack; /* stack = yes: the caller's stack
 				* (borrowed from its process entry, copied
 				* into a call_job) */
+	/* A call restarted by regs.c with a new path: the path it must
+	 * name (borrowed from the edit), and in which argument. */
+	const char *expect_path;
+	int expect_arg;
 };
 
 /*

@@ -473,6 +473,18 @@ static int copy_path(struct call *c, int arg, const char *name)
 		return (int)n;
 	cp->raw_len = (size_t)n;
 	cp->have_raw = true;
+	/*
+	 * Security: a call restarted with a new path in its registers is
+	 * allowed by the rewrite rule that matches it; that holds only for
+	 * the path the supervisor wrote.  A thread that changed the copy
+	 * below the stack gets its call denied, not let through unrewritten.
+	 */
+	if (c->expect_path && arg == c->expect_arg &&
+	    strcmp(cp->raw, c->expect_path) != 0) {
+		notify_verdict_builtin(&c->v, "sysgate:rewrite", EACCES);
+		c->note = "the rewritten path was changed before the restarted call";
+		return -EACCES;
+	}
 	return 0;
 }
 
@@ -553,6 +565,7 @@ static int rewrite_restart(struct sup *s, struct call *c)
 {
 	unsigned n = c->n_paths;
 
+	decide_call(c);	/* the strictest verdict of the paths seen */
 	for (unsigned i = 0; i < n; i++) {
 		struct call_path *cp = &c->paths[i];
 		int rc;
@@ -903,7 +916,6 @@ static int handle_open(struct sup *s, struct call *c)
 		if (!notify_id_valid(s, c->req->id))
 			goto gone;
 		if (rc == -EREMCHG) {
-			decide_call(c);
 			resolved_release(&r);
 			return rewrite_restart(s, c);
 		}
@@ -917,7 +929,6 @@ static int handle_open(struct sup *s, struct call *c)
 			/* Unless a redirect sends the create elsewhere. */
 			decide_path(s, c, cp, &r, RULES_ACC_CREATE);
 			if (!c->rewritten && cp->v.action == RULES_REWRITE) {
-				decide_call(c);
 				resolved_release(&r);
 				return rewrite_restart(s, c);
 			}
@@ -1354,10 +1365,8 @@ static int handle_change(struct sup *s, struct call *c, enum op op)
 			/* Unless a redirect sends the create elsewhere. */
 			decide_path(s, c, &c->paths[i], &r[i], acc);
 			if (!c->rewritten &&
-			    c->paths[i].v.action == RULES_REWRITE) {
-				decide_call(c);
+			    c->paths[i].v.action == RULES_REWRITE)
 				goto restart;
-			}
 			answer_exists(s, c, &c->paths[i], &r[i]);
 			goto out;
 		}
@@ -1732,7 +1741,6 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	if (rc == -EREMCHG) {
-		decide_call(c);
 		resolved_release(&r);
 		return rewrite_restart(s, c);
 	}

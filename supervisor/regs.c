@@ -125,6 +125,10 @@ bool regs_edited_call(struct proc *p, struct call *c)
 	c->rewrite_rule = e->rule;
 	memcpy(c->orig_args, e->args, sizeof(c->orig_args));
 	c->note = e->from;
+	if (e->arg >= 0) {
+		c->expect_path = e->path;
+		c->expect_arg = e->arg;
+	}
 	return true;
 }
 
