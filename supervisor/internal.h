@@ -189,6 +189,9 @@ enum resolve_flags {
 	RES_IN_ROOT = 1 << 4,       /* openat2 RESOLVE_IN_ROOT */
 	RES_EMPTY_PATH = 1 << 5,    /* AT_EMPTY_PATH: "" names dirfd itself */
 	RES_NO_XDEV = 1 << 6,       /* openat2 RESOLVE_NO_XDEV */
+	RES_OPEN = 1 << 7,          /* for an open: an existing object needs
+				     * no parent_fd (the whole path may be
+				     * taken in one openat2) */
 };
 
 struct resolved {
@@ -210,6 +213,9 @@ struct resolved {
 	bool partial;        /* -ENOENT for a missing directory on the way:
 			      * path is what the caller named, canonical as
 			      * far as it exists, then as written */
+	bool opened;         /* fd is the directory already opened with the
+			      * open flags passed to resolve_path_open(),
+			      * not an O_PATH fd */
 };
 
 /*
@@ -226,6 +232,14 @@ struct resolved {
  */
 int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		 unsigned flags, struct resolved *out);
+/*
+ * The same for an open.  dir_oflags, when not 0, are the flags of an
+ * O_DIRECTORY open (read-only, no O_CREAT, O_TRUNC, O_PATH or O_TMPFILE):
+ * the last component may then be opened with them straight away, and
+ * out->opened says so.
+ */
+int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
+		      unsigned flags, int dir_oflags, struct resolved *out);
 void resolved_release(struct resolved *r);
 void resolved_init(struct resolved *r);
 /*

@@ -533,8 +533,9 @@ static bool probe_redirect(struct sup *s, struct call *c, struct call_path *cp,
  * verdict is the rewrite and -EREMCHG is returned (the caller restarts the
  * call rewritten).  acc: the access class the call would have.
  */
-static int call_resolve(struct sup *s, struct call *c, int idx,
-			unsigned flags, unsigned acc, struct resolved *r)
+static int call_resolve_open(struct sup *s, struct call *c, int idx,
+			     unsigned flags, unsigned acc, int dir_oflags,
+			     struct resolved *r)
 {
 	struct call_path *cp = &c->paths[idx];
 	int rc;
@@ -542,14 +543,21 @@ static int call_resolve(struct sup *s, struct call *c, int idx,
 	if (cp->redirected)
 		/* The policy's absolute path: the caller's dirfd and
 		 * openat2's scoping do not apply to it. */
-		return resolve_path(c->tid, c->tgid, AT_FDCWD, cp->redirect,
-				    flags & ~(unsigned)(RES_BENEATH | RES_IN_ROOT |
-							RES_EMPTY_PATH), r);
-	rc = resolve_path(c->tid, c->tgid, arg_dirfd(c, idx), cp->raw, flags,
-			  r);
+		return resolve_path_open(c->tid, c->tgid, AT_FDCWD, cp->redirect,
+					 flags & ~(unsigned)(RES_BENEATH | RES_IN_ROOT |
+							     RES_EMPTY_PATH),
+					 dir_oflags, r);
+	rc = resolve_path_open(c->tid, c->tgid, arg_dirfd(c, idx), cp->raw,
+			       flags, dir_oflags, r);
 	if (rc == -ENOENT && r->partial && probe_redirect(s, c, cp, r->path, acc))
 		return -EREMCHG;
 	return rc;
+}
+
+static int call_resolve(struct sup *s, struct call *c, int idx,
+			unsigned flags, unsigned acc, struct resolved *r)
+{
+	return call_resolve_open(s, c, idx, flags & ~(unsigned)RES_OPEN, acc, 0, r);
 }
 
 static int path_dispatch(struct sup *s, struct call *c);
@@ -765,7 +773,8 @@ static int do_open(struct call *c, const struct open_args *o,
 
 				return nf < 0 ? -errno : nf;
 			}
-			return -ELOOP;
+			/* The kernel tests O_DIRECTORY first. */
+			return (f & O_DIRECTORY) ? -ENOTDIR : -ELOOP;
 		}
 		return reopen_fd(r->fd, f);
 	}
@@ -890,6 +899,7 @@ static int handle_open(struct sup *s, struct call *c)
 {
 	struct open_args o = { 0 };
 	struct resolved r;
+	int dir_oflags = 0;
 	int rc;
 
 	resolved_init(&r);
@@ -901,19 +911,38 @@ static int handle_open(struct sup *s, struct call *c)
 		c->err = -rc;
 		goto reply_err;
 	}
+	/* A directory opened read-only: the resolver may open it with the
+	 * call's flags at once (see jump_whole() in resolve.c). */
+	if ((o.flags & O_DIRECTORY) && (o.flags & O_ACCMODE) == O_RDONLY &&
+	    (o.flags & O_TMPFILE) != O_TMPFILE &&
+	    !(o.flags & (O_CREAT | O_TRUNC | O_PATH)))
+		dir_oflags = (int)o.flags;
 	for (int attempt = 0; attempt < NOTIFY_MAX_RETRIES; attempt++) {
 		struct call_path *cp = &c->paths[0];
 		unsigned second;
 		unsigned acc;
 		int nf;
 		bool exists;
+		bool id_checked;
 
 		resolved_release(&r);
 		cp->checked = false;
-		rc = call_resolve(s, c, 0, resolve_flags_for(&o),
-				  (o.flags & O_CREAT) ? RULES_ACC_CREATE :
-				  open_access(o.flags, true, &second), &r);
-		if (!notify_id_valid(s, c->req->id))
+		rc = call_resolve_open(s, c, 0, resolve_flags_for(&o) | RES_OPEN,
+				       (o.flags & O_CREAT) ? RULES_ACC_CREATE :
+				       open_access(o.flags, true, &second),
+				       dir_oflags, &r);
+		/*
+		 * Is the call still waiting (the caller not killed meanwhile)?
+		 * An open of an existing file that creates and truncates
+		 * nothing may ask later: if it is allowed, the ADDFD that
+		 * gives the caller its fd fails (ENOENT) for a call no longer
+		 * waiting, and nothing is recorded; everything else asks now.
+		 * The pid read from cannot have been reused: the caller is
+		 * traced, and only this thread reaps it.
+		 */
+		id_checked = !(rc == 0 && r.fd >= 0 &&
+			       !(o.flags & (O_CREAT | O_TRUNC | O_PATH)));
+		if (id_checked && !notify_id_valid(s, c->req->id))
 			goto gone;
 		if (rc == -EREMCHG) {
 			resolved_release(&r);
@@ -948,6 +977,12 @@ static int handle_open(struct sup *s, struct call *c)
 				decide_path(s, c, cp, &r, second);
 		}
 		decide_call(c);
+		if (!id_checked && (c->v.action != RULES_ALLOW || c->v.stack ||
+				    S_ISFIFO(r.st.st_mode))) {
+			if (!notify_id_valid(s, c->req->id))
+				goto gone;
+			id_checked = true;
+		}
 		if (c->v.stack && stack_request(s, c) > 0)
 			goto gone;
 		if (c->v.action == RULES_REWRITE) {
@@ -1012,7 +1047,8 @@ static int handle_open(struct sup *s, struct call *c)
 			if (notify_record_before_change(s, c) < 0)
 				break;
 		}
-		nf = do_open(c, &o, &r);
+		/* A directory the resolver opened is the one checked. */
+		nf = r.opened ? steal_fd(&r.fd) : do_open(c, &o, &r);
 		if (nf == -EAGAIN) {
 			/* Something appeared where we were to create: the
 			 * recorded decision gets its outcome, and the call is

@@ -38,6 +38,7 @@ void resolved_init(struct resolved *r)
 	r->via_fd = -1;
 	r->partial = false;
 	r->self_link[0] = '\0';
+	r->opened = false;
 }
 
 void resolved_release(struct resolved *r)
@@ -279,6 +280,77 @@ static int jump_prefix(const char *text, int cur, unsigned flags,
 	return (int)fd;
 }
 
+/*
+ * The fast path of an open: the whole rest of the walk, last component
+ * included, in one openat2() under the same resolution as jump_prefix()
+ * (same security argument: names only, ".." only from the root under
+ * RESOLVE_IN_ROOT).  The last component is opened with O_PATH|O_NOFOLLOW,
+ * as the walk opens it, or with dir_oflags for a directory open: a
+ * symlink there is then refused by the kernel (ELOOP or ENOTDIR) and the
+ * full walk follows it.
+ *
+ * Security: opening a directory read-only before the policy has decided
+ * changes nothing (no atime, no device open; only inotify's IN_OPEN is
+ * seen by a watcher), and the fd is closed if the call is denied.  A
+ * directory open cannot reach anything else: O_DIRECTORY fails on every
+ * other kind of file.
+ *
+ * Returns the fd and fills *st, or -1 when the full walk must do it.
+ */
+static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
+		      int dir_oflags, struct stat *st)
+{
+	struct open_how how = {
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	size_t e = strlen(text), ls = e;
+	const char *last;
+	bool dotdot = false;
+	long fd;
+
+	if ((flags & RES_NO_XDEV) || e == 0 || text[e - 1] == '/')
+		return -1;
+	while (ls > 0 && text[ls - 1] != '/')
+		ls--;
+	last = text + ls;
+	/* "." and ".." name no entry of a directory; "self" and
+	 * "thread-self" at the root of a procfs are the walk's to map. */
+	if (!strcmp(last, ".") || !strcmp(last, "..") ||
+	    !strcmp(last, "self") || !strcmp(last, "thread-self"))
+		return -1;
+	for (const char *c = text; c < last;) {
+		size_t l = strcspn(c, "/");
+
+		if (l == 2 && c[0] == '.' && c[1] == '.')
+			dotdot = true;
+		c += l;
+		while (*c == '/')
+			c++;
+	}
+	if (dotdot) {
+		if (!at_root || (flags & (RES_BENEATH | RES_IN_ROOT)))
+			return -1;
+		how.resolve |= RESOLVE_IN_ROOT | RESOLVE_NO_XDEV;
+	}
+	/* No O_NOFOLLOW added: the file would keep it (F_GETFL); a trailing
+	 * symlink is refused (ELOOP) under RESOLVE_NO_SYMLINKS all the same. */
+	if (dir_oflags)
+		how.flags = (uint64_t)(unsigned)((dir_oflags & ~(O_CREAT | O_EXCL)) |
+						 O_NOCTTY | O_CLOEXEC);
+	else
+		how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+	fd = syscall(SYS_openat2, cur, text, &how, sizeof(how));
+	if (fd < 0)
+		return -1;
+	if (fstat((int)fd, st) < 0 ||
+	    /* A symlink (O_PATH only) the call follows: the walk's job. */
+	    (S_ISLNK(st->st_mode) && (flags & RES_FOLLOW))) {
+		close((int)fd);
+		return -1;
+	}
+	return (int)fd;
+}
+
 static int open_start(pid_t tid, pid_t tgid, int dirfd, int *out)
 {
 	char link[64];
@@ -365,6 +437,13 @@ static void missing_path(int cur, const char *comp, const char *rest,
 int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		 unsigned flags, struct resolved *out)
 {
+	return resolve_path_open(tid, tgid, dirfd, path, flags & ~(unsigned)RES_OPEN,
+				 0, out);
+}
+
+int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
+		      unsigned flags, int dir_oflags, struct resolved *out)
+{
 	AUTO_CLOSE int root = -1;
 	AUTO_CLOSE int cur = -1;
 	AUTO_FREE char *rem = NULL;
@@ -376,6 +455,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 	bool scoped = flags & (RES_BENEATH | RES_IN_ROOT);
 	bool try_jump = true;	/* new text to walk: try jump_prefix() */
 	bool at_root = false;	/* cur is the caller's root */
+	bool cur_known = false;	/* cur_st is cur's */
 
 	resolved_init(out);
 	if (strlen(path) >= PATH_MAX)
@@ -404,6 +484,19 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				return r;                                     \
 		}                                                             \
 	} while (0)
+	/* cur's stat is taken when a step needs it ("." and "..", procfs's
+	 * "self", RES_NO_XDEV): a name looked up in cur fails with ENOTDIR
+	 * on its own when cur is no directory. */
+#define NEED_CUR_ST()                                                         \
+	do {                                                                  \
+		if (!cur_known) {                                             \
+			if (fstat(cur, &cur_st) < 0)                          \
+				return -errno;                                \
+			cur_known = true;                                     \
+		}                                                             \
+		if (!S_ISDIR(cur_st.st_mode))                                 \
+			return -ENOTDIR;                                      \
+	} while (0)
 
 	if (path[0] == '\0') {
 		if (!(flags & RES_EMPTY_PATH))
@@ -423,12 +516,16 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		cur = dup(root);
 		if (cur < 0)
 			return -errno;
+		cur_st = root_st;
+		cur_known = true;
 		at_root = true;
 	}
-	if (fstat(cur, &cur_st) < 0)
-		return -errno;
-	if (!S_ISDIR(cur_st.st_mode))
-		return -ENOTDIR;
+	if (scoped) {
+		cur_st = root_st;
+		cur_known = true;
+	}
+	if (flags & RES_NO_XDEV)
+		NEED_CUR_ST();
 
 	rem = malloc(rem_size);
 	if (!rem)
@@ -448,16 +545,25 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			size_t used;
 
 			try_jump = false;
+			if ((flags & RES_OPEN) &&
+			    (nfd = jump_whole(rem + pos, cur, flags, at_root,
+					      dir_oflags, &st)) >= 0) {
+				const char *l = strrchr(rem + pos, '/');
+
+				out->st = st;
+				out->fd = nfd;
+				out->opened = dir_oflags != 0;
+				snprintf(out->name, sizeof(out->name), "%s",
+					 l ? l + 1 : rem + pos);
+				goto canonical;
+			}
 			nfd = jump_prefix(rem + pos, cur, flags, at_root, &used);
 			if (nfd >= 0) {
-				if (fstat(nfd, &st) < 0) {
-					r = -errno;
-					close(nfd);
-					return r;
-				}
+				/* A directory (O_DIRECTORY): its stat when
+				 * a step needs it. */
 				close(cur);
 				cur = nfd;
-				cur_st = st;
+				cur_known = false;
 				at_root = false;
 				pos += used;
 				continue;
@@ -465,6 +571,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		}
 		if (rem[pos] == '\0') {
 			/* "/" or a path of only "." and "/": cur is the object. */
+			NEED_CUR_ST();
 			out->st = cur_st;
 			out->fd = steal_fd(&cur);
 			out->trailing_slash = true;
@@ -488,6 +595,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			out->trailing_slash = slash;
 
 		if (!strcmp(comp, ".")) {
+			NEED_CUR_ST();
 			if (last) {
 				out->st = cur_st;
 				out->fd = steal_fd(&cur);
@@ -497,6 +605,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			continue;
 		}
 		if (!strcmp(comp, "..")) {
+			NEED_CUR_ST();
 			NEED_ROOT();
 			if (same_file(&cur_st, &root_st)) {
 				if (flags & RES_BENEATH)
@@ -512,6 +621,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			cur = nfd;
 			if (fstat(cur, &cur_st) < 0)
 				return -errno;
+			cur_known = true;
 			if (last) {
 				out->st = cur_st;
 				out->fd = steal_fd(&cur);
@@ -525,9 +635,10 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		 * Security: "self" and "thread-self" at the root of a procfs
 		 * name the caller, not the supervisor doing the walk.
 		 */
-		if (cur_st.st_ino == PROC_ROOT_INO &&
-		    (!strcmp(comp, "self") || !strcmp(comp, "thread-self")) &&
-		    is_procfs(cur)) {
+		if (!strcmp(comp, "self") || !strcmp(comp, "thread-self"))
+			NEED_CUR_ST();
+		if ((!strcmp(comp, "self") || !strcmp(comp, "thread-self")) &&
+		    cur_st.st_ino == PROC_ROOT_INO && is_procfs(cur)) {
 			char sub[64];
 
 			proc_self_name(comp, tid, tgid, sub, sizeof(sub));
@@ -639,6 +750,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				close(cur);
 				cur = obj;
 				cur_st = st;
+				cur_known = true;
 				at_root = false;
 				if (last) {
 					if (slash && !S_ISDIR(st.st_mode))
@@ -672,6 +784,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				if (cur < 0)
 					return -errno;
 				cur_st = root_st;
+				cur_known = true;
 				at_root = true;
 			}
 			/* The rest of the walk continues after the target;
@@ -701,6 +814,7 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		close(cur);
 		cur = nfd;
 		cur_st = st;
+		cur_known = true;
 		at_root = false;
 	}
 

@@ -58,7 +58,9 @@ action = kill
 EOF
 	local S=$H/.ssh/id_rsa
 	echo "SECRET env" >"$W/.env"
-	mkdir -p "$W/sub"
+	mkdir -p "$W/sub" "$H/.ssh/keys"
+	ln -sf "$W/sub" "$W/sub-link"
+	ln -sf "$H/.ssh/keys" "$W/keys-link"
 	ln -sf "$S" "$W/key-link"
 	ln -sf readme.txt "$W/readme-link"
 	ln -sf "$O/data.txt" "$W/out-link"
@@ -229,6 +231,31 @@ EOF
 		"$B/try-open" "$W/readme.txt" d
 	c o-directory-on-dir    files 0      - \
 		"$B/try-open" "$W/sub" d
+	# A directory opened read-only is opened by the resolver straight
+	# away (resolve.c, jump_whole): the same checks, the kernel's answers.
+	c o-directory-via-symlink files 0    "--type syscall --path $W/sub --action allow --rule work" \
+		"$B/try-open" "$W/sub-link" d
+	native ENOTDIR "$B/try-open" "$W/sub-link" dn
+	c o-directory-nofollow-symlink files ENOTDIR - \
+		"$B/try-open" "$W/sub-link" dn
+	c o-directory-dot       files 0      "--type syscall --path $W --action allow" \
+		"$B/try-open" . d
+	c o-directory-dotdot    files 0      "--type syscall --path $W/sub --action allow --rule work" \
+		"$B/try-open" "$W/sub/../sub" d
+	c secret-dir-open       files EACCES "--type syscall --path $H/.ssh/keys --action deny --rule no-secrets" \
+		"$B/try-open" "$H/.ssh/keys" d
+	c secret-dir-via-dirfd  files EACCES "--type syscall --path $H/.ssh/keys --action deny --rule no-secrets" \
+		"$B/try-open" --at "$H" .ssh/keys d
+	c secret-dir-via-symlink files EACCES "--type syscall --path $H/.ssh/keys --action deny --rule no-secrets" \
+		"$B/try-open" "$W/keys-link" d
+	c secret-dir-via-dotdot files EACCES "--type syscall --path $H/.ssh/keys --action deny --rule no-secrets" \
+		"$B/try-open" "$W/sub/../../home/.ssh/keys" d
+	c secret-dir-listing    files 2      "--type syscall --path $H/.ssh/keys --action deny --rule no-secrets" \
+		ls "$H/.ssh/keys"
+	want=$(as_user "$B/try-open" --getfl "$W/sub" d 2>&1)
+	c getfl-directory       files 0      - \
+		"$B/try-open" --getfl "$W/sub" d
+	check getfl-directory-as-kernel test "$(cat "$SG_OUT")" = "$want"
 	c o-nofollow-symlink    files ELOOP  - \
 		"$B/try-open" "$W/readme-link" n
 	c o-path-symlink-nofollow files 0    - \
