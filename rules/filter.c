@@ -156,6 +156,21 @@ bool rules_always_notified(int nr)
 	return false;
 }
 
+bool rules_never_allows(const struct rules_set *rs, int nr)
+{
+	for (size_t i = 0; i < rs->n_rules; i++) {
+		const struct rules_rule *r = &rs->rules[i];
+
+		if (!rules_nr_has(r->nrs, nr))
+			continue;
+		if (r->action != RULES_DENY && r->action != RULES_KILL)
+			return false;
+		if (is_unconditional(r))
+			return true;
+	}
+	return rs->def == RULES_DENY || rs->def == RULES_KILL;
+}
+
 static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 {
 	const struct rules_rule *first = NULL;

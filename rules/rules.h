@@ -196,6 +196,13 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog);
 bool rules_always_notified(int nr);
 
 /*
+ * True when no call of syscall nr can be allowed under this policy, with
+ * any arguments: every rule that may decide it denies or kills, and so
+ * does the default when no unconditional rule stops the search.
+ */
+bool rules_never_allows(const struct rules_set *rs, int nr);
+
+/*
  * Decide one checked call.  Pure: a function of the set and the copied
  * event.  Rules are tried in file order; a rule matches when the syscall is
  * in its set, every condition it has holds (path glob, access class, addr,

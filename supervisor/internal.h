@@ -54,6 +54,8 @@ struct proc {
 	unsigned edit_fails;
 	struct stack_trace *stack; /* stack = yes: taken for its current or
 				    * last call (stack.h) */
+	int root_fd;        /* its root when roots are fixed (resolve.c):
+			     * -1 not known yet, -2 the shared root */
 	bool stack_wanted;  /* interrupted for a stack, its stop not seen */
 	unsigned stack_tries; /* interrupts since a stack was last used */
 	struct proc *next;  /* hash chain */
@@ -249,6 +251,16 @@ void resolved_init(struct resolved *r);
  * cannot be opened (callers then use the path).  Never close it.
  */
 int resolve_self_fd_dir(void);
+/*
+ * Called once before the tree starts: true when the policy lets no call
+ * change a task's root (chroot, pivot_root, setns and unshare all refused:
+ * rules_never_allows()).  Each task's root is then opened once and kept
+ * (most share one fd), instead of /proc/TID/root at every walk.
+ */
+void resolve_set_root_fixed(bool fixed);
+/* The task behind p is another one (the thread that exec'd took the
+ * leader's tid): its root is looked up again. */
+void resolve_forget_root(struct proc *p);
 
 /* ------------------------------------------------------------------ */
 /* Notifications (notify.c).                                           */

@@ -263,6 +263,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 				fp->exec = NULL;
 			}
 			procs_del((pid_t)former);
+			resolve_forget_root(p);
 		}
 		/* A new program: new mappings, new unwind tables. */
 		stack_process_forget(p->tgid);
@@ -650,6 +651,11 @@ int supervisor_run(const struct supervisor_opts *opts)
 	s.self = getpid();
 	s.start_us = sup_now_us();
 	s.denials_fd = opts->denials_fd;
+	/* No call can move a root: keep each task's (resolve.c). */
+	resolve_set_root_fixed(rules_never_allows(s.rules, SYS_chroot) &&
+			       rules_never_allows(s.rules, SYS_pivot_root) &&
+			       rules_never_allows(s.rules, SYS_setns) &&
+			       rules_never_allows(s.rules, SYS_unshare));
 	{
 		uint64_t v;
 

@@ -73,6 +73,7 @@ struct proc *procs_add(pid_t tid, pid_t tgid, pid_t ppid)
 	p->tid = tid;
 	p->tgid = tgid;
 	p->pidfd = -1;
+	p->root_fd = -1;
 	p->ppid = ppid;
 	p->start_us = sup_now_us();
 	size_t k = slot(tid);
@@ -93,6 +94,7 @@ void procs_del(pid_t tid)
 			*pp = p->next;
 			if (p->pidfd >= 0)
 				close(p->pidfd);
+			resolve_forget_root(p);
 			free(p->exe);
 			free(p->exec);
 			regs_forget(p);

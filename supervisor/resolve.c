@@ -295,7 +295,8 @@ static int jump_prefix(const char *text, int cur, unsigned flags,
  * directory open cannot reach anything else: O_DIRECTORY fails on every
  * other kind of file.
  *
- * Returns the fd and fills *st, or -1 when the full walk must do it.
+ * Returns the fd and fills *st, -ENOENT when the kernel found a name
+ * missing, or -1 when the full walk must do it.
  */
 static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
 		      int dir_oflags, struct stat *st)
@@ -341,7 +342,7 @@ static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
 		how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
 	fd = syscall(SYS_openat2, cur, text, &how, sizeof(how));
 	if (fd < 0)
-		return -1;
+		return errno == ENOENT ? -ENOENT : -1;
 	if (fstat((int)fd, st) < 0 ||
 	    /* A symlink (O_PATH only) the call follows: the walk's job. */
 	    (S_ISLNK(st->st_mode) && (flags & RES_FOLLOW))) {
@@ -387,6 +388,89 @@ static int open_root(pid_t tid, int *root, struct stat *st)
 		return e;
 	}
 	*root = fd;
+	return 0;
+}
+
+/*
+ * Roots kept per task.  Security: a task's root is set when it is created
+ * (its parent's, or the matching mount of a new mount namespace) and
+ * changed afterwards only by chroot, pivot_root, setns or unshare of its
+ * own or, for pivot_root, of a task in its namespace.  When the policy
+ * refuses all four (root_fixed), the root a task had at its first walk is
+ * its root for good.  Tasks whose root is the same directory of the same
+ * mount (mount id, device, inode: the same path, hence the same walk)
+ * share one fd.  Only the main thread (which owns the process table) uses
+ * the cache; other threads open /proc/TID/root as before.
+ */
+static bool root_fixed;
+static int shared_root = -1;
+static struct stat shared_root_st;
+static uint64_t shared_root_mnt;
+
+void resolve_set_root_fixed(bool fixed)
+{
+	root_fixed = fixed;
+}
+
+void resolve_forget_root(struct proc *p)
+{
+	if (p->root_fd >= 0)
+		close(p->root_fd);
+	p->root_fd = -1;
+}
+
+static uint64_t mnt_id(int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return sx.stx_mnt_id;
+}
+
+/* The caller's root in *root, and its stat; *kept when the fd belongs to
+ * the cache (not to be closed). */
+static int task_root(pid_t tid, int *root, struct stat *st, bool *kept)
+{
+	struct proc *p;
+	uint64_t mnt;
+	int r;
+
+	*kept = false;
+	if (!root_fixed || !tracee_on_main_thread() || !(p = procs_find(tid)))
+		return open_root(tid, root, st);
+	if (p->root_fd == -2) {
+		*root = shared_root;
+		*st = shared_root_st;
+		*kept = true;
+		return 0;
+	}
+	if (p->root_fd >= 0) {
+		if (fstat(p->root_fd, st) < 0)
+			return -errno;
+		*root = p->root_fd;
+		*kept = true;
+		return 0;
+	}
+	r = open_root(tid, root, st);
+	if (r < 0)
+		return r;
+	mnt = mnt_id(*root);
+	if (shared_root < 0 && mnt) {
+		shared_root = *root;
+		shared_root_st = *st;
+		shared_root_mnt = mnt;
+	} else if (!mnt || mnt != shared_root_mnt || !same_file(st, &shared_root_st)) {
+		p->root_fd = *root;
+		*kept = true;
+		return 0;
+	} else {
+		close(*root);
+		*root = shared_root;
+	}
+	p->root_fd = -2;
+	*kept = true;
 	return 0;
 }
 
@@ -441,13 +525,30 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				 0, out);
 }
 
+static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
+		unsigned flags, int dir_oflags, struct resolved *out,
+		int *rootp, bool *root_keptp);
+
 int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		      unsigned flags, int dir_oflags, struct resolved *out)
 {
-	AUTO_CLOSE int root = -1;
+	int root = -1;
+	bool kept = false;
+	int r = walk(tid, tgid, dirfd, path, flags, dir_oflags, out, &root, &kept);
+
+	if (root >= 0 && !kept)
+		close(root);
+	return r;
+}
+
+/* The walk itself; the root it opened, if any, is left in *rootp. */
+static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
+		unsigned flags, int dir_oflags, struct resolved *out,
+		int *rootp, bool *root_keptp)
+{
 	AUTO_CLOSE int cur = -1;
 	AUTO_FREE char *rem = NULL;
-	struct stat root_st, cur_st;
+	struct stat root_st = { 0 }, cur_st = { 0 };
 	size_t rem_size = 2 * PATH_MAX;
 	size_t pos = 0;
 	int links = 0;
@@ -456,6 +557,7 @@ int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
 	bool try_jump = true;	/* new text to walk: try jump_prefix() */
 	bool at_root = false;	/* cur is the caller's root */
 	bool cur_known = false;	/* cur_st is cur's */
+	bool missing = false;	/* jump_whole() found a name missing */
 
 	resolved_init(out);
 	if (strlen(path) >= PATH_MAX)
@@ -468,18 +570,18 @@ int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			return r;
 	}
 	if (scoped) {
-		root = dup(cur);
-		if (root < 0)
+		*rootp = dup(cur);
+		if (*rootp < 0)
 			return -errno;
-		if (fstat(root, &root_st) < 0)
+		if (fstat(*rootp, &root_st) < 0)
 			return -errno;
 	}
 	/* Otherwise the caller's root is opened when the walk needs it: an
 	 * absolute path or link, or a ".." that may be at the top. */
 #define NEED_ROOT()                                                           \
 	do {                                                                  \
-		if (root < 0) {                                               \
-			r = open_root(tid, &root, &root_st);                  \
+		if (*rootp < 0) {                                             \
+			r = task_root(tid, rootp, &root_st, root_keptp);      \
 			if (r < 0)                                            \
 				return r;                                     \
 		}                                                             \
@@ -513,9 +615,9 @@ int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		if (cur >= 0)
 			close(cur);
 		NEED_ROOT();
-		cur = dup(root);
-		if (cur < 0)
-			return -errno;
+		/* The walk starts at the root itself (cur < 0), and takes its
+		 * own fd of it only if the jumps below do not finish it. */
+		cur = -1;
 		cur_st = root_st;
 		cur_known = true;
 		at_root = true;
@@ -542,33 +644,60 @@ int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		while (rem[pos] == '/')
 			pos++;
 		if (try_jump) {
+			int base = cur >= 0 ? cur : *rootp;
 			size_t used;
 
 			try_jump = false;
-			if ((flags & RES_OPEN) &&
-			    (nfd = jump_whole(rem + pos, cur, flags, at_root,
-					      dir_oflags, &st)) >= 0) {
+			missing = false;
+			if (flags & RES_OPEN) {
 				const char *l = strrchr(rem + pos, '/');
 
-				out->st = st;
-				out->fd = nfd;
-				out->opened = dir_oflags != 0;
-				snprintf(out->name, sizeof(out->name), "%s",
-					 l ? l + 1 : rem + pos);
-				goto canonical;
+				nfd = jump_whole(rem + pos, base, flags, at_root,
+						 dir_oflags, &st);
+				if (nfd >= 0) {
+					out->st = st;
+					out->fd = nfd;
+					out->opened = dir_oflags != 0;
+					snprintf(out->name, sizeof(out->name),
+						 "%s", l ? l + 1 : rem + pos);
+					goto canonical;
+				}
+				missing = nfd == -ENOENT;
 			}
-			nfd = jump_prefix(rem + pos, cur, flags, at_root, &used);
+			nfd = jump_prefix(rem + pos, base, flags, at_root, &used);
 			if (nfd >= 0) {
 				/* A directory (O_DIRECTORY): its stat when
 				 * a step needs it. */
-				close(cur);
+				if (cur >= 0)
+					close(cur);
 				cur = nfd;
 				cur_known = false;
 				at_root = false;
 				pos += used;
-				continue;
 			}
+			if (missing && (nfd >= 0 || !strchr(rem + pos, '/'))) {
+				/*
+				 * The directories before the last name are
+				 * there (cur), so the last name is what was
+				 * missing when jump_whole() looked: the
+				 * answer the kernel gave.  A create makes it
+				 * with O_EXCL, which sees one made since.
+				 */
+				size_t l = strlen(rem + pos);
+
+				if (l > NAME_MAX)
+					return -ENAMETOOLONG;
+				if (cur < 0 && (cur = dup(*rootp)) < 0)
+					return -errno;
+				out->parent_fd = steal_fd(&cur);
+				memcpy(out->name, rem + pos, l + 1);
+				goto canonical;
+			}
+			if (nfd >= 0)
+				continue;
 		}
+		if (cur < 0 && (cur = dup(*rootp)) < 0)
+			return -errno;
 		if (rem[pos] == '\0') {
 			/* "/" or a path of only "." and "/": cur is the object. */
 			NEED_CUR_ST();
@@ -780,7 +909,7 @@ int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
 					return -EXDEV;
 				NEED_ROOT();
 				close(cur);
-				cur = dup(root);
+				cur = dup(*rootp);
 				if (cur < 0)
 					return -errno;
 				cur_st = root_st;

@@ -1837,6 +1837,14 @@ static void test_default_policy(void)
 		CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_read, &ka), RULES_MECH_KERNEL);
 		CU_ASSERT_EQUAL(ka, RULES_ALLOW);
 	}
+	/* No call can change a root (the supervisor then keeps each
+	 * task's root: resolve.c). */
+	CU_ASSERT_TRUE(rules_never_allows(rs, __NR_chroot));
+	CU_ASSERT_TRUE(rules_never_allows(rs, __NR_pivot_root));
+	CU_ASSERT_TRUE(rules_never_allows(rs, __NR_setns));
+	CU_ASSERT_TRUE(rules_never_allows(rs, __NR_unshare));
+	CU_ASSERT_FALSE(rules_never_allows(rs, __NR_read));
+	CU_ASSERT_FALSE(rules_never_allows(rs, __NR_openat));
 	rules_free(rs);
 
 	/* The default policy needs its variables. */
@@ -1939,6 +1947,44 @@ static void test_mechanism(void)
 			CU_ASSERT_EQUAL(ka, (enum rules_action)99);
 		}
 		rules_free(rs);
+	}
+
+	/* rules_never_allows(): every rule that may decide denies or kills. */
+	{
+		static const struct {
+			const char *text;
+			int nr;
+			bool never;
+		} nv[] = {
+			{ "[policy]\ndefault = allow\n", __NR_chroot, false },
+			{ "[policy]\ndefault = deny\n", __NR_chroot, true },
+			{ "[policy]\ndefault = kill\n", __NR_chroot, true },
+			{ "[policy]\ndefault = allow\n[rule a]\nsyscalls = chroot\naction = deny\n",
+			  __NR_chroot, true },
+			{ "[policy]\ndefault = allow\n[rule a]\nsyscalls = unshare\narg0 = & CLONE_NEWNS\naction = deny\n",
+			  __NR_unshare, false },
+			{ "[policy]\ndefault = deny\n[rule a]\nsyscalls = unshare\narg0 = & CLONE_NEWNS\naction = deny\n",
+			  __NR_unshare, true },
+			{ "[policy]\ndefault = deny\n[rule a]\nsyscalls = unshare\narg0 = 0\naction = allow\n",
+			  __NR_unshare, false },
+			{ "[policy]\ndefault = deny\n[rule a]\nsyscalls = setns\naction = ask\n",
+			  __NR_setns, false },
+			{ "[policy]\ndefault = allow\n[rule a]\nsyscalls = setns\naction = kill\n"
+			  "[rule b]\nsyscalls = setns\naction = allow\n", __NR_setns, true },
+			{ "[policy]\ndefault = deny\n[rule a]\nsyscalls = pivot_root\narg0 = 1\naction = deny\n"
+			  "[rule b]\nsyscalls = pivot_root\naction = allow\n", __NR_pivot_root, false },
+		};
+
+		for (i = 0; i < sizeof(nv) / sizeof(nv[0]); i++) {
+			struct rules_set *rs = load_ok(nv[i].text);
+
+			if (!rs)
+				continue;
+			if (rules_never_allows(rs, nv[i].nr) != nv[i].never)
+				fprintf(stderr, "\nnever-allows case %zu wrong\n", i);
+			CU_ASSERT_EQUAL(rules_never_allows(rs, nv[i].nr), nv[i].never);
+			rules_free(rs);
+		}
 	}
 }
 
