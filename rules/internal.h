@@ -16,6 +16,15 @@
 #define RULES_NR_MAX 512
 #define RULES_NR_WORDS (RULES_NR_MAX / 64)
 
+/*
+ * rules/syscall-names.c, generated at build time by rules/gen-syscalls from
+ * libseccomp: the name of each number (NULL: none), and the named numbers
+ * sorted by (name, number) for a binary search.
+ */
+extern const char *const rules_gen_names[RULES_NR_MAX];
+extern const short rules_gen_by_name[];
+extern const unsigned rules_gen_n_names;
+
 /* Limits on what a policy may contain; each one is checked with a message. */
 #define RULES_MAX_FILE (1024 * 1024)	/* bytes of policy text */
 #define RULES_LINE_MAX 199		/* a line this long is refused (inih) */

@@ -1947,6 +1947,14 @@ const char *rules_rule_name(const struct rules_set *rs, size_t i)
 	return rs->rules[i].name;
 }
 
+bool rules_wants_stacks(const struct rules_set *rs)
+{
+	for (size_t i = 0; rs && i < rs->n_rules; i++)
+		if (rs->rules[i].stack)
+			return true;
+	return false;
+}
+
 const char *rules_action_name(enum rules_action a)
 {
 	switch (a) {

@@ -293,6 +293,9 @@ enum rules_action rules_default_action(const struct rules_set *rs, int *err);
  * (borrowed from the set; NULL when i is out of range). */
 size_t rules_rule_count(const struct rules_set *rs);
 const char *rules_rule_name(const struct rules_set *rs, size_t i);
+/* True when a rule of the set has stack = yes (the supervisor loads its
+ * unwinder only then). */
+bool rules_wants_stacks(const struct rules_set *rs);
 
 /*
  * The guard filter, independent of any policy, which the child loads FIRST

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rules/syscalls.c: what sysgate knows about each x86_64 syscall.  Numbers
- * and names come from libseccomp (plus the few numbers newer than 2.5.4);
+ * and names come from libseccomp (plus the few numbers newer than 2.5.4),
+ * read at build time by rules/gen-syscalls into rules/syscall-names.c;
  * which arguments are paths, sockets and int-sized values is hand-written
  * here, and tests/unit/test-rules.c checks it against libseccomp.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +22,6 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
-
-#define NAME_MAX_LEN 32
 
 #define ACC_OPEN (RULES_ACC_READ | RULES_ACC_WRITE | RULES_ACC_CREATE | \
 		  RULES_ACC_STAT)
@@ -123,23 +121,6 @@ static const struct rules_syscall_info known[] = {
 	  .addr_arg = -1, .addrlen_arg = -1 },
 };
 
-/* Syscalls newer than libseccomp 2.5.4's table, used only when libseccomp
- * does not resolve the number itself. */
-static const struct {
-	int nr;
-	const char *name;
-} raw_names[] = {
-	{ 451, "cachestat" },	    { 452, "fchmodat2" },
-	{ 453, "map_shadow_stack" }, { 454, "futex_wake" },
-	{ 455, "futex_wait" },	    { 456, "futex_requeue" },
-	{ 457, "statmount" },	    { 458, "listmount" },
-	{ 459, "lsm_get_self_attr" }, { 460, "lsm_set_self_attr" },
-	{ 461, "lsm_list_modules" }, { 462, "mseal" },
-	{ 463, "setxattrat" },	    { 464, "getxattrat" },
-	{ 465, "listxattrat" },	    { 466, "removexattrat" },
-	{ 467, "open_tree_attr" },
-};
-
 /*
  * Argument widths as the kernel reads them (SYSCALL_DEFINE types): 'i' an
  * int-sized value (low 32 bits count), 'l' a pointer, size or long (64
@@ -206,37 +187,26 @@ static const struct {
 };
 
 static struct rules_syscall_info table[RULES_NR_MAX];
-static char names[RULES_NR_MAX][NAME_MAX_LEN];
 static const char *width_types[RULES_NR_MAX];
-/* The numbers of the named entries, sorted by (name, number): lookups by
- * name are a binary search, not a strcmp per syscall (start-up time). */
-static short by_name[RULES_NR_MAX];
-static size_t n_by_name;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
-static int by_name_cmp(const void *a, const void *b)
-{
-	int x = *(const short *)a, y = *(const short *)b;
-	int c = strcmp(table[x].name, table[y].name);
-
-	return c ? c : x - y;
-}
-
-/* The lowest number named name, or -1. */
+/* The lowest number named name, or -1: a binary search of the numbers
+ * sorted by (name, number). */
 static int find_name(const char *name)
 {
-	size_t lo = 0, hi = n_by_name;
+	size_t lo = 0, hi = rules_gen_n_names;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(table[by_name[mid]].name, name) < 0)
+		if (strcmp(rules_gen_names[rules_gen_by_name[mid]], name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < n_by_name && strcmp(table[by_name[lo]].name, name) == 0)
-		return by_name[lo];
+	if (lo < rules_gen_n_names &&
+	    strcmp(rules_gen_names[rules_gen_by_name[lo]], name) == 0)
+		return rules_gen_by_name[lo];
 	return -1;
 }
 
@@ -246,24 +216,10 @@ static void table_build(void)
 	int nr;
 
 	for (nr = 0; nr < RULES_NR_MAX; nr++) {
-		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64,
-							      nr);
-
-		if (!name)
-			continue;
-		if (strlen(name) < NAME_MAX_LEN)
-			memcpy(names[nr], name, strlen(name) + 1);
-		free(name);
-	}
-	for (i = 0; i < ARRAY_SIZE(raw_names); i++)
-		if (!names[raw_names[i].nr][0])
-			snprintf(names[raw_names[i].nr], NAME_MAX_LEN, "%s",
-				 raw_names[i].name);
-	for (nr = 0; nr < RULES_NR_MAX; nr++) {
-		if (!names[nr][0])
+		if (!rules_gen_names[nr])
 			continue;
 		table[nr] = (struct rules_syscall_info){
-			.name = names[nr],
+			.name = rules_gen_names[nr],
 			.nr = nr,
 			.kind = RULES_KIND_SCALAR,
 			.access = 0,
@@ -273,14 +229,12 @@ static void table_build(void)
 			.addrlen_arg = -1,
 		};
 	}
-	/* The hand-written entries win; their names are static strings. */
+	/* The hand-written entries win where libseccomp names the number
+	 * (under the same name: the unit test checks it). */
 	for (i = 0; i < ARRAY_SIZE(known); i++)
-		if (known[i].nr >= 0 && known[i].nr < RULES_NR_MAX)
+		if (known[i].nr >= 0 && known[i].nr < RULES_NR_MAX &&
+		    rules_gen_names[known[i].nr])
 			table[known[i].nr] = known[i];
-	for (nr = 0; nr < RULES_NR_MAX; nr++)
-		if (table[nr].name)
-			by_name[n_by_name++] = (short)nr;
-	qsort(by_name, n_by_name, sizeof(by_name[0]), by_name_cmp);
 	for (i = 0; i < ARRAY_SIZE(widths); i++) {
 		nr = find_name(widths[i].name);
 		if (nr >= 0)
@@ -353,7 +307,7 @@ enum rules_width rules_arg_width(int nr, unsigned arg)
 	}
 }
 
-/* Groups.  Names libseccomp and raw_names do not know are skipped. */
+/* Groups.  Names that rules/syscall-names.c does not have are skipped. */
 static const char *const group_file[] = {
 	"open", "openat", "openat2", "creat", "mkdir", "mkdirat", "mknod",
 	"mknodat", "rmdir", "unlink", "unlinkat", "rename", "renameat",

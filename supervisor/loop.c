@@ -699,6 +699,16 @@ int supervisor_run(const struct supervisor_opts *opts)
 		s.child_status = (r == -ENOENT ? 127 : 126) << 8;
 		goto end;
 	}
+	if (rules_wants_stacks(opts->rules)) {
+		char why[256];
+
+		/* Loaded only for such policies: it costs every start. */
+		if (stack_init(why, sizeof(why)) < 0) {
+			sup_fail(&s, "the policy asks for stacks (stack = yes), but libunwind cannot be loaded: %s",
+				 why);
+			goto end;
+		}
+	}
 	if (rules_build_guard_filter(&guard) < 0 ||
 	    rules_build_filter(opts->rules, &policy) < 0) {
 		sup_fail(&s, "cannot build the seccomp filter");

@@ -7,11 +7,14 @@
  * learnt of each IP), the process's executable mappings, and the symbols
  * by (module device, inode, offset in the module), so that
  * unw_get_proc_name (which reads the ELF file each time) runs once per
- * return address in the whole run.  Not on the trusted path: a stack is
+ * return address in the whole run.  libunwind is loaded with dlopen, at
+ * start-up and only when the policy has stack = yes (stack_init), so that
+ * other runs do not pay for it.  Not on the trusted path: a stack is
  * informational and never changes a decision.
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +35,85 @@
 /* A tid that keeps being interrupted without its stack being used (its call
  * changes between the stop and the restart) is decided without one. */
 #define STACK_MAX_TRIES 4
+
+/* ------------------------------------------------------------------ */
+/* libunwind, loaded with dlopen                                         */
+
+/* The unw_* names are macros for the x86_64 symbols (_Ux86_64_*):
+ * STACK_STR expands them before making a string of them. */
+#define STACK_STR_(x) #x
+#define STACK_STR(x) STACK_STR_(x)
+
+static struct {
+	bool tried, ok;
+	/* Why it is not loaded (fits a stack_trace's error). */
+	char error[sizeof(((struct stack_trace *)0)->error)];
+	__typeof__(unw_create_addr_space) *create_addr_space;
+	__typeof__(unw_destroy_addr_space) *destroy_addr_space;
+	__typeof__(unw_set_caching_policy) *set_caching_policy;
+	__typeof__(unw_init_remote) *init_remote;
+	__typeof__(unw_get_reg) *get_reg;
+	__typeof__(unw_step) *step;
+	__typeof__(unw_get_proc_name) *get_proc_name;
+	__typeof__(unw_strerror) *str_error;
+	__typeof__(_UPT_create) *upt_create;
+	__typeof__(_UPT_destroy) *upt_destroy;
+	unw_accessors_t *upt_accessors;
+} uw;
+
+/* dlsym into *out; false (and uw.error set) when missing. */
+static bool uw_sym(void *h, const char *lib, const char *name, void *out)
+{
+	void *p = dlsym(h, name);
+
+	if (!p) {
+		snprintf(uw.error, sizeof(uw.error), "%s has no %s", lib, name);
+		return false;
+	}
+	memcpy(out, &p, sizeof(p));
+	return true;
+}
+
+static void uw_load(void)
+{
+	const char *pt = UNWIND_PTRACE_SONAME, *arch = UNWIND_ARCH_SONAME;
+	void *ha, *hp;
+
+	/* RTLD_GLOBAL: libunwind-ptrace takes the _Ux86_64_* helpers from
+	 * the global scope; it does not list this library as a dependency. */
+	ha = dlopen(arch, RTLD_NOW | RTLD_GLOBAL);
+	hp = ha ? dlopen(pt, RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!hp) {
+		const char *why = dlerror();
+
+		snprintf(uw.error, sizeof(uw.error), "cannot load %s: %s",
+			 ha ? pt : arch, why ? why : "unknown error");
+		return;
+	}
+	uw.ok = uw_sym(ha, arch, STACK_STR(unw_create_addr_space), &uw.create_addr_space) &&
+		uw_sym(ha, arch, STACK_STR(unw_destroy_addr_space), &uw.destroy_addr_space) &&
+		uw_sym(ha, arch, STACK_STR(unw_set_caching_policy), &uw.set_caching_policy) &&
+		uw_sym(ha, arch, STACK_STR(unw_init_remote), &uw.init_remote) &&
+		uw_sym(ha, arch, STACK_STR(unw_get_reg), &uw.get_reg) &&
+		uw_sym(ha, arch, STACK_STR(unw_step), &uw.step) &&
+		uw_sym(ha, arch, STACK_STR(unw_get_proc_name), &uw.get_proc_name) &&
+		uw_sym(ha, arch, STACK_STR(unw_strerror), &uw.str_error) &&
+		uw_sym(hp, pt, "_UPT_create", &uw.upt_create) &&
+		uw_sym(hp, pt, "_UPT_destroy", &uw.upt_destroy) &&
+		uw_sym(hp, pt, "_UPT_accessors", &uw.upt_accessors);
+	/* The handles stay open for the rest of the run. */
+}
+
+int stack_init(char *err, size_t err_len)
+{
+	if (!uw.tried) {
+		uw.tried = true;
+		uw_load();
+	}
+	if (!uw.ok && err && err_len)
+		snprintf(err, err_len, "%s", uw.error);
+	return uw.ok ? 0 : -1;
+}
 
 /* ------------------------------------------------------------------ */
 /* Per process: the address space and the executable mappings.         */
@@ -130,12 +212,12 @@ static struct sproc *sproc_get(pid_t tgid)
 	sp = calloc(1, sizeof(*sp));
 	if (!sp)
 		return NULL;
-	sp->as = unw_create_addr_space(&_UPT_accessors, 0);
+	sp->as = uw.create_addr_space(uw.upt_accessors, 0);
 	if (!sp->as) {
 		free(sp);
 		return NULL;
 	}
-	unw_set_caching_policy(sp->as, UNW_CACHE_GLOBAL);
+	uw.set_caching_policy(sp->as, UNW_CACHE_GLOBAL);
 	sp->tgid = tgid;
 	sp->next = sprocs;
 	sprocs = sp;
@@ -149,7 +231,7 @@ void stack_process_forget(pid_t tgid)
 
 		if (sp->tgid == tgid) {
 			*pp = sp->next;
-			unw_destroy_addr_space(sp->as);
+			uw.destroy_addr_space(sp->as);
 			maps_free(sp);
 			free(sp);
 			return;
@@ -234,7 +316,7 @@ static void symbolise(unw_cursor_t *cur, const struct smap *m,
 			return;
 		}
 	}
-	rc = unw_get_proc_name(cur, name, sizeof(name), &off);
+	rc = uw.get_proc_name(cur, name, sizeof(name), &off);
 	/* -UNW_ENOMEM: the name was cut to the buffer; keep what fits. */
 	if (rc == 0 || rc == -UNW_ENOMEM) {
 		name[sizeof(name) - 1] = '\0';
@@ -254,7 +336,7 @@ static void stack_fail(struct stack_trace *st, const char *what, int err)
 {
 	if (err)
 		snprintf(st->error, sizeof(st->error), "%s: %s", what,
-			 unw_strerror(err));
+			 uw.str_error(err));
 	else
 		snprintf(st->error, sizeof(st->error), "%s", what);
 }
@@ -266,14 +348,14 @@ static void unwind(struct sproc *sp, pid_t tid, struct stack_trace *st)
 	void *upt;
 	int rc;
 
-	upt = _UPT_create(tid);
+	upt = uw.upt_create(tid);
 	if (!upt) {
 		stack_fail(st, "out of memory", 0);
 		return;
 	}
 	if (!sp->maps)
 		maps_read(sp, tid);
-	rc = unw_init_remote(&cur, sp->as, upt);
+	rc = uw.init_remote(&cur, sp->as, upt);
 	if (rc < 0) {
 		stack_fail(st, "cannot start the unwind", rc);
 		goto out;
@@ -283,7 +365,7 @@ static void unwind(struct sproc *sp, pid_t tid, struct stack_trace *st)
 		const struct smap *m;
 		unw_word_t ip;
 
-		rc = unw_get_reg(&cur, UNW_REG_IP, &ip);
+		rc = uw.get_reg(&cur, UNW_REG_IP, &ip);
 		if (rc < 0) {
 			stack_fail(st, "cannot read a frame's address", rc);
 			break;
@@ -316,7 +398,7 @@ static void unwind(struct sproc *sp, pid_t tid, struct stack_trace *st)
 		}
 		symbolise(&cur, m, f);
 		st->n_frames++;
-		rc = unw_step(&cur);
+		rc = uw.step(&cur);
 		if (rc <= 0) {
 			if (rc < 0)
 				stack_fail(st, "the unwind stopped early", rc);
@@ -328,7 +410,7 @@ static void unwind(struct sproc *sp, pid_t tid, struct stack_trace *st)
 		}
 	}
 out:
-	_UPT_destroy(upt);
+	uw.upt_destroy(upt);
 }
 
 void stack_on_stop(struct proc *p)
@@ -340,6 +422,12 @@ void stack_on_stop(struct proc *p)
 	if (!st || st->taken)
 		return;
 	st->taken = true;
+	if (stack_init(NULL, 0) < 0) {
+		/* supervisor_run loads it at start-up when the policy
+		 * asks for stacks; if that did not happen, say why. */
+		stack_fail(st, uw.error, 0);
+		return;
+	}
 	sp = sproc_get(p->tgid);
 	if (!sp) {
 		stack_fail(st, "out of memory", 0);

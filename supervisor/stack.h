@@ -62,6 +62,14 @@ struct stack_trace {
 };
 
 /*
+ * Load libunwind (dlopen of UNWIND_PTRACE_SONAME and UNWIND_ARCH_SONAME):
+ * called at start-up when the policy has stack = yes; later calls return
+ * the first answer.  0, or -1 with the reason (naming the library) in err
+ * (if not NULL).  Without it no stack can be taken.
+ */
+int stack_init(char *err, size_t err_len);
+
+/*
  * The verdict of c wants a stack (c->v.stack).  Returns 0 when the call is
  * to be decided now: then c->stack points to the stack taken for this very
  * call (or to one that says why there is none), borrowed from the caller's

@@ -1435,6 +1435,8 @@ static void test_match_order(void)
 
 	if (!rs)
 		return;
+	/* The supervisor loads its unwinder only for such a set. */
+	CU_ASSERT_TRUE(rules_wants_stacks(rs));
 	rules_match(rs, &ev, &vd);
 	CU_ASSERT_EQUAL(vd.action, RULES_DENY);
 	CU_ASSERT_EQUAL(vd.err, EROFS);
@@ -1761,6 +1763,9 @@ static void test_default_policy(void)
 	CU_ASSERT_STRING_EQUAL(rules_source(rs), "<default>");
 	CU_ASSERT_PTR_NOT_NULL(strstr(rules_default_text(), "[rule no-secrets]"));
 	CU_ASSERT_EQUAL(rules_audit_level(rs), RULES_AUDIT_ALL);
+	/* No stacks: runs under it never load libunwind. */
+	CU_ASSERT_FALSE(rules_wants_stacks(rs));
+	CU_ASSERT_FALSE(rules_wants_stacks(NULL));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct rules_event ev = { .nr = cases[i].nr,
 					  .access = cases[i].access,
