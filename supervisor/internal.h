@@ -309,17 +309,18 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);
 
 struct call_path {
 	const char *arg_name;  /* "path", "oldpath", ... */
-	char raw[PATH_MAX];    /* as the program passed it (copied) */
 	size_t raw_len;
 	bool have_raw;
-	char resolved[PATH_MAX];
 	bool have_resolved;
 	unsigned access;
 	struct rules_verdict v;
 	bool checked;
+	bool redirected;
+	/* The buffers last (call_init() clears what comes before them). */
+	char raw[PATH_MAX];    /* as the program passed it (copied) */
+	char resolved[PATH_MAX];
 	/* action = rewrite: the path the call is carried out on instead
 	 * (absolute), and the canonical path the caller named. */
-	bool redirected;
 	char redirect[PATH_MAX];
 	char from[PATH_MAX];
 };

@@ -2540,6 +2540,28 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 	return notify_handle_req(s, req);
 }
 
+/*
+ * A zeroed call, but for its path buffers (64 KiB, written at every
+ * notification otherwise): those start as empty strings.
+ */
+static void call_init(struct call *c)
+{
+	const size_t head = offsetof(struct call, paths);
+	const size_t tail = head + sizeof(c->paths);
+
+	memset(c, 0, head);
+	memset((char *)c + tail, 0, sizeof(*c) - tail);
+	for (size_t i = 0; i < CALL_MAX_PATHS; i++) {
+		struct call_path *cp = &c->paths[i];
+
+		memset(cp, 0, offsetof(struct call_path, raw));
+		cp->raw[0] = '\0';
+		cp->resolved[0] = '\0';
+		cp->redirect[0] = '\0';
+		cp->from[0] = '\0';
+	}
+}
+
 int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 {
 	struct call c;
@@ -2547,7 +2569,7 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	char namebuf[32];
 	int nr = req->data.nr;
 
-	memset(&c, 0, sizeof(c));
+	call_init(&c);
 	c.req = req;
 	/*
 	 * Until a rule decides, a call that fails on its own (a bad pointer,
