@@ -1598,14 +1598,10 @@ static int meta_emulate(struct sup *s, struct call *c, enum op op,
 	(void)s;
 	*ret = 0;
 	switch (op) {
-	case OP_STAT: {
-		struct stat st;
-
-		if (fstatat(r->fd, "", &st, AT_EMPTY_PATH) < 0)
-			return -errno;
+	case OP_STAT:
+		/* The resolver's stat of this very fd, a moment ago. */
 		return tracee_write(c->tid, nr == SYS_newfstatat ? a[2] : a[1],
-				    &st, sizeof(st));
-	}
+				    &r->st, sizeof(r->st));
 	case OP_STATX: {
 		struct statx stx;
 
@@ -1770,10 +1766,15 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	rc = copy_path(c, parg, "path");
 	if (rc == 0)
 		rc = meta_plan(c, op, &resf);
+	/* These act on the object alone (r.fd), never on its directory
+	 * and name: the whole path may be taken in one jump. */
+	if (op == OP_STAT || op == OP_STATX || op == OP_ACCESS ||
+	    op == OP_READLINK || op == OP_CHDIR || op == OP_STATFS)
+		resf |= RES_OPEN;
 	if (rc == 0)
-		rc = call_resolve(s, c, 0, resf,
-				  meta_changes(op) ? RULES_ACC_WRITE : RULES_ACC_STAT,
-				  &r);
+		rc = call_resolve_open(s, c, 0, resf,
+				       meta_changes(op) ? RULES_ACC_WRITE : RULES_ACC_STAT,
+				       0, &r);
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	if (rc == -EREMCHG) {
