@@ -176,8 +176,10 @@ struct creds {
 	int n_groups;
 	gid_t groups[CREDS_MAX_GROUPS];
 	uint64_t cap_eff;
+	int umask;		/* read with them; -1 when the kernel shows none */
 };
-/* Read them from /proc/TID/status.  0 or -errno (-E2BIG: too many groups). */
+/* Read them (and the umask) from /proc/TID/status.  0 or -errno (-E2BIG:
+ * too many groups). */
 int tracee_creds(pid_t tid, struct creds *out);
 /*
  * Take on c for file-system checks in the calling thread (setfsuid,

@@ -717,7 +717,13 @@ static unsigned resolve_flags_for(const struct open_args *o)
 
 int notify_caller_umask(struct call *c)
 {
-	int m = tracee_umask(c->tid);
+	int m;
+
+	/* --user: read from /proc/TID/status with the credentials of this
+	 * very call; no second read of the same file. */
+	if (c->creds && c->creds->umask >= 0)
+		return c->creds->umask;
+	m = tracee_umask(c->tid);
 
 	return m < 0 ? 022 : m;
 }

@@ -411,6 +411,7 @@ int tracee_creds(pid_t tid, struct creds *out)
 		return -EIO;
 	buf[n] = '\0';
 	memset(out, 0, sizeof(*out));
+	out->umask = -1;
 	for (l = buf; l && *l; l = strchr(l, '\n')) {
 		unsigned long a, b, c, d;
 
@@ -436,6 +437,8 @@ int tracee_creds(pid_t tid, struct creds *out)
 				p = end;
 			}
 			found |= 4;
+		} else if (!strncmp(l, "Umask:", 6)) {
+			out->umask = (int)(strtol(l + 6, NULL, 8) & 0777);
 		} else if (!strncmp(l, "CapEff:", 7)) {
 			out->cap_eff = strtoull(l + 7, NULL, 16);
 			found |= 8;
