@@ -160,7 +160,8 @@ struct exec_image {
 	char argv[EXEC_MAX_ARGV];
 };
 /* Fill out for task tid, stopped at its PTRACE_EVENT_EXEC.  Never fails:
- * what cannot be read is left empty. */
+ * what cannot be read is left empty.  The event loop's thread only (it
+ * reads into a static buffer). */
 void tracee_exec_image(pid_t tid, struct exec_image *out);
 /* Process group of a process (from /proc), or -errno. */
 pid_t tracee_pgrp(pid_t pid);
