@@ -148,6 +148,23 @@ int tracee_umask(pid_t tid);
 pid_t tracee_tgid(pid_t tid);
 /* Canonical path of the task's executable into buf. 0 or -errno. */
 int tracee_exe(pid_t tid, char *buf, size_t len);
+/*
+ * What the kernel wrote for a program at its exec stop (before it ran a
+ * single instruction): its argv, NUL-separated and cut at EXEC_MAX_ARGV
+ * bytes, and AT_EXECFN, the path the kernel opened (have_execfn false
+ * when it could not be read: the caller must treat that as a mismatch).
+ */
+#define EXEC_MAX_ARGV (64 * 1024)
+struct exec_image {
+	bool have_execfn;
+	char execfn[PATH_MAX];
+	size_t argv_len;
+	char argv[EXEC_MAX_ARGV];
+};
+/* Fill out for task tid, stopped at its PTRACE_EVENT_EXEC.  Never fails:
+ * what cannot be read is left empty.  The event loop's thread only (it
+ * reads into a static buffer). */
+void tracee_exec_image(pid_t tid, struct exec_image *out);
 /* Process group of a process (from /proc), or -errno. */
 pid_t tracee_pgrp(pid_t pid);
 /* The pid a pidfd (of ours) refers to: -1 once it exited, -EBADF if fd is
@@ -162,8 +179,10 @@ struct creds {
 	int n_groups;
 	gid_t groups[CREDS_MAX_GROUPS];
 	uint64_t cap_eff;
+	int umask;		/* read with them; -1 when the kernel shows none */
 };
-/* Read them from /proc/TID/status.  0 or -errno (-E2BIG: too many groups). */
+/* Read them (and the umask) from /proc/TID/status.  0 or -errno (-E2BIG:
+ * too many groups). */
 int tracee_creds(pid_t tid, struct creds *out);
 /*
  * Take on c for file-system checks in the calling thread (setfsuid,
@@ -445,7 +464,9 @@ int record_result(struct sup *s, const struct call *c);
 int record_run_start(struct sup *s);
 int record_run_end(struct sup *s, int exit_status);
 int record_fork(struct sup *s, pid_t pid, pid_t ppid, pid_t tgid, const char *kind);
-int record_exec(struct sup *s, struct proc *p, const char *path);
+/* proc.exec: path (the executable) and the argv of img (borrowed). */
+int record_exec(struct sup *s, struct proc *p, const char *path,
+		const struct exec_image *img);
 int record_exit(struct sup *s, struct proc *p, int status);
 int record_signal(struct sup *s, struct proc *p, int sig);
 int record_exec_violation(struct sup *s, struct proc *p, const char *why,

@@ -314,12 +314,17 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 		r = -errno;
 		goto fail;
 	}
-	/* Security: EXITKILL, so that the tree dies with the supervisor. */
+	/*
+	 * Security: EXITKILL, so that the tree dies with the supervisor.
+	 * No TRACEEXIT: nothing is decided at a task's exit stop (its exit
+	 * status says how it ended), and the stop cost every task one more
+	 * round trip through the supervisor.
+	 */
 	if (ptrace(PTRACE_SEIZE, pid, 0,
 		   (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP |
 				  PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 				  PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
-				  PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) < 0) {
+				  PTRACE_O_EXITKILL)) < 0) {
 		r = -errno;
 		goto fail;
 	}

@@ -270,8 +270,6 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		notify_exec_event(s, p, pid);
 		break;
 	}
-	case PTRACE_EVENT_EXIT:
-		break;
 	case PTRACE_EVENT_STOP:
 		if (!p->attached) {
 			p->attached = true;

@@ -725,7 +725,13 @@ static unsigned resolve_flags_for(const struct open_args *o)
 
 int notify_caller_umask(struct call *c)
 {
-	int m = tracee_umask(c->tid);
+	int m;
+
+	/* --user: read from /proc/TID/status with the credentials of this
+	 * very call; no second read of the same file. */
+	if (c->creds && c->creds->umask >= 0)
+		return c->creds->umask;
+	m = tracee_umask(c->tid);
 
 	return m < 0 ? 022 : m;
 }
@@ -1898,8 +1904,16 @@ static enum exec_format exec_format(int fd)
 	AUTO_CLOSE int rf = -1;
 	ssize_t n;
 
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	rf = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int dir = resolve_self_fd_dir();
+
+	/* Through the kept /proc/self/fd: no walk of /proc at each exec. */
+	if (dir >= 0) {
+		snprintf(p, sizeof(p), "%d", fd);
+		rf = openat(dir, p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	} else {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		rf = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	}
 	if (rf < 0)
 		return EXEC_UNKNOWN;
 	memset(&h, 0, sizeof(h));
@@ -2066,39 +2080,13 @@ gone:
 	return 0;
 }
 
-/* Read AT_EXECFN of a task that has just exec'd. */
-static int read_execfn(pid_t tid, char *buf, size_t len)
-{
-	char path[64];
-	uint64_t auxv[2 * 64];
-	AUTO_CLOSE int fd = -1;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, auxv, sizeof(auxv));
-	if (n < 0)
-		return -errno;
-	for (size_t i = 0; i + 1 < (size_t)n / sizeof(uint64_t); i += 2) {
-		if (auxv[i] == 0)
-			break;
-		if (auxv[i] == 31 /* AT_EXECFN */) {
-			ssize_t l = tracee_read_str(tid, auxv[i + 1], buf, len);
-
-			return l < 0 ? (int)l : 0;
-		}
-	}
-	return -ENOENT;
-}
-
 void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 {
 	struct proc *fp = procs_find(former_tid);
 	struct exec_check *ec = fp ? fp->exec : NULL;
+	/* The event loop's thread only: one image at a time. */
+	static struct exec_image img;
 	char exe[PATH_MAX] = "";
-	char execfn[PATH_MAX] = "";
 	char link[64];
 	struct stat st;
 	bool ok = true;
@@ -2106,11 +2094,11 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 
 	if (tracee_exe(p->tid, exe, sizeof(exe)) < 0)
 		snprintf(exe, sizeof(exe), "?");
+	tracee_exec_image(p->tid, &img);
 	if (ec && ec->pending) {
 		ec->pending = false;
 		snprintf(link, sizeof(link), "/proc/%d/exe", p->tid);
-		if (read_execfn(p->tid, execfn, sizeof(execfn)) < 0 ||
-		    strcmp(execfn, ec->raw) != 0) {
+		if (!img.have_execfn || strcmp(img.execfn, ec->raw) != 0) {
 			ok = false;
 			why = "the path changed between check and exec";
 		} else if (stat(link, &st) < 0) {
@@ -2151,7 +2139,7 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 	p->leader_exec = true;
 	if (p->tgid == s->child)
 		s->child_execd = true;
-	if (record_exec(s, p, exe) < 0)
+	if (record_exec(s, p, exe, &img) < 0)
 		sup_fail(s, "cannot write the audit trail");
 }
 

@@ -25,8 +25,6 @@
 #include "common/util.h"
 #include "supervisor/internal.h"
 
-#define RECORD_MAX_ARGV 64 * 1024
-
 uint64_t sup_now_us(void)
 {
 	struct timespec ts;
@@ -651,33 +649,16 @@ int record_fork(struct sup *s, pid_t pid, pid_t ppid, pid_t tgid, const char *ki
 	return audit_commit(r);
 }
 
-int record_exec(struct sup *s, struct proc *p, const char *path)
+int record_exec(struct sup *s, struct proc *p, const char *path,
+		const struct exec_image *img)
 {
-	char file[64];
-	AUTO_FREE char *buf = NULL;
-	AUTO_CLOSE int fd = -1;
-	ssize_t n = 0;
 	struct audit_rec *r;
 
-	snprintf(file, sizeof(file), "/proc/%d/cmdline", p->tid);
-	buf = malloc(RECORD_MAX_ARGV);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (buf && fd >= 0) {
-		size_t got = 0;
-
-		while (got < RECORD_MAX_ARGV) {
-			n = read(fd, buf + got, RECORD_MAX_ARGV - got);
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		n = (ssize_t)got;
-	}
 	r = audit_begin(s->audit, "proc.exec");
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
 	audit_bytes(r, "path", path, strlen(path));
-	add_str_array_from(r, "argv", buf ? buf : "", buf ? (size_t)n : 0);
+	add_str_array_from(r, "argv", img->argv, img->argv_len);
 	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
 		fprintf(stderr, "[pid %d] exec %s\n", p->tid, path);
 	return audit_commit(r);

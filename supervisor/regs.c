@@ -204,8 +204,9 @@ long regs_on_stop(struct proc *p, int event, int sig)
 
 	if (!e)
 		return PTRACE_CONT;
-	if (event == PTRACE_EVENT_EXEC || event == PTRACE_EVENT_EXIT) {
-		/* A new program (or none): nothing to give back. */
+	if (event == PTRACE_EVENT_EXEC) {
+		/* A new program: nothing to give back (a task that exits
+		 * drops its edit with its entry in the table). */
 		edit_drop(p);
 		return PTRACE_CONT;
 	}

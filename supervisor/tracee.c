@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -174,6 +176,174 @@ int tracee_getfd(pid_t tgid, int fd)
 	return r;
 }
 
+/* ------------------------------------------------------------------ */
+/* The new program's argv and AT_EXECFN at its exec stop                 */
+
+#ifndef AT_NULL
+#define AT_NULL 0
+#endif
+#ifndef AT_EXECFN
+#define AT_EXECFN 31
+#endif
+/* The code segment of a 64-bit task (__USER_CS): any other runs in a
+ * 32-bit mode, whose stack holds 32-bit words. */
+#define USER64_CS 0x33
+
+/* How much of the new stack is read from the stack pointer up: the
+ * pointer arrays, the auxiliary vector and the strings of an ordinary
+ * command fit; the read stops short at the end of the stack. */
+#define EXEC_STACK_READ (64 * 1024)
+
+/* Append str (n bytes and its NUL) to out->argv, cut at EXEC_MAX_ARGV
+ * bytes as a read of /proc/TID/cmdline would be. */
+static void argv_add(struct exec_image *out, const char *str, size_t n)
+{
+	size_t room = EXEC_MAX_ARGV - out->argv_len;
+
+	if (n + 1 < room)
+		room = n + 1;
+	memcpy(out->argv + out->argv_len, str, room);
+	out->argv_len += room;
+}
+
+/*
+ * The string at addr, when it lies whole (with its NUL) in the n bytes
+ * read from base: its length, else -1.
+ */
+static ssize_t str_in(const char *buf, uint64_t base, size_t n, uint64_t addr)
+{
+	size_t off, len;
+
+	if (addr < base || addr - base >= n)
+		return -1;
+	off = (size_t)(addr - base);
+	len = strnlen(buf + off, n - off);
+	return len == n - off ? -1 : (ssize_t)len;
+}
+
+/*
+ * The stack as the kernel laid it out for the new program: at the stack
+ * pointer argc, argv[], NULL, envp[], NULL, the auxiliary vector, and
+ * above them the strings.  Two calls (registers, one read) instead of
+ * opening /proc/TID/auxv and /proc/TID/cmdline.  0, or -errno when
+ * anything is not where expected (then the caller reads /proc).
+ *
+ * Security: at the exec stop the new address space is the task's alone
+ * (exec gave it a new mm; the other threads of the old one are gone) and
+ * it has run nothing, so these words are the kernel's; another process
+ * could only change them with ptrace rights over it, with which it could
+ * change the AT_EXECFN string that /proc/TID/auxv points to as well.
+ */
+static int exec_image_from_stack(pid_t tid, struct exec_image *out)
+{
+	static uint64_t stk[EXEC_STACK_READ / sizeof(uint64_t)];
+	const char *bytes = (const char *)stk;
+	struct user_regs_struct r;
+	struct iovec local = { stk, sizeof(stk) };
+	struct iovec remote;
+	uint64_t argc, execfn = 0;
+	size_t words, k;
+	ssize_t n, len;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return -errno;
+	if (r.cs != USER64_CS)
+		return -EPROTONOSUPPORT;
+	remote = (struct iovec){ (void *)(uintptr_t)r.rsp, sizeof(stk) };
+	n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	words = (size_t)n / sizeof(uint64_t);
+	if (words < 2)
+		return -EFAULT;
+	argc = stk[0];
+	if (argc > words - 2 || stk[argc + 1] != 0)
+		return -E2BIG;
+	for (k = argc + 2; k < words && stk[k] != 0; k++)
+		;	/* envp[] */
+	for (k++; k + 1 < words && stk[k] != AT_NULL; k += 2)
+		if (stk[k] == AT_EXECFN)
+			execfn = stk[k + 1];
+	if (k + 1 >= words)
+		return -E2BIG;	/* the vector's end was not read */
+	len = str_in(bytes, r.rsp, (size_t)n, execfn);
+	if (len < 0 || (size_t)len >= sizeof(out->execfn))
+		return -E2BIG;
+	/* Every string must be there before anything is kept. */
+	for (uint64_t i = 0; i < argc; i++)
+		if (str_in(bytes, r.rsp, (size_t)n, stk[i + 1]) < 0)
+			return -E2BIG;
+	memcpy(out->execfn, bytes + (execfn - r.rsp), (size_t)len + 1);
+	out->have_execfn = true;
+	for (uint64_t i = 0; i < argc; i++) {
+		uint64_t a = stk[i + 1];
+
+		argv_add(out, bytes + (a - r.rsp),
+			 (size_t)str_in(bytes, r.rsp, (size_t)n, a));
+	}
+	return 0;
+}
+
+/* AT_EXECFN through /proc/TID/auxv (the kernel's copy of the vector). */
+static int execfn_from_proc(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	uint64_t auxv[2 * 64];
+	AUTO_CLOSE int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, auxv, sizeof(auxv));
+	if (n < 0)
+		return -errno;
+	for (size_t i = 0; i + 1 < (size_t)n / sizeof(uint64_t); i += 2) {
+		if (auxv[i] == AT_NULL)
+			break;
+		if (auxv[i] == AT_EXECFN) {
+			ssize_t l = tracee_read_str(tid, auxv[i + 1], buf, len);
+
+			return l < 0 ? (int)l : 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* argv through /proc/TID/cmdline. */
+static void argv_from_proc(pid_t tid, struct exec_image *out)
+{
+	char path[64];
+	AUTO_CLOSE int fd = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (out->argv_len < EXEC_MAX_ARGV) {
+		ssize_t n = read(fd, out->argv + out->argv_len,
+				 EXEC_MAX_ARGV - out->argv_len);
+
+		if (n <= 0)
+			break;
+		out->argv_len += (size_t)n;
+	}
+}
+
+void tracee_exec_image(pid_t tid, struct exec_image *out)
+{
+	out->have_execfn = false;
+	out->execfn[0] = '\0';
+	out->argv_len = 0;
+	if (exec_image_from_stack(tid, out) == 0)
+		return;
+	out->argv_len = 0;
+	out->have_execfn =
+		execfn_from_proc(tid, out->execfn, sizeof(out->execfn)) == 0;
+	argv_from_proc(tid, out);
+}
+
 pid_t tracee_pgrp(pid_t pid)
 {
 	char path[64], buf[1024];
@@ -241,6 +411,7 @@ int tracee_creds(pid_t tid, struct creds *out)
 		return -EIO;
 	buf[n] = '\0';
 	memset(out, 0, sizeof(*out));
+	out->umask = -1;
 	for (l = buf; l && *l; l = strchr(l, '\n')) {
 		unsigned long a, b, c, d;
 
@@ -266,6 +437,8 @@ int tracee_creds(pid_t tid, struct creds *out)
 				p = end;
 			}
 			found |= 4;
+		} else if (!strncmp(l, "Umask:", 6)) {
+			out->umask = (int)(strtol(l + 6, NULL, 8) & 0777);
 		} else if (!strncmp(l, "CapEff:", 7)) {
 			out->cap_eff = strtoull(l + 7, NULL, 16);
 			found |= 8;

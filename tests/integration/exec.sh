@@ -65,6 +65,28 @@ except OSError as e:
 		"$W/script.sh"
 	c exec-allowed-sh-chain exec 3      "--type proc.exec --argv0 sh --min 1" \
 		sh -c 'sh -c "exit 3"'
+	# proc.exec's argv is what the kernel gave the program, read at the
+	# exec stop: from its new stack for an ordinary command, from /proc
+	# when an environment or argv too large for that read pushes the
+	# strings (or AT_EXECFN, checked against the path decided) beyond it.
+	# (Audit queries split words at spaces: tabs stand in for them.)
+	c exec-argv-exact       exec 4      "--type proc.exec --path /usr/bin/dash --argv [\"/bin/sh\",\"-c\",\"exit\\t4\",\"\",\"a\\tb\",\"\"]" \
+		"$B/try-exec" /bin/sh -c $'exit\t4' '' $'a\tb' ''
+	c exec-argv-big-env     exec 5      "--type proc.exec --path /usr/bin/dash --argv [\"/bin/sh\",\"-c\",\"exit\\t5\",\"x\\ty\"]" \
+		env "BIG=$(head -c 70000 /dev/zero | tr '\0' e)" "$B/try-exec" /bin/sh -c $'exit\t5' $'x\ty'
+	c exec-argv-huge        exec 6      "--type proc.exec --path /usr/bin/dash --field argv.2=\"exit\\t6\" --field argv.0=\"/bin/sh\"" \
+		"$B/try-exec" /bin/sh -c $'exit\t6' "$(head -c 100000 /dev/zero | tr '\0' h)"
+	check exec-argv-huge-cut $PY -c 'import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+a = [x["argv"] for x in r if x["type"] == "proc.exec" and x["path"] == "/usr/bin/dash"][0]
+sys.exit(not (len("\0".join(a)) == 65536 and set(a[3]) == {"h"}))' "$SG_TRAIL"
+	# argc 0: the kernel gives the program an argv of one empty string.
+	c exec-argv-none        exec 0      "--type proc.exec --path /usr/bin/true --argv [\"\"]" \
+		$PY -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+none = (ctypes.c_char_p * 1)(None)
+libc.execve(sys.argv[1].encode(), none, none)
+sys.exit(ctypes.get_errno())' /bin/true
 	c exec-kill             exec-kill "sig:KILL|sig:SYS" "--type syscall --path $O/mark.sh --action kill --rule kill-exec" \
 		"$O/mark.sh" kill
 	check exec-kill-did-not-run test ! -e "$W/marker-kill"

@@ -68,6 +68,39 @@ sys.exit(0 if res == [errno.EACCES] * 4 else 1)' "$S"
 		sh -c "'$B/exit-with' 3; exit \$?"
 	c proc-exit-signal      procs sig:TERM "--type proc.exit --signal TERM" \
 		"$B/kill-self" TERM
+	# Every task's end is in the trail, seen from its exit status alone
+	# (no exit stop): one proc.exit per proc.fork, threads marked, codes
+	# and signals as they ended.
+	c proc-records-complete procs 0 "--type proc.exit --thread yes --min 3; --type proc.exit --code 3 --count 1; --type proc.exit --signal TERM --count 1" \
+		$PY -c 'import os, signal, threading, time
+ts = [threading.Thread(target=time.sleep, args=(0.05,)) for _ in range(3)]
+[t.start() for t in ts]; [t.join() for t in ts]
+a = os.fork()
+if a == 0:
+    os._exit(3)
+b = os.fork()
+if b == 0:
+    time.sleep(30)
+    os._exit(0)
+os.kill(b, signal.SIGTERM)
+os.waitpid(a, 0); os.waitpid(b, 0)'
+	check proc-records-complete-each $PY -c 'import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+forks = [x["tid"] for x in r if x["type"] == "proc.fork"]
+exits = [x["tid"] for x in r if x["type"] == "proc.exit"]
+sys.exit(not (len(forks) == 6 and sorted(forks) == sorted(exits)))' "$SG_TRAIL"
+	# A thread that execs takes the leader'"'"'s tid: the other threads end,
+	# the program runs on.
+	c exec-from-thread      procs 7 "--type proc.exec --path $B/exit-with --argv [\"$B/exit-with\",\"7\"]; --type proc.exit --code 7 --count 1" \
+		$PY -c 'import os, sys, threading, time
+threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+t = threading.Thread(target=os.execv, args=(sys.argv[1], [sys.argv[1], "7"]))
+t.start(); t.join()' "$B/exit-with"
+	check exec-from-thread-tid $PY -c 'import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+e = [x for x in r if x["type"] == "proc.exec" and x["argv"][1:] == ["7"]][0]
+x = [x for x in r if x["type"] == "proc.exit" and x.get("code") == 7][0]
+sys.exit(not (e["tid"] == e["pid"] == x["tid"] == x["pid"]))' "$SG_TRAIL"
 	# A child the supervisor has reaped as tracer is still a zombie for
 	# its parent: killing it succeeds (as multiprocessing's Pool does on
 	# shutdown); once waited for, its pid names nothing: ESRCH.  Neither

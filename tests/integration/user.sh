@@ -43,6 +43,9 @@ EOF
 	check nothing-read sh -c "! grep -q TOPSECRET '$SG_OUT'"
 	c create-owned-by-user open 0 "" sh -c 'echo x > made-by-nobody'
 	check created-owner sh -c "test \"\$(stat -c %u '$W/made-by-nobody')\" = 65534"
+	# The caller's umask, read with its credentials, shapes what is made.
+	c create-with-umask open 0 "" sh -c 'umask 027; echo x > um-file; mkdir um-dir; umask 002; echo y > um-file2'
+	check create-with-umask-modes test "$(stat -c %a "$W/um-file") $(stat -c %a "$W/um-dir") $(stat -c %a "$W/um-file2")" = "640 750 664"
 	c chown-to-root-refused open EPERM "--type syscall.result --syscall chown --errno EPERM" \
 		"/usr/bin/python3" -c 'import os, sys
 try:
