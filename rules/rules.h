@@ -191,7 +191,8 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog);
 /*
  * True for the calls every filter sends to the supervisor whatever the
  * policy (signals and process-group changes, whose targets the supervisor
- * keeps inside the traced tree).
+ * keeps inside the traced tree; chdir and fchdir, since it keeps each
+ * task's working directory).
  */
 bool rules_always_notified(int nr);
 

@@ -56,6 +56,9 @@ struct proc {
 				    * last call (stack.h) */
 	int root_fd;        /* its root when roots are fixed (resolve.c):
 			     * -1 not known yet, -2 the shared root */
+	int cwd_fd;         /* its working directory as last looked up
+			     * (resolve.c), -1: none kept */
+	uint64_t cwd_gen;   /* ... at this chdir generation */
 	bool stack_wanted;  /* interrupted for a stack, its stop not seen */
 	unsigned stack_tries; /* interrupts since a stack was last used */
 	struct proc *next;  /* hash chain */
@@ -278,8 +281,18 @@ int resolve_self_fd_dir(void);
  */
 void resolve_set_root_fixed(bool fixed);
 /* The task behind p is another one (the thread that exec'd took the
- * leader's tid): its root is looked up again. */
+ * leader's tid), or is gone: its root and cwd are looked up again. */
 void resolve_forget_root(struct proc *p);
+/*
+ * Every notification, first thing, on the main thread: tid made call nr.
+ * A chdir or fchdir (always notified) makes every kept cwd stale, and no
+ * cwd is kept until the task that made it is seen making another call
+ * (by then the change is done).
+ */
+void resolve_note_call(pid_t tid, int nr);
+/* A task shares its working directory with another process (clone with
+ * CLONE_FS and without CLONE_THREAD): no cwd is kept from now on. */
+void resolve_cwd_shared(void);
 
 /* ------------------------------------------------------------------ */
 /* Notifications (notify.c).                                           */

@@ -188,9 +188,13 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 	ntid = (pid_t)msg;
 	if (event == PTRACE_EVENT_CLONE) {
 		struct user_regs_struct regs;
+		bool got = ptrace(PTRACE_GETREGS, parent->tid, 0, &regs) == 0;
 
-		if (ptrace(PTRACE_GETREGS, parent->tid, 0, &regs) == 0 &&
-		    (regs.rdi & CLONE_THREAD)) {
+		/* A process sharing its parent's cwd: cwds are no longer
+		 * kept per task (resolve.c). */
+		if (!got || ((regs.rdi & CLONE_FS) && !(regs.rdi & CLONE_THREAD)))
+			resolve_cwd_shared();
+		if (got && (regs.rdi & CLONE_THREAD)) {
 			ntgid = parent->tgid;
 			kind = "thread";
 		} else {

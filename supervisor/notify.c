@@ -2569,6 +2569,7 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	c.v.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL;
 	c.note = NULL;
 	c.tid = (pid_t)req->pid;
+	resolve_note_call(c.tid, nr);
 	p = procs_find(c.tid);
 	if (!p) {
 		/* A new task can be notified before its first ptrace stop. */

@@ -74,6 +74,7 @@ struct proc *procs_add(pid_t tid, pid_t tgid, pid_t ppid)
 	p->tgid = tgid;
 	p->pidfd = -1;
 	p->root_fd = -1;
+	p->cwd_fd = -1;
 	p->ppid = ppid;
 	p->start_us = sup_now_us();
 	size_t k = slot(tid);

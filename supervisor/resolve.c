@@ -412,11 +412,96 @@ void resolve_set_root_fixed(bool fixed)
 	root_fixed = fixed;
 }
 
+/*
+ * Working directories kept per task, under the same condition (no root
+ * can move, and with it no cwd through pivot_root, setns or unshare).
+ * Security: a cwd changes by chdir or fchdir of a task sharing it, and
+ * both are always notified (rules_always_notified()).  The change happens
+ * after the supervisor answers, at a time it does not see, so at each
+ * such notification every kept cwd becomes stale (cwd_gen), and none is
+ * used or kept while a task that asked is not yet seen making its next
+ * call (a task's calls are sequential: by then its change is done, or was
+ * never made).  A process that shares its cwd with another (CLONE_FS
+ * without CLONE_THREAD) turns the cache off for the run.  At most
+ * CWD_KEPT_MAX fds are kept, so that the cache never costs the supervisor
+ * the fds its work needs.
+ */
+#define CWD_INFLIGHT_MAX 16
+#define CWD_KEPT_MAX 256
+static bool cwd_off;
+static uint64_t cwd_gen = 1;
+static pid_t cwd_inflight[CWD_INFLIGHT_MAX];
+static unsigned n_cwd_inflight;
+static unsigned n_cwd_kept;
+
+static void cwd_drop(struct proc *p)
+{
+	if (p->cwd_fd >= 0) {
+		close(p->cwd_fd);
+		n_cwd_kept--;
+	}
+	p->cwd_fd = -1;
+}
+
+static void cwd_done(pid_t tid)
+{
+	for (unsigned i = 0; i < n_cwd_inflight; i++)
+		if (cwd_inflight[i] == tid) {
+			cwd_inflight[i] = cwd_inflight[--n_cwd_inflight];
+			return;
+		}
+}
+
+void resolve_note_call(pid_t tid, int nr)
+{
+	if (n_cwd_inflight)
+		cwd_done(tid);
+	if (nr != SYS_chdir && nr != SYS_fchdir)
+		return;
+	cwd_gen++;
+	if (n_cwd_inflight == CWD_INFLIGHT_MAX)
+		cwd_off = true;
+	else
+		cwd_inflight[n_cwd_inflight++] = tid;
+}
+
+void resolve_cwd_shared(void)
+{
+	cwd_off = true;
+}
+
 void resolve_forget_root(struct proc *p)
 {
 	if (p->root_fd >= 0)
 		close(p->root_fd);
 	p->root_fd = -1;
+	cwd_drop(p);
+	cwd_done(p->tid);
+}
+
+/* The caller's cwd kept for it (the fd belongs to the cache), or -1. */
+static int task_cwd(pid_t tid)
+{
+	char link[64];
+	struct proc *p;
+	int fd;
+
+	if (!root_fixed || cwd_off || n_cwd_inflight ||
+	    !tracee_on_main_thread() || !(p = procs_find(tid)))
+		return -1;
+	if (p->cwd_fd >= 0 && p->cwd_gen == cwd_gen)
+		return p->cwd_fd;
+	cwd_drop(p);
+	if (n_cwd_kept >= CWD_KEPT_MAX)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/%d/cwd", tid);
+	fd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;	/* open_start() says why */
+	n_cwd_kept++;
+	p->cwd_fd = fd;
+	p->cwd_gen = cwd_gen;
+	return fd;
 }
 
 static uint64_t mnt_id(int fd)
@@ -547,6 +632,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		int *rootp, bool *root_keptp)
 {
 	AUTO_CLOSE int cur = -1;
+	int start = -1;		/* borrowed: see below */
 	AUTO_FREE char *rem = NULL;
 	struct stat root_st = { 0 }, cur_st = { 0 };
 	size_t rem_size = 2 * PATH_MAX;
@@ -563,8 +649,12 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
 
-	/* Where the walk starts, and the root ".." cannot climb above. */
-	if (scoped || path[0] != '/' || path[0] == '\0') {
+	/* Where the walk starts, and the root ".." cannot climb above.
+	 * start: a directory the walk starts from without an fd of its
+	 * own (cur < 0): the kept cwd, or the root for an absolute path. */
+	if (!scoped && dirfd == AT_FDCWD && path[0] != '/' && path[0] != '\0')
+		start = task_cwd(tid);
+	if (start < 0 && (scoped || path[0] != '/' || path[0] == '\0')) {
 		r = open_start(tid, tgid, dirfd, &cur);
 		if (r < 0)
 			return r;
@@ -592,7 +682,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 #define NEED_CUR_ST()                                                         \
 	do {                                                                  \
 		if (!cur_known) {                                             \
-			if (fstat(cur, &cur_st) < 0)                          \
+			if (fstat(cur >= 0 ? cur : start, &cur_st) < 0)       \
 				return -errno;                                \
 			cur_known = true;                                     \
 		}                                                             \
@@ -618,6 +708,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		/* The walk starts at the root itself (cur < 0), and takes its
 		 * own fd of it only if the jumps below do not finish it. */
 		cur = -1;
+		start = *rootp;
 		cur_st = root_st;
 		cur_known = true;
 		at_root = true;
@@ -644,7 +735,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		while (rem[pos] == '/')
 			pos++;
 		if (try_jump) {
-			int base = cur >= 0 ? cur : *rootp;
+			int base = cur >= 0 ? cur : start;
 			size_t used;
 
 			try_jump = false;
@@ -687,7 +778,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 
 				if (l > NAME_MAX)
 					return -ENAMETOOLONG;
-				if (cur < 0 && (cur = dup(*rootp)) < 0)
+				if (cur < 0 && (cur = dup(start)) < 0)
 					return -errno;
 				out->parent_fd = steal_fd(&cur);
 				memcpy(out->name, rem + pos, l + 1);
@@ -696,7 +787,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			if (nfd >= 0)
 				continue;
 		}
-		if (cur < 0 && (cur = dup(*rootp)) < 0)
+		if (cur < 0 && (cur = dup(start)) < 0)
 			return -errno;
 		if (rem[pos] == '\0') {
 			/* "/" or a path of only "." and "/": cur is the object. */

@@ -40,6 +40,12 @@ path = /dev/null
 path = /dev/tty
 action = allow
 
+# No call can move a root: the supervisor keeps each task's root and cwd
+# (resolve.c), which the cases below exercise.
+[rule no-root-changes]
+syscalls = chroot, pivot_root, setns, unshare
+action = deny
+
 [rule no-writes-elsewhere]
 syscalls = @file
 path = /**
@@ -59,6 +65,8 @@ EOF
 	local S=$H/.ssh/id_rsa
 	echo "SECRET env" >"$W/.env"
 	mkdir -p "$W/sub" "$H/.ssh/keys"
+	echo "PUBLIC decoy" >"$W/id_rsa"
+	echo "PUBLIC in sub" >"$W/sub/here.txt"
 	ln -sf "$W/sub" "$W/sub-link"
 	ln -sf "$H/.ssh/keys" "$W/keys-link"
 	ln -sf "$S" "$W/key-link"
@@ -101,6 +109,33 @@ EOF
 		"$B/try-open" "$W/key-link"
 	c secret-via-dotdot     files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
 		"$B/try-open" "$W/sub/../../home/.ssh/id_rsa"
+	# The supervisor keeps each task's cwd between calls: every chdir,
+	# fchdir and a thread's chdir must be seen by the next relative path.
+	c cwd-follows-cd        files 0      "--type syscall --path $W/sub/here.txt --action allow" \
+		sh -c "cd '$W' && cat id_rsa && cd sub && cat here.txt && cd .. && cat readme.txt"
+	check cwd-follows-cd-content bash -c "grep -q 'PUBLIC decoy' '$SG_OUT' && grep -q 'PUBLIC in sub' '$SG_OUT' && grep -q 'PUBLIC readme' '$SG_OUT'"
+	c secret-after-cd       files 1      "--type syscall --path $S --action deny --rule no-secrets" \
+		sh -c "cd '$W' && cat id_rsa && cd '$H/.ssh' && cat id_rsa"
+	check secret-after-cd-decoy-first grep -q "PUBLIC decoy" "$SG_OUT"
+	check secret-after-cd-not-leaked bash -c "! grep -q SECRET '$SG_OUT'"
+	c secret-after-fchdir   files 13     "--type syscall --path $S --action deny --rule no-secrets" \
+		$PY -c "
+import os, sys
+os.chdir('$W'); print(open('id_rsa').read())
+os.fchdir(os.open('$H/.ssh', os.O_PATH | os.O_DIRECTORY))
+try:
+    print(open('id_rsa').read())
+except PermissionError:
+    sys.exit(13)"
+	c secret-after-thread-chdir files 13 "--type syscall --path $S --action deny --rule no-secrets" \
+		$PY -c "
+import os, sys, threading
+os.chdir('$W'); print(open('id_rsa').read())
+t = threading.Thread(target=os.chdir, args=('$H/.ssh',)); t.start(); t.join()
+try:
+    print(open('id_rsa').read())
+except PermissionError:
+    sys.exit(13)"
 	c secret-via-relative   files EACCES "--type syscall --path $S --action deny" \
 		"$B/try-open" ../home/.ssh/id_rsa
 	c secret-via-dirfd      files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
