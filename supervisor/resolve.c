@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -296,7 +297,9 @@ static int jump_prefix(const char *text, int cur, unsigned flags,
  * other kind of file.
  *
  * Returns the fd and fills *st, -ENOENT when the kernel found a name
- * missing, or -1 when the full walk must do it.
+ * missing, -ELOOP when it met a symlink before the last component (with
+ * O_PATH|O_NOFOLLOW a last one is returned, not refused), or -1 when the
+ * full walk must do it.
  */
 static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
 		      int dir_oflags, struct stat *st)
@@ -342,7 +345,8 @@ static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
 		how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
 	fd = syscall(SYS_openat2, cur, text, &how, sizeof(how));
 	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : -1;
+		return errno == ENOENT ? -ENOENT :
+		       (errno == ELOOP && !dir_oflags) ? -ELOOP : -1;
 	if (fstat((int)fd, st) < 0 ||
 	    /* A symlink (O_PATH only) the call follows: the walk's job. */
 	    (S_ISLNK(st->st_mode) && (flags & RES_FOLLOW))) {
@@ -736,6 +740,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			pos++;
 		if (try_jump) {
 			int base = cur >= 0 ? cur : start;
+			bool loop_seen = false;
 			size_t used;
 
 			try_jump = false;
@@ -754,8 +759,11 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 					goto canonical;
 				}
 				missing = nfd == -ENOENT;
+				loop_seen = nfd == -ELOOP;
 			}
-			nfd = jump_prefix(rem + pos, base, flags, at_root, &used);
+			/* A symlink on the way defeats the prefix jump too. */
+			nfd = loop_seen ? -1 :
+			      jump_prefix(rem + pos, base, flags, at_root, &used);
 			if (nfd >= 0) {
 				/* A directory (O_DIRECTORY): its stat when
 				 * a step needs it. */
@@ -925,7 +933,10 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				close(nfd);
 				return -ELOOP;
 			}
-			if (is_procfs(nfd) && fd_path(cur, dir, sizeof(dir)) == 0 &&
+			/* procfs has an anonymous device (major 0): a link
+			 * on a block device is no magic link. */
+			if (major(st.st_dev) == 0 && is_procfs(nfd) &&
+			    fd_path(cur, dir, sizeof(dir)) == 0 &&
 			    proc_magic(dir, comp, &owner, &kind)) {
 				int obj;
 
