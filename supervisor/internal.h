@@ -283,6 +283,8 @@ void resolve_set_root_fixed(bool fixed);
 /* The task behind p is another one (the thread that exec'd took the
  * leader's tid), or is gone: its root and cwd are looked up again. */
 void resolve_forget_root(struct proc *p);
+/* child was just made by parent, in its mount namespace: same root. */
+void resolve_inherit_root(struct proc *child, const struct proc *parent);
 /*
  * Every notification, first thing, on the main thread: tid made call nr.
  * A chdir or fchdir (always notified) makes every kept cwd stale, and no

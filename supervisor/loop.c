@@ -183,13 +183,17 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 		parent->fork_inflight = false;
 		s->forks_inflight--;
 	}
+	struct user_regs_struct regs;
+	bool got, same_root;
+
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
 		return;
 	ntid = (pid_t)msg;
+	got = ptrace(PTRACE_GETREGS, parent->tid, 0, &regs) == 0;
+	/* The child has its parent's root unless clone() made it a new
+	 * mount namespace (a fork event is also a clone with SIGCHLD). */
+	same_root = got && (regs.orig_rax != SYS_clone || !(regs.rdi & CLONE_NEWNS));
 	if (event == PTRACE_EVENT_CLONE) {
-		struct user_regs_struct regs;
-		bool got = ptrace(PTRACE_GETREGS, parent->tid, 0, &regs) == 0;
-
 		/* A process sharing its parent's cwd: cwds are no longer
 		 * kept per task (resolve.c). */
 		if (!got || ((regs.rdi & CLONE_FS) && !(regs.rdi & CLONE_THREAD)))
@@ -214,6 +218,8 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 	}
 	np->tgid = ntgid;
 	np->ppid = parent->tgid;
+	if (same_root)
+		resolve_inherit_root(np, parent);
 	if (!np->exe && parent->exe)
 		procs_set_exe(np, parent->exe);
 	if (record_fork(s, ntid, parent->tgid, ntgid, kind) < 0)

@@ -518,6 +518,13 @@ static uint64_t mnt_id(int fd)
 	return sx.stx_mnt_id;
 }
 
+void resolve_inherit_root(struct proc *child, const struct proc *parent)
+{
+	/* A shared root only: a task's own root fd stays its own. */
+	if (root_fixed && child->root_fd == -1 && parent->root_fd == -2)
+		child->root_fd = -2;
+}
+
 /* The caller's root in *root, and its stat; *kept when the fd belongs to
  * the cache (not to be closed). */
 static int task_root(pid_t tid, int *root, struct stat *st, bool *kept)
