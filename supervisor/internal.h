@@ -292,6 +292,12 @@ void resolve_inherit_root(struct proc *child, const struct proc *parent);
  * (by then the change is done).
  */
 void resolve_note_call(pid_t tid, int nr);
+/*
+ * tid is at a ptrace stop: a chdir or fchdir it was let through has been
+ * carried out (a stop comes after the call's body, or the call is restarted
+ * and notified again).
+ */
+void resolve_task_seen(pid_t tid);
 /* A task shares its working directory with another process (clone with
  * CLONE_FS and without CLONE_THREAD): no cwd is kept from now on. */
 void resolve_cwd_shared(void);

@@ -233,6 +233,9 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 	int event = st >> 16;
 	long inject = 0;
 
+	/* Stopped: past any chdir it was let through (resolve.c). */
+	resolve_task_seen(pid);
+
 	if (!p) {
 		/* A new task whose creator's event has not been seen yet. */
 		pid_t tg = tracee_tgid(pid);

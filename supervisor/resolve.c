@@ -424,8 +424,9 @@ void resolve_set_root_fixed(bool fixed)
  * after the supervisor answers, at a time it does not see, so at each
  * such notification every kept cwd becomes stale (cwd_gen), and none is
  * used or kept while a task that asked is not yet seen making its next
- * call (a task's calls are sequential: by then its change is done, or was
- * never made).  A process that shares its cwd with another (CLONE_FS
+ * call or at a ptrace stop (a task's calls are sequential: by then its
+ * change is done, or was never made, or the call was interrupted and will
+ * be notified again when it restarts).  A process that shares its cwd with another (CLONE_FS
  * without CLONE_THREAD) turns the cache off for the run.  At most
  * CWD_KEPT_MAX fds are kept, so that the cache never costs the supervisor
  * the fds its work needs.
@@ -467,6 +468,12 @@ void resolve_note_call(pid_t tid, int nr)
 		cwd_off = true;
 	else
 		cwd_inflight[n_cwd_inflight++] = tid;
+}
+
+void resolve_task_seen(pid_t tid)
+{
+	if (n_cwd_inflight)
+		cwd_done(tid);
 }
 
 void resolve_cwd_shared(void)

@@ -114,6 +114,9 @@ EOF
 	c cwd-follows-cd        files 0      "--type syscall --path $W/sub/here.txt --action allow" \
 		sh -c "cd '$W' && cat id_rsa && cd sub && cat here.txt && cd .. && cat readme.txt"
 	check cwd-follows-cd-content bash -c "grep -q 'PUBLIC decoy' '$SG_OUT' && grep -q 'PUBLIC in sub' '$SG_OUT' && grep -q 'PUBLIC readme' '$SG_OUT'"
+	c cwd-follows-cd-same-shell files 0  "--type syscall --path $W/sub/here.txt --action allow" \
+		sh -c "cd '$W'; read a < id_rsa; /bin/true; cd sub; /bin/true; read b < here.txt; cd ..; read c < readme.txt; echo \"\$a/\$b/\$c\""
+	check cwd-follows-cd-same-shell-content grep -qx "PUBLIC decoy/PUBLIC in sub/PUBLIC readme" "$SG_OUT"
 	c secret-after-cd       files 1      "--type syscall --path $S --action deny --rule no-secrets" \
 		sh -c "cd '$W' && cat id_rsa && cd '$H/.ssh' && cat id_rsa"
 	check secret-after-cd-decoy-first grep -q "PUBLIC decoy" "$SG_OUT"
