@@ -199,7 +199,7 @@ if want 1; then
 
 	micro_row "(a) getppid, named by no rule" getppid 200000 "filter: allow everything" allow - yes
 	micro_row "(b) open /etc/shadow, denied" open-deny 2000 "notif: RECV + SEND(EACCES)" notif notif-sync yes
-	micro_row "(c) open /etc/passwd, emulated" open-allow 2000 "notif: RECV + ADDFD(SEND)" notif notif-sync yes
+	micro_row "(c) open /etc/passwd, emulated" open-allow 2000 "notif: RECV + ADDFD + SEND" notif notif-sync yes
 	micro_row "(d) exec /bin/true (fork+exec+wait)" exec 50 "ptrace events+notif exec,opens" notif notif-sync yes
 	micro_row "(e) connect 127.0.0.1 (+socket,close)" connect 1000 "notif: pidfd_getfd+connect" notif notif-sync yes
 	micro_row "(f) traced getppid (ptrace stop)" getppid 5000 "notif+INTERRUPT, stop, CONT, notif" notif-stop - ref
@@ -212,7 +212,7 @@ if want 1; then
 	echo "   x nat = sysgate / native; sg/bare = sysgate / bare sync (bare where the kernel lacks SYNC_WAKE_UP)."
 	echo "   A plain wake-up of a task on another, idle CPU is slow in a VM: 'bare' (and ptrace stops) swing"
 	echo "   between a few us on a busy machine and tens of us on an idle one; SYNC_WAKE_UP keeps RECV/SEND"
-	echo "   on one CPU (ADDFD gains little from it).  Compare figures of the same run only."
+	echo "   on one CPU (not ADDFD, whose wake-ups are plain ones).  Compare figures of the same run only."
 	echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
 	echo "   (d) bare: every new process's ptrace stops resumed, execve CONTINUEd, the loader's opens done"
 	echo "   by the bare loop and installed with ADDFD; sysgate additionally checks and records all of it."
