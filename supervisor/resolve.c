@@ -432,7 +432,7 @@ void resolve_set_root_fixed(bool fixed)
  * the fds its work needs.
  */
 #define CWD_INFLIGHT_MAX 16
-#define CWD_KEPT_MAX 256
+#define CWD_KEPT_MAX 128
 static bool cwd_off;
 static uint64_t cwd_gen = 1;
 static pid_t cwd_inflight[CWD_INFLIGHT_MAX];
