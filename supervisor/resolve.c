@@ -216,6 +216,35 @@ static int push_front(char *rem, size_t rem_size, size_t *pos,
 }
 
 /*
+ * May the first len bytes of text (directories only) be walked by the
+ * kernel in one openat2()?  A ".." among them is taken only from the
+ * caller's root (an absolute path), under RESOLVE_IN_ROOT|RESOLVE_NO_XDEV,
+ * which *resolve gets; anywhere else, or in a scoped walk, the component
+ * walk must take it.  The security argument is at jump_prefix().
+ */
+static bool jump_scope(const char *text, size_t len, unsigned flags,
+		       bool at_root, __u64 *resolve)
+{
+	bool dotdot = false;
+
+	for (const char *c = text; c < text + len;) {
+		size_t l = strcspn(c, "/");
+
+		if (l == 2 && c[0] == '.' && c[1] == '.')
+			dotdot = true;
+		c += l;
+		while (*c == '/')
+			c++;
+	}
+	if (!dotdot)
+		return true;
+	if (!at_root || (flags & (RES_BENEATH | RES_IN_ROOT)))
+		return false;
+	*resolve |= RESOLVE_IN_ROOT | RESOLVE_NO_XDEV;
+	return true;
+}
+
+/*
  * The fast path of the walk: every directory before the last component
  * in one openat2() instead of an openat()+fstat() per component.
  * text: the rest of the walk (no leading '/').  Returns an O_PATH fd of
@@ -246,7 +275,6 @@ static int jump_prefix(const char *text, int cur, unsigned flags,
 	};
 	char pre[PATH_MAX];
 	size_t e = strlen(text), ls;
-	bool dotdot = false;
 	long fd;
 
 	if (flags & RES_NO_XDEV)
@@ -260,20 +288,8 @@ static int jump_prefix(const char *text, int cur, unsigned flags,
 		return -1;	/* one component, or too long for us */
 	memcpy(pre, text, ls);
 	pre[ls] = '\0';
-	for (const char *c = pre; *c;) {
-		size_t l = strcspn(c, "/");
-
-		if (l == 2 && c[0] == '.' && c[1] == '.')
-			dotdot = true;
-		c += l;
-		while (*c == '/')
-			c++;
-	}
-	if (dotdot) {
-		if (!at_root || (flags & (RES_BENEATH | RES_IN_ROOT)))
-			return -1;
-		how.resolve |= RESOLVE_IN_ROOT | RESOLVE_NO_XDEV;
-	}
+	if (!jump_scope(pre, ls, flags, at_root, &how.resolve))
+		return -1;
 	fd = syscall(SYS_openat2, cur, pre, &how, sizeof(how));
 	if (fd < 0)
 		return -1;
@@ -309,7 +325,6 @@ static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
 	};
 	size_t e = strlen(text), ls = e;
 	const char *last;
-	bool dotdot = false;
 	long fd;
 
 	if ((flags & RES_NO_XDEV) || e == 0 || text[e - 1] == '/')
@@ -322,20 +337,8 @@ static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
 	if (!strcmp(last, ".") || !strcmp(last, "..") ||
 	    !strcmp(last, "self") || !strcmp(last, "thread-self"))
 		return -1;
-	for (const char *c = text; c < last;) {
-		size_t l = strcspn(c, "/");
-
-		if (l == 2 && c[0] == '.' && c[1] == '.')
-			dotdot = true;
-		c += l;
-		while (*c == '/')
-			c++;
-	}
-	if (dotdot) {
-		if (!at_root || (flags & (RES_BENEATH | RES_IN_ROOT)))
-			return -1;
-		how.resolve |= RESOLVE_IN_ROOT | RESOLVE_NO_XDEV;
-	}
+	if (!jump_scope(text, ls, flags, at_root, &how.resolve))
+		return -1;
 	/* No O_NOFOLLOW added: the file would keep it (F_GETFL); a trailing
 	 * symlink is refused (ELOOP) under RESOLVE_NO_SYMLINKS all the same. */
 	if (dir_oflags)
