@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/ioctl.h>
@@ -839,6 +840,20 @@ int supervisor_run(const struct supervisor_opts *opts)
 	}
 	s.child = lr.pid;
 	s.listener = lr.listener;
+	/*
+	 * The supervisor holds fds per process (pidfds, kept roots and
+	 * cwds) on top of those of the calls it carries out: its own soft
+	 * limit goes up to the hard one, now that the command has started
+	 * with the limit it was given.
+	 */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	/*
 	 * Security: not dumpable, so that no process of the same user can
 	 * ptrace the supervisor or open its /proc files (its listener fd

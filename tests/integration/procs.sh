@@ -124,6 +124,43 @@ try:
 except ProcessLookupError:
     pass
 '
+	# 1,100 processes that each open a file relative to a dirfd (the
+	# supervisor takes a pidfd of each) under a soft limit of 1024 fds:
+	# the supervisor raises its own limit, the command keeps the one it
+	# was given.
+	cat >"$W/scale.py" <<'PYEOF'
+import os, sys, time
+n = int(sys.argv[1])
+r, w = os.pipe()
+kids = []
+for i in range(n):
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        try:
+            d = os.open("/usr/lib", os.O_RDONLY | os.O_DIRECTORY)
+            os.close(os.open("os-release", os.O_RDONLY, dir_fd=d))
+            code = 0
+        except OSError as e:
+            code = e.errno
+        os.read(r, 1)
+        os._exit(code)
+    kids.append(pid)
+os.close(r)
+time.sleep(0.2)
+os.close(w)
+bad = sum(1 for k in kids if os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) != 0)
+print("failed children:", bad)
+PYEOF
+	local saved_as=("${SG_AS[@]}")
+	SG_AS=(prlimit "--nofile=1024:$(ulimit -Hn)" "${SG_AS[@]}")
+	SG_TIMEOUT=180 c nofile-1100-processes procs 0 "--type proc.fork --min 1100" \
+		$PY "$W/scale.py" 1100
+	check nofile-1100-processes-all grep -qx "failed children: 0" "$SG_OUT"
+	c nofile-limit-kept     procs 0 - \
+		$PY -c 'import resource; print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])'
+	check nofile-limit-kept-1024 grep -qx 1024 "$SG_OUT"
+	SG_AS=("${saved_as[@]}")
 }
 
 sg_main cases
