@@ -179,14 +179,13 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 	pid_t ntgid;
 	const char *kind;
 	struct proc *np;
+	struct user_regs_struct regs;
+	bool got, same_root;
 
 	if (parent->fork_inflight) {
 		parent->fork_inflight = false;
 		s->forks_inflight--;
 	}
-	struct user_regs_struct regs;
-	bool got, same_root;
-
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
 		return;
 	ntid = (pid_t)msg;

@@ -1895,25 +1895,14 @@ static bool binfmt_misc_active(void)
  * can run (ENOEXEC).  UNKNOWN when we cannot read it (execute-only). */
 static enum exec_format exec_format(int fd)
 {
-	char p[64];
 	union {
 		unsigned char b[64];
 		Elf64_Ehdr e64;
 		Elf32_Ehdr e32;
 	} h;
-	AUTO_CLOSE int rf = -1;
+	AUTO_CLOSE int rf = reopen_fd(fd, O_RDONLY | O_NONBLOCK);
 	ssize_t n;
 
-	int dir = resolve_self_fd_dir();
-
-	/* Through the kept /proc/self/fd: no walk of /proc at each exec. */
-	if (dir >= 0) {
-		snprintf(p, sizeof(p), "%d", fd);
-		rf = openat(dir, p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	} else {
-		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-		rf = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	}
 	if (rf < 0)
 		return EXEC_UNKNOWN;
 	memset(&h, 0, sizeof(h));

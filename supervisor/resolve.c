@@ -429,8 +429,9 @@ void resolve_set_root_fixed(bool fixed)
  * used or kept while a task that asked is not yet seen making its next
  * call or at a ptrace stop (a task's calls are sequential: by then its
  * change is done, or was never made, or the call was interrupted and will
- * be notified again when it restarts).  A process that shares its cwd with another (CLONE_FS
- * without CLONE_THREAD) turns the cache off for the run.  At most
+ * be notified again when it restarts).  A process that shares its cwd
+ * with another (CLONE_FS without CLONE_THREAD) turns the cache off for the
+ * run.  At most
  * CWD_KEPT_MAX fds are kept, so that the cache never costs the supervisor
  * the fds its work needs.
  */
@@ -664,7 +665,6 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 	bool try_jump = true;	/* new text to walk: try jump_prefix() */
 	bool at_root = false;	/* cur is the caller's root */
 	bool cur_known = false;	/* cur_st is cur's */
-	bool missing = false;	/* jump_whole() found a name missing */
 
 	resolved_init(out);
 	if (strlen(path) >= PATH_MAX)
@@ -757,11 +757,11 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			pos++;
 		if (try_jump) {
 			int base = cur >= 0 ? cur : start;
-			bool loop_seen = false;
+			bool missing = false;	/* a name missing (ENOENT) */
+			bool loop_seen = false;	/* a symlink on the way */
 			size_t used;
 
 			try_jump = false;
-			missing = false;
 			if (flags & RES_OPEN) {
 				const char *l = strrchr(rem + pos, '/');
 
@@ -880,10 +880,11 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		 * Security: "self" and "thread-self" at the root of a procfs
 		 * name the caller, not the supervisor doing the walk.
 		 */
-		if (!strcmp(comp, "self") || !strcmp(comp, "thread-self"))
+		bool self = !strcmp(comp, "self") || !strcmp(comp, "thread-self");
+
+		if (self)
 			NEED_CUR_ST();
-		if ((!strcmp(comp, "self") || !strcmp(comp, "thread-self")) &&
-		    cur_st.st_ino == PROC_ROOT_INO && is_procfs(cur)) {
+		if (self && cur_st.st_ino == PROC_ROOT_INO && is_procfs(cur)) {
 			char sub[64];
 
 			proc_self_name(comp, tid, tgid, sub, sizeof(sub));
