@@ -815,9 +815,11 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		if (cur < 0 && (cur = dup(start)) < 0)
 			return -errno;
 		if (rem[pos] == '\0') {
-			/* "/" or a path of only "." and "/": cur is the object. */
+			/* "/" or a path of only "." and "/": cur is the object,
+			 * stat'ed now (cur_st may be the kept root's). */
 			NEED_CUR_ST();
-			out->st = cur_st;
+			if (fstat(cur, &out->st) < 0)
+				return -errno;
 			out->fd = steal_fd(&cur);
 			out->trailing_slash = true;
 			return fd_path(out->fd, out->path, sizeof(out->path));
@@ -842,7 +844,8 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		if (!strcmp(comp, ".")) {
 			NEED_CUR_ST();
 			if (last) {
-				out->st = cur_st;
+				if (fstat(cur, &out->st) < 0)
+					return -errno;
 				out->fd = steal_fd(&cur);
 				snprintf(out->name, sizeof(out->name), ".");
 				return fd_path(out->fd, out->path, sizeof(out->path));

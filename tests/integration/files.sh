@@ -53,6 +53,18 @@ access = write, create, delete
 action = deny
 errno = EROFS
 EOF
+	policy rootstat <<'EOF'
+[policy]
+default = allow
+
+[rule stats]
+syscalls = @stat
+action = allow
+
+[rule no-root-changes]
+syscalls = chroot, pivot_root, setns, unshare
+action = deny
+EOF
 	policy kill <<'EOF'
 [policy]
 default = allow
@@ -117,6 +129,21 @@ EOF
 	c cwd-follows-cd-same-shell files 0  "--type syscall --path $W/sub/here.txt --action allow" \
 		sh -c "cd '$W'; read a < id_rsa; /bin/true; cd sub; /bin/true; read b < here.txt; cd ..; read c < readme.txt; echo \"\$a/\$b/\$c\""
 	check cwd-follows-cd-same-shell-content grep -qx "PUBLIC decoy/PUBLIC in sub/PUBLIC readme" "$SG_OUT"
+	# The kept root is the directory, not its stat: "/" stat'ed after a
+	# change to it shows the change (root only: it touches "/").
+	if [ "$U" = root ]; then
+		rm -f "$W/go"
+		mkfifo "$W/go"
+		( sleep 0.3; touch -c -m /; echo go >"$W/go" ) &
+		c stat-root-fresh   rootstat 0   - \
+			$PY -c "
+import os, sys
+open('/etc/hostname').read()
+before = os.stat('/').st_mtime_ns
+open('$W/go').read()
+sys.exit(0 if os.stat('/').st_mtime_ns != before else 1)"
+		wait
+	fi
 	c secret-after-cd       files 1      "--type syscall --path $S --action deny --rule no-secrets" \
 		sh -c "cd '$W' && cat id_rsa && cd '$H/.ssh' && cat id_rsa"
 	check secret-after-cd-decoy-first grep -q "PUBLIC decoy" "$SG_OUT"
