@@ -2,7 +2,9 @@
 /*
  * audit: the JSON Lines audit trail.  Formats records into a reused buffer,
  * escapes every byte that came from a tracee, chains each record to the one
- * before with BLAKE2b (libsodium) and appends it to the trail with write(2).
+ * before with BLAKE2b (libsodium) and appends it to the trail: copied into a
+ * shared mapping of the file when it is a regular file open for reading and
+ * writing (the map sink, audit/writer.c), else with write(2).
  * Also reads trails back and verifies them.  Pure of supervisor concerns:
  * it never sees a pid except as a number to print.
  *
@@ -16,7 +18,7 @@
  *	audit_obj_begin(r, "args");
  *	audit_bytes(r, "path", tracee_path, len);           // escaped
  *	audit_obj_end(r);
- *	if (audit_commit(r) < 0) ...                        // hash + '\n' + write(2)
+ *	if (audit_commit(r) < 0) ...                        // hash + '\n' + into the file
  *	...
  *	audit_close(w);
  *
@@ -57,29 +59,43 @@ struct audit_writer;
 struct audit_rec;
 
 enum audit_sync {
-	AUDIT_SYNC_NONE = 0,     /* write(2) only */
-	AUDIT_SYNC_INTERVAL = 1, /* write(2) per record, fdatasync at most every
+	AUDIT_SYNC_NONE = 0,     /* into the file (map or write(2)) only */
+	AUDIT_SYNC_INTERVAL = 1, /* each record into the file, fdatasync at most every
 				  * AUDIT_SYNC_INTERVAL_MS via audit_tick() */
 	AUDIT_SYNC_EVERY = 2,    /* fdatasync after every record */
 };
 #define AUDIT_SYNC_INTERVAL_MS 200
 
 /*
- * Open (create, O_APPEND | O_CLOEXEC, mode 0600) the trail at path.
- * run_id is copied.  Returns 0 and sets *out, or -errno.
+ * Open (create, O_RDWR | O_APPEND | O_CLOEXEC, mode 0600) the trail at
+ * path; records go after what the file holds (after its last non-zero
+ * byte: see "reserved space" in audit/FORMAT.txt).  run_id is copied.
+ * Returns 0 and sets *out, or -errno: -EBUSY when another writer has the
+ * file (an flock(2) held until audit_close).
+ *
+ * The map sink installs a SIGBUS handler, once per process (the only
+ * signal disposition audit/ sets): a fault while a record is copied into
+ * the mapping (the file truncated by somebody else, an I/O error) becomes
+ * the sticky error -EIO; any other SIGBUS goes to the disposition there was
+ * before.
  */
 int audit_open_path(const char *path, enum audit_sync sync, const char *run_id,
 		    struct audit_writer **out);
 /* The same on an fd the caller hands over (taken: closed by audit_close;
- * on failure it stays the caller's).  Errors: -EINVAL (bad fd, sync, or a
- * run_id that is empty or longer than 256 bytes), -ENOMEM. */
+ * on failure it stays the caller's).  A regular file is locked as above;
+ * the map sink needs it open O_RDWR, else records are written with
+ * write(2).  Errors: -EINVAL (bad fd, sync, or a run_id that is empty or
+ * longer than 256 bytes), -ENOMEM, -EBUSY, or the errno of fstat or of
+ * reading the file's end. */
 int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 		  struct audit_writer **out);
 
 /*
- * Close the trail (fdatasync unless AUDIT_SYNC_NONE).  Returns 0 or the first
- * write error seen since open, as -errno.  Accepts NULL.  No record may be
- * open, and no other thread may still use w.
+ * Close the trail (fdatasync unless AUDIT_SYNC_NONE).  The map sink first
+ * cuts the file back to its last record (unless another process changed
+ * its size meanwhile).  Returns 0 or the first write error seen since
+ * open, as -errno.  Accepts NULL.  No record may be open, and no other
+ * thread may still use w.
  */
 int audit_close(struct audit_writer *w);
 
@@ -163,10 +179,11 @@ void audit_arr_begin(struct audit_rec *r, const char *key);
 void audit_arr_end(struct audit_rec *r);
 
 /*
- * Finish the record (hash, newline) and write(2) it to the trail, retrying
- * short writes.  Returns 0 once the record is in the file (handed to the
- * kernel; with AUDIT_SYNC_EVERY also fdatasynced), or -errno (ENOSPC,
- * EFBIG, EIO, ENOMEM...): the caller must then fail closed.
+ * Finish the record (hash, newline) and hand it to the trail: copy it into
+ * the map (reserving space first) or write(2) it, retrying short writes.
+ * Returns 0 once the record is in the file (handed to the kernel; with
+ * AUDIT_SYNC_EVERY also fdatasynced), or -errno (ENOSPC, EFBIG, EIO,
+ * ENOMEM...): the caller must then fail closed.
  *
  * Group commit: the record is hashed and appended to the writer's buffer
  * under the mutex, which is then released.  If no other thread is writing,
@@ -176,7 +193,11 @@ void audit_arr_end(struct audit_rec *r);
  * that write to finish and then writes what has gathered.  Either way
  * audit_commit() returns only once ITS record is in the file (and synced
  * when asked).  A record is never split between batches: each line goes to
- * the kernel in one write(2) (a short write is continued, as before).
+ * the kernel in one write(2) (a short write is continued, as before).  The
+ * map sink copies under the mutex instead (a copy costs less than giving
+ * the mutex up and taking it back), but for AUDIT_SYNC_EVERY, whose
+ * fdatasync runs without it as above; it reserves each line whole before
+ * copying it, so an error leaves no part of a line in the file.
  *
  * Errors: -EINVAL, -ENOMEM, -EMSGSIZE from building the record: nothing was
  * written and the writer stays usable.  Any write(2) or fdatasync(2) error

@@ -146,7 +146,14 @@ static int reader_line(struct audit_reader *rd, const char **line, size_t *len)
 			continue;
 		}
 		if (rd->eof) {
-			if (have == 0 && !skipping)
+			/* A last line of zero bytes is the space a map writer
+			 * reserved and had not written yet (audit/writer.c):
+			 * the trail ends before it. */
+			if (!skipping && (have == 0 ||
+					  (rd->buf[rd->start] == '\0' &&
+					   memcmp(rd->buf + rd->start,
+						  rd->buf + rd->start + 1,
+						  have - 1) == 0)))
 				return 0;
 			*line = rd->buf + rd->start;
 			*len = have;

@@ -74,6 +74,11 @@ static off_t reader_tell(const struct reader *rd)
 	return rd->buf_off + (off_t)rd->start;
 }
 
+static bool all_zero(const char *p, size_t n)
+{
+	return n > 0 && p[0] == '\0' && memcmp(p, p + 1, n - 1) == 0;
+}
+
 /* Returns an enum line_status, or -errno. */
 static int reader_next(struct reader *rd, const char **line, size_t *len)
 {
@@ -96,7 +101,10 @@ static int reader_next(struct reader *rd, const char **line, size_t *len)
 			return LINE_TOO_LONG;
 		}
 		if (rd->eof) {
-			if (have == 0)
+			/* A last line of zero bytes is the space a map writer
+			 * reserved and had not written yet (audit/writer.c):
+			 * the trail ends before it. */
+			if (have == 0 || all_zero(rd->buf + rd->start, have))
 				return LINE_EOF;
 			*line = rd->buf + rd->start;
 			*len = have;

@@ -11,10 +11,16 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +41,14 @@
 #define KEY_FAST_MAX 64
 /* Longest run id kept (bytes before escaping). */
 #define RUN_ID_MAX 256
+/* The map sink (see "map sink" below): space is reserved in steps of
+ * MAP_CHUNK, and MAP_WINDOW bytes of the file are mapped at a time (more
+ * than the longest line and a page, so that one line always fits). */
+#define MAP_CHUNK ((off_t)256 * 1024)
+#define MAP_WINDOW ((size_t)16 * 1024 * 1024)
+/* How far back from the end audit_open_fd looks for the zero bytes a
+ * map writer that died left (at most MAP_CHUNK of them). */
+#define MAP_TAIL_SCAN ((off_t)4 * MAP_CHUNK)
 
 static const char hex_digits[] = "0123456789abcdef";
 
@@ -124,6 +138,16 @@ struct audit_writer {
 	/* The buffer not being filled: free, or being written. */
 	char *spare;
 	size_t spare_cap;
+	/* The map sink: map != NULL when records are copied into a shared
+	 * mapping of the trail instead of written with write(2).  map holds
+	 * the file's bytes [map_off, map_off + MAP_WINDOW); data_end is the
+	 * offset after the last byte written, reserved_end the file's size
+	 * (fallocate'd up to there).  Used by the flusher only. */
+	char *map;
+	off_t map_off, data_end, reserved_end;
+	off_t populated_end;	/* window pages faulted in up to here */
+	bool map_proven;	/* a fallocate(2) has worked on this file */
+	off_t fsize_limit;	/* RLIMIT_FSIZE at open (chunks stop there) */
 	/* Timestamp cache: "\"YYYY-MM-DDTHH:MM:SS." of ts_sec. */
 	time_t ts_sec;
 	char ts_head[64];
@@ -624,6 +648,346 @@ void audit_arr_end(struct audit_rec *r)
 	close_nested(r, true);
 }
 
+/* Write all of buf, retrying EINTR and short writes; *done gets the bytes
+ * written. */
+static int write_all(int fd, const char *buf, size_t len, size_t *done)
+{
+	*done = 0;
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
+		*done += (size_t)n;
+	}
+	return 0;
+}
+
+/* ---- map sink -------------------------------------------------------- */
+
+/*
+ * When the trail is a regular file open for reading and writing, records
+ * are copied into a shared mapping of it instead of written with write(2),
+ * which costs about a microsecond a record here, more than building and
+ * hashing it.
+ *
+ * Security (the crash guarantee): a store into a MAP_SHARED mapping of a
+ * file is in the file's page cache when the store is done, exactly where
+ * write(2) would have put it, so a SIGKILL of the supervisor loses no
+ * record that audit_commit() returned for, and fdatasync(2) syncs those
+ * pages as it syncs written ones (audit_tick, AUDIT_SYNC_EVERY).
+ *
+ * Space is reserved ahead with fallocate(2), MAP_CHUNK at a time, so that
+ * a full disk or RLIMIT_FSIZE is an error (ENOSPC, EFBIG) before a record
+ * is copied, never a SIGBUS on a page that cannot be had; when a whole
+ * chunk cannot be had, each record takes just its own bytes, so records
+ * go on up to the last free byte as with write(2).  The file thus ends
+ * with zero bytes during a run; audit_close() cuts it back to its last
+ * record.  A writer that dies leaves them: readers and the verifier take a
+ * last line of zero bytes as the end of the trail (no record starts with
+ * NUL), and the next audit_open_fd() writes over them.
+ *
+ * The mapping can still fault if another process truncates the file under
+ * the writer (the trail is tamper-evident, not tamper-proof) or on an I/O
+ * error: the copy runs with a SIGBUS handler armed for this thread, which
+ * turns such a fault into the sticky error -EIO.  That handler is the one
+ * signal disposition audit/ sets; a SIGBUS it does not expect goes to the
+ * disposition that was there before.
+ *
+ * An flock(LOCK_EX) on the trail keeps a second writer out (-EBUSY): two
+ * writers would write over each other's records.
+ */
+
+static struct sigaction old_sigbus;
+static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
+static int sigbus_install_err;
+/* Armed around one copy into the map: where to jump, and the bytes the
+ * copy writes. */
+static __thread sigjmp_buf *volatile map_jump;
+static __thread const char *volatile map_copy_lo;
+static __thread const char *volatile map_copy_hi;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	sigjmp_buf *j = map_jump;
+	const char *a = si ? (const char *)si->si_addr : NULL;
+
+	if (j && si && si->si_code > 0 && a >= map_copy_lo && a < map_copy_hi) {
+		map_jump = NULL;
+		siglongjmp(*j, 1);
+	}
+	/* Not a fault of ours: back to the disposition from before.  For a
+	 * fault the instruction runs again and meets it; a SIGBUS sent with
+	 * kill(2) is sent again. */
+	if (old_sigbus.sa_flags & SA_SIGINFO) {
+		old_sigbus.sa_sigaction(sig, si, ctx);
+		return;
+	}
+	sigaction(SIGBUS, &old_sigbus, NULL);
+	if (!si || si->si_code <= 0)
+		raise(SIGBUS);
+}
+
+static void install_sigbus(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus,
+				.sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &old_sigbus) < 0)
+		sigbus_install_err = -errno;
+}
+
+/* The offset after the last byte that is not zero, looking back at most
+ * MAP_TAIL_SCAN bytes from size (beyond that, everything counts). */
+static int data_end_of(int fd, off_t size, off_t *end)
+{
+	char buf[16384];
+	off_t stop = size > MAP_TAIL_SCAN ? size - MAP_TAIL_SCAN : 0;
+	off_t pos = size;
+
+	while (pos > stop) {
+		size_t want = (size_t)(pos - stop < (off_t)sizeof(buf) ?
+				       pos - stop : (off_t)sizeof(buf));
+		ssize_t n = pread(fd, buf, want, pos - (off_t)want);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if ((size_t)n != want)
+			return -EIO;	/* the file shrank meanwhile */
+		for (size_t i = want; i > 0; i--)
+			if (buf[i - 1] != '\0') {
+				*end = pos - (off_t)want + (off_t)i;
+				return 0;
+			}
+		pos -= (off_t)want;
+	}
+	*end = pos;
+	return 0;
+}
+
+/* Reserve the file's bytes up to want: a chunk, or just want when a whole
+ * chunk cannot be had (a nearly full disk, RLIMIT_FSIZE). */
+static int map_reserve(struct audit_writer *w, off_t want)
+{
+	off_t chunk_end = (want + MAP_CHUNK - 1) / MAP_CHUNK * MAP_CHUNK;
+
+	if (want <= w->reserved_end)
+		return 0;
+	/* A chunk past RLIMIT_FSIZE would fail with SIGXFSZ as well as
+	 * EFBIG: reserve up to the limit, as write(2) would write. */
+	if (chunk_end > w->fsize_limit)
+		chunk_end = want > w->fsize_limit ? want : w->fsize_limit;
+	if (fallocate(w->fd, 0, w->reserved_end,
+		      chunk_end - w->reserved_end) == 0) {
+		w->reserved_end = chunk_end;
+		return 0;
+	}
+	if (errno != ENOSPC && errno != EFBIG && errno != EDQUOT)
+		return -errno;
+	if (fallocate(w->fd, 0, w->reserved_end, want - w->reserved_end) < 0)
+		return -errno;
+	w->reserved_end = want;
+	return 0;
+}
+
+/*
+ * Set up the sink for fd: the map sink when fd is a regular file open
+ * O_RDWR on a file system with fallocate(2), else write(2).  Either way a
+ * regular file is locked against a second writer (-EBUSY).  Returns 0 or
+ * -errno.
+ */
+static int sink_open(struct audit_writer *w)
+{
+	struct rlimit lim;
+	struct stat st;
+	off_t end;
+	int fl, rc;
+
+	if (fstat(w->fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (TEMP_FAILURE_RETRY_INT(flock(w->fd, LOCK_EX | LOCK_NB)) < 0) {
+		if (errno == EWOULDBLOCK)
+			return -EBUSY;
+		return 0;	/* no locks here (ENOLCK): write(2), unlocked */
+	}
+	fl = fcntl(w->fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) != O_RDWR)
+		return 0;
+	rc = data_end_of(w->fd, st.st_size, &end);
+	if (rc < 0)
+		return rc;
+	pthread_once(&sigbus_once, install_sigbus);
+	if (sigbus_install_err)
+		return 0;
+	w->data_end = end;
+	w->reserved_end = st.st_size;
+	w->fsize_limit = getrlimit(RLIMIT_FSIZE, &lim) == 0 &&
+				 lim.rlim_cur != RLIM_INFINITY &&
+				 lim.rlim_cur < (rlim_t)INT64_MAX ?
+			 (off_t)lim.rlim_cur : (off_t)INT64_MAX;
+	w->map_off = -1;
+	w->map = MAP_FAILED;
+	return 1;
+}
+
+/* Map the window that holds [data_end, data_end + len), len at most
+ * AUDIT_MAX_LINE. */
+static int map_window(struct audit_writer *w, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	off_t off;
+	void *m;
+
+	if (w->map != MAP_FAILED && w->data_end >= w->map_off &&
+	    w->data_end + (off_t)len <= w->map_off + (off_t)MAP_WINDOW)
+		return 0;
+	if (w->map != MAP_FAILED)
+		munmap(w->map, MAP_WINDOW);
+	w->map = MAP_FAILED;
+	off = w->data_end / page * page;
+	m = mmap(NULL, MAP_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd,
+		 off);
+	if (m == MAP_FAILED)
+		return -errno;
+	w->map = m;
+	w->map_off = off;
+	w->populated_end = off;
+	return 0;
+}
+
+/*
+ * Fault in the reserved pages of the window ahead of the copies, with one
+ * madvise(2) for what would be a page fault every few records.  Only an
+ * optimisation: where it fails (before Linux 5.14), the copies fault.
+ */
+static void map_populate(struct audit_writer *w)
+{
+#ifdef MADV_POPULATE_WRITE
+	off_t end = w->map_off + (off_t)MAP_WINDOW;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (w->reserved_end < end)
+		end = w->reserved_end / page * page;
+	if (end <= w->populated_end)
+		return;
+	if (madvise(w->map + (w->populated_end - w->map_off),
+		    (size_t)(end - w->populated_end), MADV_POPULATE_WRITE) == 0)
+		w->populated_end = end;
+	else
+		w->populated_end = w->reserved_end;	/* not again */
+#else
+	(void)w;
+#endif
+}
+
+/* Copy one line into the map at data_end (reserved and mapped).  A SIGBUS
+ * on the way is -EIO: the file was cut short under us, or cannot be read. */
+static int map_copy(struct audit_writer *w, const char *p, size_t len)
+{
+	sigjmp_buf jb;
+	char *dst = w->map + (w->data_end - w->map_off);
+
+	if (sigsetjmp(jb, 0)) {
+		map_copy_lo = map_copy_hi = NULL;
+		return -EIO;
+	}
+	map_copy_lo = dst;
+	map_copy_hi = dst + len;
+	map_jump = &jb;
+	/* The handler reads these: no store may move across the copy. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	memcpy(dst, p, len);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	map_jump = NULL;
+	map_copy_lo = map_copy_hi = NULL;
+	w->data_end += (off_t)len;
+	return 0;
+}
+
+/*
+ * Append buf[0..len) (whole lines) to the trail, as write_all() does;
+ * *done gets the bytes in the file.  The map sink takes one line at a
+ * time, so that on an error exactly the whole lines before it are in.
+ */
+static int sink_write(struct audit_writer *w, const char *buf, size_t len,
+		      size_t *done)
+{
+	const char *p = buf, *end = buf + len;
+	int rc;
+
+	if (!w->map)
+		return write_all(w->fd, buf, len, done);
+	*done = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl + 1 - p) : (size_t)(end - p);
+
+		rc = map_reserve(w, w->data_end + (off_t)n);
+		if (rc == -EOPNOTSUPP && !w->map_proven) {
+			/* No fallocate(2) on this file system (the first
+			 * reservation tells, nothing was reserved): write(2)
+			 * from here on, after the last record. */
+			size_t more = 0;
+
+			if (w->map != MAP_FAILED)
+				munmap(w->map, MAP_WINDOW);
+			w->map = NULL;
+			if (lseek(w->fd, w->data_end, SEEK_SET) < 0)
+				return -errno;
+			rc = write_all(w->fd, p, (size_t)(end - p), &more);
+			*done += more;
+			return rc;
+		}
+		if (rc == 0)
+			w->map_proven = true;
+		if (rc == 0)
+			rc = map_window(w, n);
+		if (rc == 0 && w->data_end + (off_t)n > w->populated_end)
+			map_populate(w);
+		if (rc == 0)
+			rc = map_copy(w, p, n);
+		if (rc < 0)
+			return rc;
+		*done += n;
+		p += n;
+	}
+	return 0;
+}
+
+/*
+ * At close: unmap, and cut the file back to its last record, unless
+ * somebody else changed its size meanwhile (their bytes then stay after
+ * ours, for the verifier to see).
+ */
+static int sink_close(struct audit_writer *w)
+{
+	struct stat st;
+
+	if (!w->map)
+		return 0;
+	if (w->map != MAP_FAILED)
+		munmap(w->map, MAP_WINDOW);
+	w->map = NULL;
+	if (fstat(w->fd, &st) < 0)
+		return -errno;
+	if (st.st_size == w->reserved_end && w->data_end < st.st_size &&
+	    TEMP_FAILURE_RETRY_INT(ftruncate(w->fd, w->data_end)) < 0)
+		return -errno;
+	return 0;
+}
+
 /* ---- writer ---------------------------------------------------------- */
 
 int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
@@ -683,6 +1047,11 @@ int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 	w->ts_sec = (time_t)-1;
 	w->spin = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	clock_gettime(CLOCK_MONOTONIC, &w->last_sync);
+	rc = sink_open(w);
+	if (rc < 0) {
+		pthread_cond_destroy(&w->done);
+		goto fail;
+	}
 	*out = w;
 	return 0;
 fail:
@@ -702,7 +1071,9 @@ int audit_open_path(const char *path, enum audit_sync sync, const char *run_id,
 
 	if (!path)
 		return -EINVAL;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+	/* O_RDWR for the map sink; O_APPEND for write(2), should the file
+	 * system not allow the map. */
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 		  0600);
 	if (fd < 0)
 		return -errno;
@@ -751,6 +1122,9 @@ int audit_close(struct audit_writer *w)
 		return 0;
 	pthread_mutex_lock(&w->lock);
 	rc = w->err;
+	s = sink_close(w);
+	if (rc == 0)
+		rc = s;
 	if (w->sync != AUDIT_SYNC_NONE) {
 		s = sync_fd(w->fd);
 		if (rc == 0)
@@ -962,28 +1336,6 @@ void audit_abort(struct audit_rec *r)
 		rec_drop(r);
 }
 
-/* Write all of buf, retrying EINTR and short writes; *done gets the bytes
- * written. */
-static int write_all(int fd, const char *buf, size_t len, size_t *done)
-{
-	*done = 0;
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		buf += n;
-		len -= (size_t)n;
-		*done += (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * After a failed write of a batch buf[0..len) of which only the first
  * `done` bytes reached the file: count the records that are in it whole
@@ -1023,23 +1375,31 @@ static void flush_batch(struct audit_writer *w)
 	int rc, src = 0;
 
 	memcpy(last_hash, w->last_hash, AUDIT_HASH_BYTES);
-	/* The builder gets the spare buffer for the next batch. */
-	r->buf = w->spare;
-	r->cap = w->spare_cap;
-	r->len = 0;
-	w->spare = NULL;
-	w->spare_cap = 0;
-	w->flushing = true;
-	pthread_mutex_unlock(&w->lock);
+	if (w->map && w->sync != AUDIT_SYNC_EVERY) {
+		/* The map sink copies a batch in well under a microsecond:
+		 * cheaper under the lock than letting it go and taking it
+		 * back while other threads want it. */
+		rc = sink_write(w, buf, len, &done);
+		r->len = 0;
+	} else {
+		/* The builder gets the spare buffer for the next batch. */
+		r->buf = w->spare;
+		r->cap = w->spare_cap;
+		r->len = 0;
+		w->spare = NULL;
+		w->spare_cap = 0;
+		w->flushing = true;
+		pthread_mutex_unlock(&w->lock);
 
-	rc = write_all(w->fd, buf, len, &done);
-	if (rc == 0 && w->sync == AUDIT_SYNC_EVERY)
-		src = sync_fd(w->fd);
+		rc = sink_write(w, buf, len, &done);
+		if (rc == 0 && w->sync == AUDIT_SYNC_EVERY)
+			src = sync_fd(w->fd);
 
-	lock_writer(w);
-	w->spare = buf;
-	w->spare_cap = cap;
-	w->flushing = false;
+		lock_writer(w);
+		w->spare = buf;
+		w->spare_cap = cap;
+		w->flushing = false;
+	}
 	/*
 	 * Security: a failed or partial write counts only the records that
 	 * are wholly in the file, and the error is sticky (set_sticky sets

@@ -358,8 +358,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		r = audit_open_path(audit_path, sync, run_id, &aw);
 	}
 	if (r < 0) {
-		fprintf(stderr, "sysgate: cannot open the audit trail %s: %s\n",
-			audit_fd >= 0 ? "fd" : audit_path, strerror(-r));
+		fprintf(stderr, "sysgate: cannot open the audit trail %s: %s%s\n",
+			audit_fd >= 0 ? "fd" : audit_path, strerror(-r),
+			r == -EBUSY ? " (another sysgate is writing it)" : "");
 		rules_free(rs);
 		return SUPERVISOR_EXIT_FAILURE;
 	}

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -743,20 +744,73 @@ static void test_sticky_epipe(void)
 	CU_ASSERT_EQUAL(audit_close(w), -EPIPE);
 }
 
-static void test_sticky_efbig(void)
+static off_t file_size(const char *path)
 {
-	char path[128], why[WHY_LEN];
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* Lines (whole records) in the file. */
+static uint64_t file_lines(const char *path)
+{
+	size_t len = 0;
+	AUTO_FREE char *text = slurp(path, &len);
+	uint64_t n = 0;
+
+	for (size_t i = 0; text && i < len; i++)
+		n += text[i] == '\n';
+	return n;
+}
+
+/*
+ * Open a writer on a new file at path: with map, by path (a regular file
+ * open O_RDWR: the map sink); without, on an O_WRONLY | O_APPEND fd, which
+ * the writer can only write(2) to.
+ */
+static int open_sink(const char *path, bool map, const char *run,
+		     struct audit_writer **w)
+{
+	int fd, rc;
+
+	if (map)
+		return audit_open_path(path, AUDIT_SYNC_NONE, run, w);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = audit_open_fd(fd, AUDIT_SYNC_NONE, run, w);
+	if (rc < 0)
+		close(fd);
+	return rc;
+}
+
+/*
+ * RLIMIT_FSIZE met while records are written.  write(2) writes what fits,
+ * so part of a line remains after the last whole record; the map sink
+ * reserves each line whole before it copies it, so the trail just ends
+ * after the last whole record (and close cuts the reserved space off).
+ * Either way the error is sticky and the trail reads as truncated after
+ * the last record the writer counted.  The map sink reserves space at
+ * open, so its limit is set before (as prlimit does for sysgate).
+ */
+static void efbig_round(bool map)
+{
+	char path[128], why[WHY_LEN], want[WHY_LEN];
 	struct audit_writer *w = NULL;
 	struct rlimit saved, small;
 	int rc = 0, n = 0;
+	size_t len = 0;
+	AUTO_FREE char *text = NULL;
 	uint64_t seq;
 
 	/* SIGXFSZ is ignored in main(), as the supervisor does. */
-	tmp_path(path, sizeof(path), "efbig");
+	tmp_path(path, sizeof(path), map ? "efbig-map" : "efbig");
 	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &saved) == 0);
 	small = saved;
 	small.rlim_cur = 1000;
-	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "big", &w) == 0);
+	if (map)
+		CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	CU_ASSERT_FATAL(open_sink(path, map, "big", &w) == 0);
 	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &small) == 0);
 	while (rc == 0 && n++ < 100) {
 		struct audit_rec *r = audit_begin(w, "t");
@@ -771,19 +825,33 @@ static void test_sticky_efbig(void)
 	CU_ASSERT_EQUAL(audit_close(w), -EFBIG);
 	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &saved) == 0);
 
-	/* The short write left part of the next line: the trail reads as
-	 * truncated after the last record the writer counted. */
-	{
-		char want[WHY_LEN];
-
+	text = slurp(path, &len);
+	CU_ASSERT_FATAL(text != NULL);
+	CU_ASSERT(len <= 1000);
+	if (map) {
+		/* Whole lines only, and no reserved zero bytes left. */
+		CU_ASSERT(len > 0 && text[len - 1] == '\n');
+		CU_ASSERT_EQUAL(file_lines(path), seq);
+		snprintf(want, sizeof(want),
+			 "truncated after record %llu (no run.end)",
+			 (unsigned long long)seq);
+	} else {
+		/* The short write left part of the next line. */
+		CU_ASSERT_EQUAL(len, 1000);
 		snprintf(want, sizeof(want), "truncated after record %llu: "
 			 "line %llu is incomplete (no newline)",
 			 (unsigned long long)seq, (unsigned long long)seq + 1);
-		CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)),
-				-EBADMSG);
-		CU_ASSERT_STRING_EQUAL(why, want);
 	}
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)),
+			-EBADMSG);
+	CU_ASSERT_STRING_EQUAL(why, want);
 	unlink(path);
+}
+
+static void test_sticky_efbig(void)
+{
+	efbig_round(false);
+	efbig_round(true);
 }
 
 /* Once warm, building and writing a record allocates nothing. */
@@ -1017,26 +1085,182 @@ static void test_numbers(void)
 	json_decref(root);
 }
 
-/* ---- group commit and batches ----------------------------------------- */
+/* ---- the map sink ------------------------------------------------------- */
 
-static off_t file_size(const char *path)
+/* n records with a counter in them. */
+static void write_n(struct audit_writer *w, int n)
 {
-	struct stat st;
+	for (int i = 0; i < n; i++) {
+		struct audit_rec *r = audit_begin(w, "t");
 
-	return stat(path, &st) == 0 ? st.st_size : -1;
+		audit_int(r, "i", i);
+		CU_ASSERT_EQUAL(audit_commit(r), 0);
+	}
 }
 
-/* Lines (whole records) in the file. */
-static uint64_t file_lines(const char *path)
+static void end_run(struct audit_writer *w)
 {
+	struct audit_rec *r = audit_begin(w, "run.end");
+
+	audit_put_final(r, NULL);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+}
+
+/*
+ * A trail written through the map: while it is written the file ends with
+ * the reserved zero bytes, and readers and the verifier stop before them;
+ * once closed it holds exactly its lines.
+ */
+static void test_map_reserved_tail(void)
+{
+	char path[128], why[WHY_LEN];
+	struct audit_writer *w = NULL;
+	struct audit_reader *rd = NULL;
+	struct json_t *rec;
+	AUTO_FREE char *text = NULL;
 	size_t len = 0;
-	AUTO_FREE char *text = slurp(path, &len);
-	uint64_t n = 0;
+	int n = 0, r;
 
-	for (size_t i = 0; text && i < len; i++)
-		n += text[i] == '\n';
-	return n;
+	tmp_path(path, sizeof(path), "map");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "m", &w) == 0);
+	write_n(w, 100);
+	/* Space reserved ahead: the file is longer than its records. */
+	text = slurp(path, &len);
+	CU_ASSERT_FATAL(text != NULL);
+	CU_ASSERT(len > 100 * 20);
+	CU_ASSERT_EQUAL(file_lines(path), 100);
+	CU_ASSERT(text[len - 1] == '\0');
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), -EBADMSG);
+	CU_ASSERT_STRING_EQUAL(why, "truncated after record 100 (no run.end)");
+	CU_ASSERT_FATAL(audit_reader_open_path(path, &rd) == 0);
+	while ((r = audit_reader_next(rd, &rec)) == 1)
+		n++;
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL(n, 100);
+	audit_reader_free(rd);
+	end_run(w);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	free(text);
+	text = slurp(path, &len);
+	CU_ASSERT_FATAL(text != NULL);
+	CU_ASSERT(len > 0 && text[len - 1] == '\n');
+	CU_ASSERT_EQUAL(memchr(text, '\0', len), NULL);
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
+	unlink(path);
 }
+
+/*
+ * A writer that dies without audit_close() (the supervisor SIGKILLed)
+ * leaves every committed record and the zero bytes after them; the trail
+ * reads as truncated after its last record, and the next writer of the
+ * file writes its run right after that record, over the zeros.
+ */
+static void test_map_writer_dies(void)
+{
+	char path[128], why[WHY_LEN];
+	struct audit_writer *w = NULL;
+	AUTO_FREE char *text = NULL;
+	size_t len = 0, first_len;
+	int status = 0;
+	pid_t pid;
+	char *nul;
+
+	tmp_path(path, sizeof(path), "map-dies");
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		if (audit_open_path(path, AUDIT_SYNC_NONE, "d", &w) != 0)
+			_exit(1);
+		write_n(w, 50);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	text = slurp(path, &len);
+	CU_ASSERT_FATAL(text != NULL);
+	nul = memchr(text, '\0', len);
+	CU_ASSERT_FATAL(nul != NULL);
+	first_len = (size_t)(nul - text);
+	CU_ASSERT(first_len > 0 && text[first_len - 1] == '\n');
+	CU_ASSERT_EQUAL(file_lines(path), 50);
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), -EBADMSG);
+	CU_ASSERT_STRING_EQUAL(why, "truncated after record 50 (no run.end)");
+
+	/* The next run starts right after record 50, and the file ends with
+	 * its run.end. */
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "e", &w) == 0);
+	write_n(w, 3);
+	end_run(w);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	free(text);
+	text = slurp(path, &len);
+	CU_ASSERT_FATAL(text != NULL);
+	CU_ASSERT_EQUAL(memchr(text, '\0', len), NULL);
+	CU_ASSERT(len > first_len &&
+		  strncmp(text + first_len, "{\"seq\":1,", 9) == 0);
+	CU_ASSERT_EQUAL(file_lines(path), 54);
+	unlink(path);
+}
+
+/*
+ * Another process truncates the trail under the writer (a tree the policy
+ * lets write it): the copy into the vanished pages is a SIGBUS, which the
+ * writer turns into the sticky error -EIO instead of dying of it.
+ */
+static void test_map_truncated_under(void)
+{
+	char path[128];
+	struct audit_writer *w = NULL;
+	struct audit_rec *r;
+
+	tmp_path(path, sizeof(path), "map-trunc");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "t", &w) == 0);
+	write_n(w, 10);
+	CU_ASSERT_FATAL(truncate(path, 0) == 0);
+	r = audit_begin(w, "t");
+	audit_int(r, "after", 1);
+	CU_ASSERT_EQUAL(audit_commit(r), -EIO);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 10);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), -EIO);
+	CU_ASSERT_EQUAL(audit_close(w), -EIO);
+	unlink(path);
+}
+
+/*
+ * Two writers of one file would write over each other's records: the
+ * second is refused (-EBUSY), through a path or an fd, while the first
+ * has it open.  Bytes another process appends past the reserved space
+ * stay after the records, where the verifier finds them.
+ */
+static void test_map_one_writer(void)
+{
+	static const char junk[] = "JUNK appended by somebody else\n";
+	char path[128], why[WHY_LEN];
+	struct audit_writer *w = NULL, *w2 = NULL;
+	int fd;
+
+	tmp_path(path, sizeof(path), "map-busy");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "a", &w) == 0);
+	CU_ASSERT_EQUAL(audit_open_path(path, AUDIT_SYNC_NONE, "b", &w2), -EBUSY);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(audit_open_fd(fd, AUDIT_SYNC_NONE, "c", &w2), -EBUSY);
+	write_n(w, 5);
+	CU_ASSERT_EQUAL(write(fd, junk, sizeof(junk) - 1),
+			(ssize_t)(sizeof(junk) - 1));
+	close(fd);
+	end_run(w);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), -EBADMSG);
+	CU_ASSERT(strstr(why, "line 7") != NULL);
+	/* Closed: the file is free for the next writer. */
+	CU_ASSERT_EQUAL(audit_open_path(path, AUDIT_SYNC_NONE, "d", &w2), 0);
+	CU_ASSERT_EQUAL(audit_close(w2), 0);
+	unlink(path);
+}
+
+/* ---- group commit and batches ----------------------------------------- */
 
 static void test_batch(void)
 {
@@ -1125,16 +1349,90 @@ static void test_batch(void)
 	unlink(path);
 }
 
-static void test_batch_errors(void)
+/*
+ * A batch cut by the file size limit in its fourth record: the three whole
+ * ones count, the chain ends with the third, and the trail reads as
+ * truncated after it (write(2): with part of the fourth line after it; the
+ * map sink: with nothing after it).
+ */
+static void batch_efbig_round(bool map)
 {
-	char path[128], why[WHY_LEN], want[WHY_LEN];
+	char path[128], why[WHY_LEN], want[WHY_LEN], hex[2 * AUDIT_HASH_BYTES + 1];
 	struct audit_writer *w = NULL;
 	struct rlimit saved, small;
 	unsigned char h[AUDIT_HASH_BYTES];
-	char hex[2 * AUDIT_HASH_BYTES + 1];
 	AUTO_FREE char *text = NULL;
-	uint64_t seq;
 	char *line, *nl;
+	size_t len = 0;
+	uint64_t seq;
+
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+	small = saved;
+	{
+		/* Every line has the same length: measure one (a record
+		 * alone in another file) and let 3.5 of them through. */
+		char probe[128];
+		struct audit_writer *pw = NULL;
+		struct audit_rec *r;
+
+		tmp_path(probe, sizeof(probe), "probe");
+		CU_ASSERT_FATAL(audit_open_path(probe, AUDIT_SYNC_NONE, "big", &pw) == 0);
+		r = audit_begin(pw, "t");
+		audit_str(r, "pad", "0123456789012345678901234567890123456789");
+		CU_ASSERT_EQUAL(audit_commit(r), 0);
+		CU_ASSERT_EQUAL(audit_close(pw), 0);
+		small.rlim_cur = (rlim_t)(file_size(probe) * 7 / 2);
+		unlink(probe);
+	}
+	tmp_path(path, sizeof(path), map ? "batch-efbig-map" : "batch-efbig");
+	/* The map sink reserves space at open: its limit comes first. */
+	if (map)
+		CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	CU_ASSERT_FATAL(open_sink(path, map, "big", &w) == 0);
+	CU_ASSERT_FATAL(audit_batch_begin(w) == 0);
+	for (int i = 0; i < 10; i++) {
+		struct audit_rec *r = audit_begin(w, "t");
+
+		audit_str(r, "pad", "0123456789012345678901234567890123456789");
+		CU_ASSERT_EQUAL(audit_commit(r), 0);
+	}
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	CU_ASSERT_EQUAL(audit_batch_end(w), -EFBIG);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+	seq = audit_last_seq(w);
+	CU_ASSERT_EQUAL(seq, 3);
+	audit_last_hash(w, h);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), -EFBIG);
+	CU_ASSERT_EQUAL(audit_close(w), -EFBIG);
+	text = slurp(path, &len);
+	CU_ASSERT_FATAL(text != NULL);
+	/* The chain's head is the hash written in the third line. */
+	line = text;
+	for (int i = 0; i < 2 && line; i++)
+		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+	CU_ASSERT_FATAL(line != NULL);
+	nl = strchr(line, '\n');
+	CU_ASSERT_FATAL(nl != NULL && nl - line > 66);
+	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+	CU_ASSERT(strncmp(nl - 66, hex, 64) == 0);
+	if (map) {
+		CU_ASSERT_EQUAL((size_t)(nl + 1 - text), len);
+		snprintf(want, sizeof(want),
+			 "truncated after record 3 (no run.end)");
+	} else {
+		CU_ASSERT((size_t)(nl + 1 - text) < len);
+		snprintf(want, sizeof(want), "truncated after record 3: "
+			 "line 4 is incomplete (no newline)");
+	}
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), -EBADMSG);
+	CU_ASSERT_STRING_EQUAL(why, want);
+	unlink(path);
+}
+
+static void test_batch_errors(void)
+{
+	struct audit_writer *w = NULL;
+	unsigned char h[AUDIT_HASH_BYTES];
 
 	if (access("/dev/full", W_OK) != 0) {
 		CU_FAIL("/dev/full not writable");
@@ -1157,60 +1455,8 @@ static void test_batch_errors(void)
 	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), -ENOSPC);
 	CU_ASSERT_EQUAL(audit_close(w), -ENOSPC);
 
-	/* A batch cut by the file size limit in its fourth record: the
-	 * three whole ones count, the chain ends with the third, and the
-	 * trail reads as truncated after it. */
-	tmp_path(path, sizeof(path), "batch-efbig");
-	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "big", &w) == 0);
-	CU_ASSERT_FATAL(audit_batch_begin(w) == 0);
-	for (int i = 0; i < 10; i++) {
-		struct audit_rec *r = audit_begin(w, "t");
-
-		audit_str(r, "pad", "0123456789012345678901234567890123456789");
-		CU_ASSERT_EQUAL(audit_commit(r), 0);
-	}
-	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &saved) == 0);
-	small = saved;
-	{
-		/* Every line has the same length: measure one (a record
-		 * alone in another file) and let 3.5 of them through. */
-		char probe[128];
-		struct audit_writer *pw = NULL;
-		struct audit_rec *r;
-
-		tmp_path(probe, sizeof(probe), "probe");
-		CU_ASSERT_FATAL(audit_open_path(probe, AUDIT_SYNC_NONE, "big", &pw) == 0);
-		r = audit_begin(pw, "t");
-		audit_str(r, "pad", "0123456789012345678901234567890123456789");
-		CU_ASSERT_EQUAL(audit_commit(r), 0);
-		CU_ASSERT_EQUAL(audit_close(pw), 0);
-		small.rlim_cur = (rlim_t)(file_size(probe) * 7 / 2);
-		unlink(probe);
-	}
-	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &small) == 0);
-	CU_ASSERT_EQUAL(audit_batch_end(w), -EFBIG);
-	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &saved) == 0);
-	seq = audit_last_seq(w);
-	CU_ASSERT_EQUAL(seq, 3);
-	audit_last_hash(w, h);
-	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), -EFBIG);
-	CU_ASSERT_EQUAL(audit_close(w), -EFBIG);
-	text = slurp(path, NULL);
-	CU_ASSERT_FATAL(text != NULL);
-	/* The chain's head is the hash written in the third line. */
-	line = text;
-	for (int i = 0; i < 2 && line; i++)
-		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
-	CU_ASSERT_FATAL(line != NULL);
-	nl = strchr(line, '\n');
-	CU_ASSERT_FATAL(nl != NULL && nl - line > 66);
-	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
-	CU_ASSERT(strncmp(nl - 66, hex, 64) == 0);
-	snprintf(want, sizeof(want), "truncated after record 3: "
-		 "line 4 is incomplete (no newline)");
-	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), -EBADMSG);
-	CU_ASSERT_STRING_EQUAL(why, want);
-	unlink(path);
+	batch_efbig_round(false);
+	batch_efbig_round(true);
 }
 
 /* Group commit: each thread checks, as soon as its commit returns, that
@@ -1923,6 +2169,10 @@ static const struct {
 	{ "ENOSPC is sticky", test_sticky_enospc },
 	{ "EPIPE is sticky", test_sticky_epipe },
 	{ "EFBIG is sticky, trail reads truncated", test_sticky_efbig },
+	{ "map sink: reserved tail, cut at close", test_map_reserved_tail },
+	{ "map sink: a writer that dies", test_map_writer_dies },
+	{ "map sink: trail truncated under the writer", test_map_truncated_under },
+	{ "map sink: one writer at a time", test_map_one_writer },
 	{ "no allocation per record once warm", test_no_alloc_when_warm },
 	{ "threads do not interleave", test_threads },
 	{ "fast escaper agrees with audit_escape", test_esc_fast },
