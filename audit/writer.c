@@ -800,6 +800,34 @@ static int map_reserve(struct audit_writer *w, off_t want)
 	return 0;
 }
 
+/* Map the window that holds [data_end, data_end + len), len at most
+ * AUDIT_MAX_LINE. */
+static int map_window(struct audit_writer *w, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	off_t off;
+	void *m;
+
+	if (w->map != MAP_FAILED && w->data_end >= w->map_off &&
+	    w->data_end + (off_t)len <= w->map_off + (off_t)MAP_WINDOW)
+		return 0;
+	if (w->map != MAP_FAILED)
+		munmap(w->map, MAP_WINDOW);
+	w->map = MAP_FAILED;
+	off = w->data_end / page * page;
+	m = mmap(NULL, MAP_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd,
+		 off);
+	if (m == MAP_FAILED)
+		return -errno;
+	/* A child the supervisor forks (the command, before its exec) has
+	 * no business with the trail's pages. */
+	madvise(m, MAP_WINDOW, MADV_DONTFORK);
+	w->map = m;
+	w->map_off = off;
+	w->populated_end = off;
+	return 0;
+}
+
 /*
  * Set up the sink for fd: the map sink when fd is a regular file open
  * O_RDWR on a file system with fallocate(2), else write(2).  Either way a
@@ -839,32 +867,13 @@ static int sink_open(struct audit_writer *w)
 			 (off_t)lim.rlim_cur : (off_t)INT64_MAX;
 	w->map_off = -1;
 	w->map = MAP_FAILED;
-	return 1;
-}
-
-/* Map the window that holds [data_end, data_end + len), len at most
- * AUDIT_MAX_LINE. */
-static int map_window(struct audit_writer *w, size_t len)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	off_t off;
-	void *m;
-
-	if (w->map != MAP_FAILED && w->data_end >= w->map_off &&
-	    w->data_end + (off_t)len <= w->map_off + (off_t)MAP_WINDOW)
+	/* Can this file be mapped at all (some FUSE file systems cannot)?
+	 * Mapping past the end is no error, touching it would be. */
+	if (map_window(w, 0) < 0) {
+		w->map = NULL;
 		return 0;
-	if (w->map != MAP_FAILED)
-		munmap(w->map, MAP_WINDOW);
-	w->map = MAP_FAILED;
-	off = w->data_end / page * page;
-	m = mmap(NULL, MAP_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd,
-		 off);
-	if (m == MAP_FAILED)
-		return -errno;
-	w->map = m;
-	w->map_off = off;
-	w->populated_end = off;
-	return 0;
+	}
+	return 1;
 }
 
 /*
