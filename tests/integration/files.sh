@@ -84,6 +84,16 @@ EOF
 	ln -sf "$S" "$W/key-link"
 	ln -sf readme.txt "$W/readme-link"
 	ln -sf "$O/data.txt" "$W/out-link"
+	# Directory links in the middle of absolute paths (resolve.c's
+	# jump_follow lets the kernel follow them): into the secrets, into
+	# /proc/self (another mount: the walk must map "self" to the caller),
+	# to the root (".." stops there), a loop, and a chain.
+	ln -sfn "$H/.ssh" "$W/ssh-dir-link"
+	ln -sfn /proc/self "$W/self-link"
+	ln -sfn / "$W/root-link"
+	ln -sfn loop-b "$W/loop-a"
+	ln -sfn loop-a "$W/loop-b"
+	ln -sfn sub-link "$W/sub-link2"
 	echo "PUBLIC tripwire" >"$W/tripwire"
 	[ "$U" = root ] || chown -R "$U:" "$W"
 	native 0 "$B/try-open" "$S"
@@ -195,6 +205,19 @@ except PermissionError:
 	c allowed-via-symlink   files 0      "--type syscall --path $W/readme.txt --action allow --rule work" \
 		"$B/try-open" --cat readme-link
 	check allowed-via-symlink-content grep -q PUBLIC "$SG_OUT"
+	c secret-via-abs-dir-link files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" --cat "$W/ssh-dir-link/id_rsa"
+	check secret-via-abs-dir-link-not-leaked bash -c "! grep -q SECRET '$SG_OUT'"
+	c allowed-via-abs-link-chain files 0 "--type syscall --path $W/sub/here.txt --action allow --rule work" \
+		"$B/try-open" --cat "$W/sub-link2/here.txt"
+	check allowed-via-abs-link-chain-content grep -q "PUBLIC in sub" "$SG_OUT"
+	c self-via-abs-link files 0 "--type syscall --action allow" \
+		"$B/try-open" --cat "$W/self-link/status"
+	check self-via-abs-link-is-caller grep -q "^Name:.*try-open" "$SG_OUT"
+	c dotdot-above-root-via-link files 0 "--type syscall --path /etc/hostname --action allow" \
+		"$B/try-open" --cat "$W/root-link/../../etc/hostname"
+	native ELOOP "$B/try-open" "$W/loop-a/x"
+	c loop-via-abs-link files ELOOP - "$B/try-open" "$W/loop-a/x"
 
 	# --- writes outside the allowed tree (all EROFS from no-writes-elsewhere)
 	c write-outside-open    files EROFS  "--type syscall --path $O/data.txt --action deny --rule no-writes-elsewhere --errno EROFS" \
