@@ -216,6 +216,10 @@ enum resolve_flags {
 	RES_OPEN = 1 << 7,          /* for an open: an existing object needs
 				     * no parent_fd (the whole path may be
 				     * taken in one openat2) */
+	RES_OBJECT = 1 << 8,        /* only the object is needed, no
+				     * parent_fd or name (exec): an absolute
+				     * path may be taken whole, links and
+				     * all, in one openat2 */
 };
 
 struct resolved {

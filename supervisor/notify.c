@@ -1954,6 +1954,8 @@ static int handle_exec(struct sup *s, struct call *c, struct proc *p)
 		resf = 0;
 	if (flags & AT_EMPTY_PATH)
 		resf |= RES_EMPTY_PATH;
+	/* The exec checks use the object (fd, stat, canonical path) only. */
+	resf |= RES_OBJECT;
 	rc = resolve_path(c->tid, c->tgid, dirfd, c->paths[0].raw, resf, &r);
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;

@@ -378,7 +378,8 @@ static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
  * anywhere; the root itself is on a block device (a procfs has an
  * anonymous one).  The last component is opened O_PATH|O_NOFOLLOW, as the
  * walk opens it, and a symlink there that the call follows is left to the
- * walk.  Any error (a mount crossed, a loop, a name missing, a link
+ * walk, but for RES_OBJECT (an exec), which needs only the object: the
+ * kernel follows it too, under the same rules.  Any error (a mount crossed, a loop, a name missing, a link
  * refused by fs.protected_symlinks, a search permission) sends the full
  * walk, which gives the answer itself.  The object is named by its fd
  * (fd_path), not by the text given.  files.sh's *-via-abs-* cases fail
@@ -387,8 +388,9 @@ static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
 static int jump_follow(const char *text, int root, const struct stat *root_st,
 		       unsigned flags, struct stat *st)
 {
+	bool follow = (flags & RES_OBJECT) && (flags & RES_FOLLOW);
 	struct open_how how = {
-		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_XDEV |
 			   RESOLVE_NO_MAGICLINKS,
 	};
@@ -820,6 +822,15 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			size_t used;
 
 			try_jump = false;
+			/* Only the object wanted, an absolute path: the
+			 * kernel may take it whole, links and all. */
+			if ((flags & RES_OBJECT) && at_root && cur < 0 &&
+			    (nfd = jump_follow(rem + pos, start, &root_st,
+					       flags, &st)) >= 0) {
+				out->st = st;
+				out->fd = nfd;
+				goto canonical;
+			}
 			if (flags & RES_OPEN) {
 				const char *l = strrchr(rem + pos, '/');
 

@@ -31,6 +31,11 @@ EOF
 	printf '#!/bin/sh\ntouch "%s/marker-$1"\nexit 0\n' "$W" >"$O/mark.sh"
 	chmod 0755 "$O/mark.sh"
 	ln -sf "$O/exit-with" "$W/exit-link"
+	# A directory link and a chain of links in an absolute path (the
+	# kernel may follow them for the supervisor: resolve.c jump_follow).
+	ln -sfn "$O" "$W/outside-link"
+	ln -sfn exit-link "$W/exit-link2"
+	ln -sfn "$B" "$W/bin-link"
 	printf '#!/bin/sh\nexit 9\n' >"$W/script.sh"
 	chmod 0755 "$W/script.sh"
 	[ "$U" = root ] || chown -R "$U:" "$W" "$O"
@@ -51,6 +56,12 @@ EOF
 		"$B/try-exec" "$W/exit-link" 0
 	c exec-denied-via-dotdot exec EACCES "--path $O/exit-with --action deny" \
 		"$B/try-exec" "$W/../outside/exit-with" 0
+	c exec-denied-via-dir-link exec EACCES "--path $O/exit-with --action deny --rule no-exec-outside" \
+		"$B/try-exec" "$W/outside-link/exit-with" 0
+	c exec-denied-via-link-chain exec EACCES "--path $O/exit-with --action deny --rule no-exec-outside" \
+		"$B/try-exec" "$W/exit-link2" 0
+	c exec-allowed-via-dir-link exec 7 "--type proc.exec --path $B/exit-with" \
+		"$W/bin-link/exit-with" 7
 	c exec-denied-python    exec 13     "--path $O/exit-with --action deny" \
 		$PY -c 'import os,sys
 try:
