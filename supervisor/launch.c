@@ -3,9 +3,10 @@
  * Starting the command: fork, let the tracer seize the child, then in the
  * child a short linear list of checked calls (no new privileges, the guard
  * filter, the policy filter with its listener) and execve.  The supervisor
- * takes the listener from the child with pidfd_getfd, found at the exit of
- * the child's seccomp() call, so that the child needs no syscall of its own
- * after the filter is on besides the execve that the policy decides.
+ * takes the listener from the child with pidfd_getfd at one ptrace stop:
+ * the child's seccomp() is followed by an int3 (a breakpoint trap, not a
+ * syscall), so that the child needs no syscall of its own after the filter
+ * is on besides the execve that the policy decides.
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <grp.h>
 #include <termios.h>
@@ -95,6 +97,40 @@ static int drop_cap(int cap)
 static long seccomp_load(unsigned long flags, const struct sock_fprog *prog)
 {
 	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
+}
+
+#if !defined(__x86_64__)
+#error "launch.c: the listener hand-off is written for x86_64"
+#endif
+/* The address right after the int3 below: where the child's trap stop is. */
+extern const char sysgate_listener_trap[] __attribute__((visibility("hidden")));
+
+/*
+ * seccomp(SET_MODE_FILTER, flags, prog), then a breakpoint trap with the
+ * result still in rax.  The trap is a SIGTRAP with si_code SI_KERNEL at
+ * sysgate_listener_trap, which no other process can forge; the traced
+ * child stops there, the supervisor takes the listener (rax) and resumes
+ * it with the signal suppressed.  noinline: the label exists once.
+ */
+static __attribute__((noinline)) long
+seccomp_load_trap(unsigned long flags, const struct sock_fprog *prog)
+{
+	long ret;
+
+	__asm__ volatile("syscall\n\t"
+			 "int3\n"
+			 ".globl sysgate_listener_trap\n\t"
+			 ".hidden sysgate_listener_trap\n"
+			 "sysgate_listener_trap:"
+			 : "=a"(ret)
+			 : "0"((long)SYS_seccomp), "D"((long)SECCOMP_SET_MODE_FILTER),
+			   "S"(flags), "d"(prog)
+			 : "rcx", "r11", "memory");
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
 }
 
 static void __attribute__((noreturn))
@@ -174,18 +210,16 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	if (n != 1)
 		_exit(CHILD_FAIL);	/* the supervisor went away */
 	/*
-	 * go_fd stays open: it is O_CLOEXEC, so execve closes it, and every
-	 * syscall from here to the policy filter costs a pair of ptrace
-	 * stops.
+	 * go_fd stays open: it is O_CLOEXEC, so execve closes it.
 	 *
 	 * WAIT_KILLABLE_RECV: once the supervisor has received a call, only
 	 * a fatal signal interrupts it, so an emulated call cannot be done
 	 * twice when a signal handler restarts it.
 	 */
-	fd = seccomp_load(SECCOMP_FILTER_FLAG_NEW_LISTENER |
-			  SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, ls->policy);
+	fd = seccomp_load_trap(SECCOMP_FILTER_FLAG_NEW_LISTENER |
+			       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, ls->policy);
 	if (fd < 0 && errno == EINVAL)
-		fd = seccomp_load(SECCOMP_FILTER_FLAG_NEW_LISTENER, ls->policy);
+		fd = seccomp_load_trap(SECCOMP_FILTER_FLAG_NEW_LISTENER, ls->policy);
 	if (fd < 0)
 		child_fail("loading the policy filter");
 	/* The listener is O_CLOEXEC: it is gone once execve succeeds. */
@@ -193,16 +227,18 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 }
 
-/* Follow the child with syscall stops until its seccomp(NEW_LISTENER)
- * returns, then take the listener fd out of it. */
+/*
+ * Wait for the child's trap after its seccomp(NEW_LISTENER) and take the
+ * listener fd out of it.  A trap that reports an error (the kernel lacks
+ * WAIT_KILLABLE_RECV) is resumed: the child tries again or fails.
+ */
 static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
 {
-	struct __ptrace_syscall_info info;
-	bool want_exit = false;
 	int st;
 
 	for (;;) {
 		pid_t w = waitpid(pid, &st, __WALL);
+		int inject = 0;
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -216,23 +252,26 @@ static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
 		if (!WIFSTOPPED(st))
 			continue;
 		int sig = WSTOPSIG(st);
-		int inject = 0;
 
-		if (sig == (SIGTRAP | 0x80)) {
-			long r = ptrace(PTRACE_GET_SYSCALL_INFO, pid,
-					(void *)sizeof(info), &info);
+		if (sig == SIGTRAP && (st >> 16) == 0) {
+			siginfo_t si;
+			struct user_regs_struct regs;
 
-			if (r < 0)
+			if (ptrace(PTRACE_GETSIGINFO, pid, 0, &si) < 0 ||
+			    ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
 				return -errno;
-			if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
-				want_exit = info.entry.nr == SYS_seccomp &&
-					    info.entry.args[0] == SECCOMP_SET_MODE_FILTER &&
-					    (info.entry.args[1] &
-					     SECCOMP_FILTER_FLAG_NEW_LISTENER);
-			} else if (info.op == PTRACE_SYSCALL_INFO_EXIT && want_exit) {
-				want_exit = false;
-				if (!info.exit.is_error) {
-					int fd = pidfd_getfd(pidfd, (int)info.exit.rval, 0);
+			/*
+			 * Security: only the child's own trap (SI_KERNEL, which
+			 * kill() and sigqueue() cannot send, at the address of
+			 * the trap; the child runs sysgate's code, mapped where
+			 * it is in the supervisor) says where the listener is.
+			 */
+			if (si.si_code == SI_KERNEL &&
+			    regs.rip == (unsigned long long)(uintptr_t)sysgate_listener_trap) {
+				long rval = (long)regs.rax;
+
+				if (rval >= 0) {
+					int fd = pidfd_getfd(pidfd, (int)rval, 0);
 
 					if (fd < 0)
 						return -errno;
@@ -241,11 +280,14 @@ static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
 						return -errno;
 					return 0;
 				}
+				/* seccomp() failed: suppress the trap */
+			} else {
+				inject = sig;
 			}
 		} else if ((st >> 16) == 0 && sig != SIGSTOP) {
 			inject = sig;	/* a real signal: deliver it */
 		}
-		if (ptrace(PTRACE_SYSCALL, pid, 0, (void *)(long)inject) < 0)
+		if (ptrace(PTRACE_CONT, pid, 0, (void *)(long)inject) < 0)
 			return -errno;
 	}
 }
@@ -328,28 +370,7 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 		r = -errno;
 		goto fail;
 	}
-	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	for (;;) {
-		pid_t w = waitpid(pid, &st, __WALL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			r = -errno;
-			goto fail;
-		}
-		if (WIFSTOPPED(st))
-			break;
-		r = -ECHILD;
-		goto fail;
-	}
-	if (ptrace(PTRACE_SYSCALL, pid, 0, 0) < 0) {
-		r = -errno;
-		goto fail;
-	}
+	/* Seized: the child stops at its trap, no stop is needed before. */
 	if (write(go[1], "g", 1) != 1) {
 		r = -errno;
 		goto fail;
