@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <grp.h>
@@ -133,12 +134,39 @@ seccomp_load_trap(unsigned long flags, const struct sock_fprog *prog)
 	return ret;
 }
 
+/* The go message: this header, then the guard's and the policy's
+ * instructions. */
+struct go_hdr {
+	char go;
+	unsigned short guard_len, policy_len;
+};
+
+/* Where the child reads the filters to (touched in the child only). */
+static struct sock_filter child_insns[2 * BPF_MAXINSNS];
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static void __attribute__((noreturn))
 child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 {
 	sigset_t none;
-	char b;
-	ssize_t n;
+	struct go_hdr hdr;
+	struct sock_fprog guard, policy;
 	long fd;
 
 	/*
@@ -198,17 +226,27 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 		child_fail("dropping CAP_SYS_PTRACE");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail("PR_SET_NO_NEW_PRIVS");
-	if (seccomp_load(0, ls->guard) < 0)
-		child_fail("loading the guard filter");
 
 	if (write(ready_fd, "r", 1) != 1)
 		_exit(CHILD_FAIL);
 	close(ready_fd);
-	do
-		n = read(go_fd, &b, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(CHILD_FAIL);	/* the supervisor went away */
+	/*
+	 * The go message carries the two filters, built by the supervisor
+	 * while this child set itself up.  Anything short of all of it
+	 * (the supervisor went away) ends the child before its exec.
+	 */
+	if (read_full(go_fd, &hdr, sizeof(hdr)) < 0 || hdr.go != 'g' ||
+	    hdr.guard_len == 0 || hdr.guard_len > BPF_MAXINSNS ||
+	    hdr.policy_len == 0 || hdr.policy_len > BPF_MAXINSNS ||
+	    read_full(go_fd, child_insns, ((size_t)hdr.guard_len + hdr.policy_len) *
+		      sizeof(struct sock_filter)) < 0)
+		_exit(CHILD_FAIL);
+	guard.len = hdr.guard_len;
+	guard.filter = child_insns;
+	policy.len = hdr.policy_len;
+	policy.filter = child_insns + hdr.guard_len;
+	if (seccomp_load(0, &guard) < 0)
+		child_fail("loading the guard filter");
 	/*
 	 * go_fd stays open: it is O_CLOEXEC, so execve closes it.
 	 *
@@ -217,9 +255,9 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	 * twice when a signal handler restarts it.
 	 */
 	fd = seccomp_load_trap(SECCOMP_FILTER_FLAG_NEW_LISTENER |
-			       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, ls->policy);
+			       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &policy);
 	if (fd < 0 && errno == EINVAL)
-		fd = seccomp_load_trap(SECCOMP_FILTER_FLAG_NEW_LISTENER, ls->policy);
+		fd = seccomp_load_trap(SECCOMP_FILTER_FLAG_NEW_LISTENER, &policy);
 	if (fd < 0)
 		child_fail("loading the policy filter");
 	/* The listener is O_CLOEXEC: it is gone once execve succeeds. */
@@ -292,8 +330,32 @@ static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
 	}
 }
 
+/* writev all of iov (the pipe may hold less than the filters). */
+static int write_full(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EPIPE;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
 int launch_start(const struct launch_spec *ls, struct launch_result *out)
 {
+	struct sock_fprog guard = { 0 }, policy = { 0 };
 	int go[2], ready[2];
 	pid_t parent = getpid();
 	char b;
@@ -306,6 +368,7 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	out->pid = -1;
 	out->listener = -1;
 	out->early_status = -1;
+	out->build_failed = false;
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(ready, O_CLOEXEC) < 0) {
@@ -331,6 +394,13 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	close(go[0]);
 	close(ready[1]);
 	out->pid = pid;
+	/* The filters are built while the child sets itself up. */
+	r = ls->build(ls->build_arg, &guard, &policy);
+	if (r < 0) {
+		out->build_failed = true;
+		close(ready[0]);
+		goto fail;
+	}
 	/* The child's set-up is done (or it failed and exited). */
 	do
 		n = read(ready[0], &b, 1);
@@ -342,6 +412,8 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 			;
 		out->pid = -1;
 		out->early_status = st;
+		free(guard.filter);
+		free(policy.filter);
 		return -ECHILD;
 	}
 	/* Security: in its cgroups before it runs anything of the command,
@@ -371,9 +443,20 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 		goto fail;
 	}
 	/* Seized: the child stops at its trap, no stop is needed before. */
-	if (write(go[1], "g", 1) != 1) {
-		r = -errno;
-		goto fail;
+	{
+		struct go_hdr hdr = { 'g', guard.len, policy.len };
+		struct iovec iov[3] = {
+			{ &hdr, sizeof(hdr) },
+			{ guard.filter, guard.len * sizeof(struct sock_filter) },
+			{ policy.filter, policy.len * sizeof(struct sock_filter) },
+		};
+
+		r = write_full(go[1], iov, 3);
+		free(guard.filter);
+		free(policy.filter);
+		guard.filter = policy.filter = NULL;
+		if (r < 0)
+			goto fail;
 	}
 	close(go[1]);
 	go[1] = -1;
@@ -389,6 +472,8 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	}
 	return 0;
 fail:
+	free(guard.filter);
+	free(policy.filter);
 	if (go[1] >= 0)
 		close(go[1]);
 	kill(pid, SIGKILL);
