@@ -3,9 +3,10 @@
  * Starting the command: fork, let the tracer seize the child, then in the
  * child a short linear list of checked calls (no new privileges, the guard
  * filter, the policy filter with its listener) and execve.  The supervisor
- * takes the listener from the child with pidfd_getfd, found at the exit of
- * the child's seccomp() call, so that the child needs no syscall of its own
- * after the filter is on besides the execve that the policy decides.
+ * takes the listener from the child with pidfd_getfd at one ptrace stop:
+ * the child's seccomp() is followed by an int3 (a breakpoint trap, not a
+ * syscall), so that the child needs no syscall of its own after the filter
+ * is on besides the execve that the policy decides.
  */
 #include "config.h"
 
@@ -25,6 +26,8 @@
 #include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <grp.h>
 #include <termios.h>
@@ -97,12 +100,73 @@ static long seccomp_load(unsigned long flags, const struct sock_fprog *prog)
 	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
 }
 
+#if !defined(__x86_64__)
+#error "launch.c: the listener hand-off is written for x86_64"
+#endif
+/* The address right after the int3 below: where the child's trap stop is. */
+extern const char sysgate_listener_trap[] __attribute__((visibility("hidden")));
+
+/*
+ * seccomp(SET_MODE_FILTER, flags, prog), then a breakpoint trap with the
+ * result still in rax.  The trap is a SIGTRAP with si_code SI_KERNEL at
+ * sysgate_listener_trap, which no other process can forge; the traced
+ * child stops there, the supervisor takes the listener (rax) and resumes
+ * it with the signal suppressed.  noinline: the label exists once.
+ */
+static __attribute__((noinline)) long
+seccomp_load_trap(unsigned long flags, const struct sock_fprog *prog)
+{
+	long ret;
+
+	__asm__ volatile("syscall\n\t"
+			 "int3\n"
+			 ".globl sysgate_listener_trap\n\t"
+			 ".hidden sysgate_listener_trap\n"
+			 "sysgate_listener_trap:"
+			 : "=a"(ret)
+			 : "0"((long)SYS_seccomp), "D"((long)SECCOMP_SET_MODE_FILTER),
+			   "S"(flags), "d"(prog)
+			 : "rcx", "r11", "memory");
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
+
+/* The go message: this header, then the guard's and the policy's
+ * instructions. */
+struct go_hdr {
+	char go;
+	unsigned short guard_len, policy_len;
+};
+
+/* Where the child reads the filters to (touched in the child only). */
+static struct sock_filter child_insns[2 * BPF_MAXINSNS];
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static void __attribute__((noreturn))
 child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 {
 	sigset_t none;
-	char b;
-	ssize_t n;
+	struct go_hdr hdr;
+	struct sock_fprog guard, policy;
 	long fd;
 
 	/*
@@ -162,30 +226,38 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 		child_fail("dropping CAP_SYS_PTRACE");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail("PR_SET_NO_NEW_PRIVS");
-	if (seccomp_load(0, ls->guard) < 0)
-		child_fail("loading the guard filter");
 
 	if (write(ready_fd, "r", 1) != 1)
 		_exit(CHILD_FAIL);
 	close(ready_fd);
-	do
-		n = read(go_fd, &b, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(CHILD_FAIL);	/* the supervisor went away */
 	/*
-	 * go_fd stays open: it is O_CLOEXEC, so execve closes it, and every
-	 * syscall from here to the policy filter costs a pair of ptrace
-	 * stops.
+	 * The go message carries the two filters, built by the supervisor
+	 * while this child set itself up.  Anything short of all of it
+	 * (the supervisor went away) ends the child before its exec.
+	 */
+	if (read_full(go_fd, &hdr, sizeof(hdr)) < 0 || hdr.go != 'g' ||
+	    hdr.guard_len == 0 || hdr.guard_len > BPF_MAXINSNS ||
+	    hdr.policy_len == 0 || hdr.policy_len > BPF_MAXINSNS ||
+	    read_full(go_fd, child_insns, ((size_t)hdr.guard_len + hdr.policy_len) *
+		      sizeof(struct sock_filter)) < 0)
+		_exit(CHILD_FAIL);
+	guard.len = hdr.guard_len;
+	guard.filter = child_insns;
+	policy.len = hdr.policy_len;
+	policy.filter = child_insns + hdr.guard_len;
+	if (seccomp_load(0, &guard) < 0)
+		child_fail("loading the guard filter");
+	/*
+	 * go_fd stays open: it is O_CLOEXEC, so execve closes it.
 	 *
 	 * WAIT_KILLABLE_RECV: once the supervisor has received a call, only
 	 * a fatal signal interrupts it, so an emulated call cannot be done
 	 * twice when a signal handler restarts it.
 	 */
-	fd = seccomp_load(SECCOMP_FILTER_FLAG_NEW_LISTENER |
-			  SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, ls->policy);
+	fd = seccomp_load_trap(SECCOMP_FILTER_FLAG_NEW_LISTENER |
+			       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &policy);
 	if (fd < 0 && errno == EINVAL)
-		fd = seccomp_load(SECCOMP_FILTER_FLAG_NEW_LISTENER, ls->policy);
+		fd = seccomp_load_trap(SECCOMP_FILTER_FLAG_NEW_LISTENER, &policy);
 	if (fd < 0)
 		child_fail("loading the policy filter");
 	/* The listener is O_CLOEXEC: it is gone once execve succeeds. */
@@ -193,16 +265,18 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 }
 
-/* Follow the child with syscall stops until its seccomp(NEW_LISTENER)
- * returns, then take the listener fd out of it. */
+/*
+ * Wait for the child's trap after its seccomp(NEW_LISTENER) and take the
+ * listener fd out of it.  A trap that reports an error (the kernel lacks
+ * WAIT_KILLABLE_RECV) is resumed: the child tries again or fails.
+ */
 static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
 {
-	struct __ptrace_syscall_info info;
-	bool want_exit = false;
 	int st;
 
 	for (;;) {
 		pid_t w = waitpid(pid, &st, __WALL);
+		int inject = 0;
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -216,23 +290,26 @@ static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
 		if (!WIFSTOPPED(st))
 			continue;
 		int sig = WSTOPSIG(st);
-		int inject = 0;
 
-		if (sig == (SIGTRAP | 0x80)) {
-			long r = ptrace(PTRACE_GET_SYSCALL_INFO, pid,
-					(void *)sizeof(info), &info);
+		if (sig == SIGTRAP && (st >> 16) == 0) {
+			siginfo_t si;
+			struct user_regs_struct regs;
 
-			if (r < 0)
+			if (ptrace(PTRACE_GETSIGINFO, pid, 0, &si) < 0 ||
+			    ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
 				return -errno;
-			if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
-				want_exit = info.entry.nr == SYS_seccomp &&
-					    info.entry.args[0] == SECCOMP_SET_MODE_FILTER &&
-					    (info.entry.args[1] &
-					     SECCOMP_FILTER_FLAG_NEW_LISTENER);
-			} else if (info.op == PTRACE_SYSCALL_INFO_EXIT && want_exit) {
-				want_exit = false;
-				if (!info.exit.is_error) {
-					int fd = pidfd_getfd(pidfd, (int)info.exit.rval, 0);
+			/*
+			 * Security: only the child's own trap (SI_KERNEL, which
+			 * kill() and sigqueue() cannot send, at the address of
+			 * the trap; the child runs sysgate's code, mapped where
+			 * it is in the supervisor) says where the listener is.
+			 */
+			if (si.si_code == SI_KERNEL &&
+			    regs.rip == (unsigned long long)(uintptr_t)sysgate_listener_trap) {
+				long rval = (long)regs.rax;
+
+				if (rval >= 0) {
+					int fd = pidfd_getfd(pidfd, (int)rval, 0);
 
 					if (fd < 0)
 						return -errno;
@@ -241,17 +318,44 @@ static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
 						return -errno;
 					return 0;
 				}
+				/* seccomp() failed: suppress the trap */
+			} else {
+				inject = sig;
 			}
 		} else if ((st >> 16) == 0 && sig != SIGSTOP) {
 			inject = sig;	/* a real signal: deliver it */
 		}
-		if (ptrace(PTRACE_SYSCALL, pid, 0, (void *)(long)inject) < 0)
+		if (ptrace(PTRACE_CONT, pid, 0, (void *)(long)inject) < 0)
 			return -errno;
 	}
 }
 
+/* writev all of iov (the pipe may hold less than the filters). */
+static int write_full(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EPIPE;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
 int launch_start(const struct launch_spec *ls, struct launch_result *out)
 {
+	struct sock_fprog guard = { 0 }, policy = { 0 };
 	int go[2], ready[2];
 	pid_t parent = getpid();
 	char b;
@@ -264,6 +368,7 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	out->pid = -1;
 	out->listener = -1;
 	out->early_status = -1;
+	out->build_failed = false;
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(ready, O_CLOEXEC) < 0) {
@@ -289,6 +394,13 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	close(go[0]);
 	close(ready[1]);
 	out->pid = pid;
+	/* The filters are built while the child sets itself up. */
+	r = ls->build(ls->build_arg, &guard, &policy);
+	if (r < 0) {
+		out->build_failed = true;
+		close(ready[0]);
+		goto fail;
+	}
 	/* The child's set-up is done (or it failed and exited). */
 	do
 		n = read(ready[0], &b, 1);
@@ -300,6 +412,8 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 			;
 		out->pid = -1;
 		out->early_status = st;
+		free(guard.filter);
+		free(policy.filter);
 		return -ECHILD;
 	}
 	/* Security: in its cgroups before it runs anything of the command,
@@ -328,31 +442,21 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 		r = -errno;
 		goto fail;
 	}
-	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	for (;;) {
-		pid_t w = waitpid(pid, &st, __WALL);
+	/* Seized: the child stops at its trap, no stop is needed before. */
+	{
+		struct go_hdr hdr = { 'g', guard.len, policy.len };
+		struct iovec iov[3] = {
+			{ &hdr, sizeof(hdr) },
+			{ guard.filter, guard.len * sizeof(struct sock_filter) },
+			{ policy.filter, policy.len * sizeof(struct sock_filter) },
+		};
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			r = -errno;
+		r = write_full(go[1], iov, 3);
+		free(guard.filter);
+		free(policy.filter);
+		guard.filter = policy.filter = NULL;
+		if (r < 0)
 			goto fail;
-		}
-		if (WIFSTOPPED(st))
-			break;
-		r = -ECHILD;
-		goto fail;
-	}
-	if (ptrace(PTRACE_SYSCALL, pid, 0, 0) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	if (write(go[1], "g", 1) != 1) {
-		r = -errno;
-		goto fail;
 	}
 	close(go[1]);
 	go[1] = -1;
@@ -368,6 +472,8 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	}
 	return 0;
 fail:
+	free(guard.filter);
+	free(policy.filter);
 	if (go[1] >= 0)
 		close(go[1]);
 	kill(pid, SIGKILL);

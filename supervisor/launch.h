@@ -12,8 +12,15 @@ struct launch_spec {
 	const char *path;            /* resolved program path */
 	char *const *argv;
 	char *const *envp;
-	const struct sock_fprog *guard;
-	const struct sock_fprog *policy;
+	/*
+	 * Builds the guard and the policy filters (malloc'd instructions,
+	 * freed by launch_start), 0 or -errno.  Called in the supervisor
+	 * after the fork, while the child sets itself up; the child gets
+	 * them with its go byte and loads both before its execve.
+	 */
+	int (*build)(const void *arg, struct sock_fprog *guard,
+		     struct sock_fprog *policy);
+	const void *build_arg;
 	int foreground_tty;          /* fd of our terminal if we are in its
 				      * foreground, else -1 */
 	mode_t umask;
@@ -44,6 +51,7 @@ struct launch_result {
 	int listener;
 	int early_status;            /* wait status if the child ended
 				      * before its filter was on */
+	bool build_failed;           /* the error is ls->build's */
 };
 
 /*

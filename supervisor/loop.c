@@ -570,6 +570,15 @@ static int make_redirect_dirs(const struct supervisor_opts *opts, char *why,
 	return 0;
 }
 
+/* launch_spec.build: the filters, made while the child sets itself up. */
+static int build_filters(const void *arg, struct sock_fprog *guard,
+			 struct sock_fprog *policy)
+{
+	int r = rules_build_guard_filter(guard);
+
+	return r < 0 ? r : rules_build_filter(arg, policy);
+}
+
 /* launch_spec.place: the child into the tree's cgroups. */
 static bool place_failed;
 
@@ -638,7 +647,6 @@ static void final_cgroup_checks(struct sup *s)
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
-	struct sock_fprog guard = { 0 }, policy = { 0 };
 	struct launch_spec ls = { 0 };
 	struct launch_result lr;
 	char prog[PATH_MAX];
@@ -720,11 +728,6 @@ int supervisor_run(const struct supervisor_opts *opts)
 			goto end;
 		}
 	}
-	if (rules_build_guard_filter(&guard) < 0 ||
-	    rules_build_filter(opts->rules, &policy) < 0) {
-		sup_fail(&s, "cannot build the seccomp filter");
-		goto end;
-	}
 	if (ask_init() < 0) {
 		sup_fail(&s, "cannot set up questions: %s", strerror(errno));
 		goto end;
@@ -761,8 +764,8 @@ int supervisor_run(const struct supervisor_opts *opts)
 	ls.path = prog;
 	ls.argv = opts->argv;
 	ls.envp = env;
-	ls.guard = &guard;
-	ls.policy = &policy;
+	ls.build = build_filters;
+	ls.build_arg = opts->rules;
 	ls.foreground_tty = tty;
 	if (opts->user) {
 		static gid_t groups[CREDS_MAX_GROUPS];
@@ -829,7 +832,9 @@ int supervisor_run(const struct supervisor_opts *opts)
 		goto end;
 	}
 	if (r < 0) {
-		if (place_failed)
+		if (lr.build_failed)
+			sup_fail(&s, "cannot build the seccomp filter");
+		else if (place_failed)
 			sup_fail(&s, "cannot put the command in its cgroup: %s",
 				 strerror(-r));
 		else
@@ -912,7 +917,5 @@ end:
 				free(*e);
 		free(env);
 	}
-	free(guard.filter);
-	free(policy.filter);
 	return status;
 }
