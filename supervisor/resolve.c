@@ -265,14 +265,20 @@ static bool jump_scope(const char *text, size_t len, unsigned flags,
  * RES_NO_XDEV (the walk compares st_dev, the kernel mounts) go the full
  * way.  The final object is still opened by the walk below, from the fd
  * returned here.
+ *
+ * When a directory on the way is missing (ENOENT), the jump is tried again
+ * up to JUMP_SHORTER times, each time one directory shorter: a shorter
+ * prefix is a prefix all the same (the argument above holds for it), and
+ * the walk goes on from the deepest directory that is there and meets the
+ * missing name itself.  A compiler's include path search is made of such
+ * paths (/usr/lib/gcc/.../include/bits/x.h), where the walk took three
+ * calls per directory.  *used tells how much of text was taken.
  */
+#define JUMP_SHORTER 3
+
 static int jump_prefix(const char *text, int cur, unsigned flags,
 		       bool at_root, size_t *used)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
 	char pre[PATH_MAX];
 	size_t e = strlen(text), ls;
 	long fd;
@@ -286,13 +292,29 @@ static int jump_prefix(const char *text, int cur, unsigned flags,
 		ls--;
 	if (ls == 0 || ls >= sizeof(pre))
 		return -1;	/* one component, or too long for us */
-	memcpy(pre, text, ls);
-	pre[ls] = '\0';
-	if (!jump_scope(pre, ls, flags, at_root, &how.resolve))
-		return -1;
-	fd = syscall(SYS_openat2, cur, pre, &how, sizeof(how));
-	if (fd < 0)
-		return -1;
+	for (int tries = 0;; tries++) {
+		struct open_how how = {
+			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+
+		memcpy(pre, text, ls);
+		pre[ls] = '\0';
+		if (!jump_scope(pre, ls, flags, at_root, &how.resolve))
+			return -1;
+		fd = syscall(SYS_openat2, cur, pre, &how, sizeof(how));
+		if (fd >= 0)
+			break;
+		if (errno != ENOENT || tries == JUMP_SHORTER)
+			return -1;
+		/* One directory less: back over "name/" (and extra '/'). */
+		while (ls > 0 && text[ls - 1] == '/')
+			ls--;
+		while (ls > 0 && text[ls - 1] != '/')
+			ls--;
+		if (ls == 0)
+			return -1;
+	}
 	*used = ls;
 	return (int)fd;
 }
@@ -871,7 +893,8 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				at_root = false;
 				pos += used;
 			}
-			if (missing && (nfd >= 0 || !strchr(rem + pos, '/'))) {
+			/* (A shorter jump leaves more than the last name.) */
+			if (missing && !strchr(rem + pos, '/')) {
 				/*
 				 * The directories before the last name are
 				 * there (cur), so the last name is what was

@@ -352,6 +352,25 @@ except PermissionError:
 		"$B/try-open" "$W/readme.txt" p
 	c enoent-stays-enoent   files ENOENT - \
 		"$B/try-open" "$W/no-such-file"
+	# A directory missing on the way, one, two or five levels up from
+	# the last name (resolve.c: the prefix jump tried shorter), through a
+	# link too, or under the secrets: ENOENT, as the kernel answers a
+	# read of nothing, recorded with the path as given.
+	c enoent-dir-missing    files ENOENT "--type syscall --path $W/sub/nodir/x.h --errno ENOENT" \
+		"$B/try-open" "$W/sub/nodir/x.h"
+	c enoent-dirs-missing   files ENOENT "--type syscall --path $W/sub/n1/n2/x.h --errno ENOENT" \
+		"$B/try-open" "$W/sub/n1/n2/x.h"
+	c enoent-dirs-missing-deep files ENOENT "--type syscall --path $W/n1/n2/n3/n4/n5/x.h --errno ENOENT" \
+		"$B/try-open" "$W/n1/n2/n3/n4/n5/x.h"
+	c enoent-dir-missing-via-link files ENOENT "--type syscall --path $W/sub-link/nodir/x.h --errno ENOENT" \
+		"$B/try-open" "$W/sub-link/nodir/x.h"
+	c enoent-file-in-file   files ENOTDIR - \
+		"$B/try-open" "$W/readme.txt/nodir/x.h"
+	c secret-dir-missing    files ENOENT "--type syscall --path $H/.ssh/nodir/key --errno ENOENT" \
+		"$B/try-open" "$H/.ssh/nodir/key"
+	c create-dir-missing    files ENOENT "--type syscall --path $W/sub/nodir/new --errno ENOENT" \
+		"$B/try-open" "$W/sub/nodir/new" wc
+	check create-dir-missing-nothing test ! -e "$W/sub/nodir" -a ! -e "$W/sub/new"
 	c eisdir-stays-eisdir   files EISDIR - \
 		"$B/try-open" "$W/sub" w
 	c mkdir-in-cwd          files 0      "--syscall mkdir --path $W/d1 --action allow --rule work" \
