@@ -1150,6 +1150,40 @@ static void test_map_reserved_tail(void)
 }
 
 /*
+ * A trail much longer than the mapped window (2 MiB) and the reserved
+ * chunks (256 KiB): the window moves, chunks are added, and every record
+ * is there, whole and in order, once closed; a record of nearly a
+ * megabyte (the longest line is 1 MiB) fits wherever it falls.
+ */
+static void test_map_long_trail(void)
+{
+	static char pad[300], big[900 * 1024];
+	char path[128], why[WHY_LEN];
+	struct audit_writer *w = NULL;
+	int i;
+
+	memset(pad, 'p', sizeof(pad) - 1);
+	memset(big, 'b', sizeof(big) - 1);
+	tmp_path(path, sizeof(path), "map-long");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "l", &w) == 0);
+	for (i = 0; i < 20000; i++) {
+		struct audit_rec *r = audit_begin(w, "t");
+
+		audit_int(r, "i", i);
+		audit_str(r, "pad", i % 5000 == 4999 ? big : pad);
+		if (audit_commit(r) != 0)
+			break;
+	}
+	CU_ASSERT_EQUAL(i, 20000);
+	end_run(w);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	CU_ASSERT(file_size(path) > 8 * 1024 * 1024);
+	CU_ASSERT_EQUAL(file_lines(path), 20001);
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
+	unlink(path);
+}
+
+/*
  * A writer that dies without audit_close() (the supervisor SIGKILLed)
  * leaves every committed record and the zero bytes after them; the trail
  * reads as truncated after its last record, and the next writer of the
@@ -2171,6 +2205,7 @@ static const struct {
 	{ "EFBIG is sticky, trail reads truncated", test_sticky_efbig },
 	{ "map sink: reserved tail, cut at close", test_map_reserved_tail },
 	{ "map sink: a writer that dies", test_map_writer_dies },
+	{ "map sink: a trail longer than the window", test_map_long_trail },
 	{ "map sink: trail truncated under the writer", test_map_truncated_under },
 	{ "map sink: one writer at a time", test_map_one_writer },
 	{ "no allocation per record once warm", test_no_alloc_when_warm },
