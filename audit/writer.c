@@ -47,6 +47,9 @@
  * pages of the window count in the supervisor's RSS: the window is kept
  * small (16 MiB made a 1,000-process run's peak RSS 15 MiB larger). */
 #define MAP_CHUNK ((off_t)256 * 1024)
+/* The first chunks are smaller (16 KiB, then as much again as the run has
+ * written): a short run reserves and faults in little. */
+#define MAP_CHUNK_MIN ((off_t)16 * 1024)
 #define MAP_WINDOW ((size_t)2 * 1024 * 1024)
 _Static_assert(MAP_WINDOW >= AUDIT_MAX_LINE + 65536,
 	       "a line and a page must fit in the window");
@@ -151,6 +154,7 @@ struct audit_writer {
 	off_t map_off, data_end, reserved_end;
 	off_t populated_end;	/* window pages faulted in up to here */
 	bool map_proven;	/* a fallocate(2) has worked on this file */
+	off_t run_start;	/* data_end at open */
 	off_t fsize_limit;	/* RLIMIT_FSIZE at open (chunks stop there) */
 	/* Timestamp cache: "\"YYYY-MM-DDTHH:MM:SS." of ts_sec. */
 	time_t ts_sec;
@@ -688,9 +692,10 @@ static int write_all(int fd, const char *buf, size_t len, size_t *done)
  * record that audit_commit() returned for, and fdatasync(2) syncs those
  * pages as it syncs written ones (audit_tick, AUDIT_SYNC_EVERY).
  *
- * Space is reserved ahead with fallocate(2), MAP_CHUNK at a time, so that
- * a full disk or RLIMIT_FSIZE is an error (ENOSPC, EFBIG) before a record
- * is copied, never a SIGBUS on a page that cannot be had; when a whole
+ * Space is reserved ahead with fallocate(2), up to MAP_CHUNK at a time
+ * (a run's first chunks are smaller), so that a full disk or RLIMIT_FSIZE
+ * is an error (ENOSPC, EFBIG) before a record is copied, never a SIGBUS
+ * on a page that cannot be had; when a whole
  * chunk cannot be had, each record takes just its own bytes, so records
  * go on up to the last free byte as with write(2).  The file thus ends
  * with zero bytes during a run; audit_close() cuts it back to its last
@@ -783,7 +788,10 @@ static int data_end_of(int fd, off_t size, off_t *end)
  * chunk cannot be had (a nearly full disk, RLIMIT_FSIZE). */
 static int map_reserve(struct audit_writer *w, off_t want)
 {
-	off_t chunk_end = (want + MAP_CHUNK - 1) / MAP_CHUNK * MAP_CHUNK;
+	off_t written = w->data_end - w->run_start;
+	off_t chunk = written < MAP_CHUNK_MIN ? MAP_CHUNK_MIN :
+		      written > MAP_CHUNK ? MAP_CHUNK : written;
+	off_t chunk_end = (want + chunk - 1) / chunk * chunk;
 
 	if (want <= w->reserved_end)
 		return 0;
@@ -864,6 +872,7 @@ static int sink_open(struct audit_writer *w)
 	if (sigbus_install_err)
 		return 0;
 	w->data_end = end;
+	w->run_start = end;
 	w->reserved_end = st.st_size;
 	w->fsize_limit = getrlimit(RLIMIT_FSIZE, &lim) == 0 &&
 				 lim.rlim_cur != RLIM_INFINITY &&
