@@ -320,6 +320,30 @@ static int jump_prefix(const char *text, int cur, unsigned flags,
 }
 
 /*
+ * May text be taken whole by one openat2 (jump_whole, jump_follow)?  Not
+ * when it is empty or ends with '/', nor when its last component is "."
+ * or ".." (no entry of a directory) or "self" or "thread-self" (at the
+ * root of a procfs, the walk's to map to the caller).  Sets *ls to where
+ * the last component starts.
+ */
+static bool whole_last(const char *text, size_t *ls)
+{
+	size_t e = strlen(text), l = e;
+	const char *last;
+
+	if (e == 0 || text[e - 1] == '/')
+		return false;
+	while (l > 0 && text[l - 1] != '/')
+		l--;
+	last = text + l;
+	if (!strcmp(last, ".") || !strcmp(last, "..") ||
+	    !strcmp(last, "self") || !strcmp(last, "thread-self"))
+		return false;
+	*ls = l;
+	return true;
+}
+
+/*
  * The fast path of an open: the whole rest of the walk, last component
  * included, in one openat2() under the same resolution as jump_prefix()
  * (same security argument: names only, ".." only from the root under
@@ -345,19 +369,10 @@ static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
 	struct open_how how = {
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	size_t e = strlen(text), ls = e;
-	const char *last;
+	size_t ls;
 	long fd;
 
-	if ((flags & RES_NO_XDEV) || e == 0 || text[e - 1] == '/')
-		return -1;
-	while (ls > 0 && text[ls - 1] != '/')
-		ls--;
-	last = text + ls;
-	/* "." and ".." name no entry of a directory; "self" and
-	 * "thread-self" at the root of a procfs are the walk's to map. */
-	if (!strcmp(last, ".") || !strcmp(last, "..") ||
-	    !strcmp(last, "self") || !strcmp(last, "thread-self"))
+	if ((flags & RES_NO_XDEV) || !whole_last(text, &ls))
 		return -1;
 	if (!jump_scope(text, ls, flags, at_root, &how.resolve))
 		return -1;
@@ -416,19 +431,12 @@ static int jump_follow(const char *text, int root, const struct stat *root_st,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_XDEV |
 			   RESOLVE_NO_MAGICLINKS,
 	};
-	size_t e = strlen(text), ls = e;
-	const char *last;
+	size_t ls;
 	long fd;
 
 	if ((flags & (RES_NO_SYMLINKS | RES_NO_MAGICLINKS | RES_BENEATH |
 		      RES_IN_ROOT | RES_NO_XDEV)) ||
-	    major(root_st->st_dev) == 0 || e == 0 || text[e - 1] == '/')
-		return -1;
-	while (ls > 0 && text[ls - 1] != '/')
-		ls--;
-	last = text + ls;
-	if (!strcmp(last, ".") || !strcmp(last, "..") ||
-	    !strcmp(last, "self") || !strcmp(last, "thread-self"))
+	    major(root_st->st_dev) == 0 || !whole_last(text, &ls))
 		return -1;
 	fd = syscall(SYS_openat2, root, text, &how, sizeof(how));
 	if (fd < 0)
