@@ -456,7 +456,9 @@ if want 3; then
 	echo
 	echo "3. AUDIT WRITER: records per second, bench-auditw (audit/ writer, a 480-byte syscall record,"
 	echo "   audit_tick after each commit or batch as the loop does), up to 1,000,000 records or 0.5 s, median of 3;"
-	echo "   group commit: threads recording at once share write(2)s; batches: audit_batch_begin/_end"
+	echo "   trails in regular files are written through the map sink (audit/writer.c: no write(2) a record);"
+	echo "   group commit: threads recording at once, each record chained under the writer's lock;"
+	echo "   batches: audit_batch_begin/_end"
 	hr
 	"$B/bench-auditw" table 1000000 500 "$T" "$DISK_DIR" 2>> "$ERR" || echo "bench-auditw table FAILED"
 	hr
