@@ -695,9 +695,9 @@ static int write_all(int fd, const char *buf, size_t len, size_t *done)
  * Space is reserved ahead with fallocate(2), up to MAP_CHUNK at a time
  * (a run's first chunks are smaller), so that a full disk or RLIMIT_FSIZE
  * is an error (ENOSPC, EFBIG) before a record is copied, never a SIGBUS
- * on a page that cannot be had; when a whole
- * chunk cannot be had, each record takes just its own bytes, so records
- * go on up to the last free byte as with write(2).  The file thus ends
+ * on a page that cannot be had; when a whole chunk cannot be had, each
+ * record takes just its own bytes, so records go on up to the last free
+ * byte as with write(2).  The file thus ends
  * with zero bytes during a run; audit_close() cuts it back to its last
  * record.  A writer that dies leaves them: readers and the verifier take a
  * last line of zero bytes as the end of the trail (no record starts with
@@ -972,10 +972,10 @@ static int sink_write(struct audit_writer *w, const char *buf, size_t len,
 			*done += more;
 			return rc;
 		}
-		if (rc == 0)
+		if (rc == 0) {
 			w->map_proven = true;
-		if (rc == 0)
 			rc = map_window(w, n);
+		}
 		if (rc == 0 && w->data_end + (off_t)n > w->populated_end)
 			map_populate(w);
 		if (rc == 0)

@@ -416,9 +416,10 @@ static int jump_whole(const char *text, int cur, unsigned flags, bool at_root,
  * anonymous one).  The last component is opened O_PATH|O_NOFOLLOW, as the
  * walk opens it, and a symlink there that the call follows is left to the
  * walk, but for RES_OBJECT (an exec), which needs only the object: the
- * kernel follows it too, under the same rules.  Any error (a mount crossed, a loop, a name missing, a link
- * refused by fs.protected_symlinks, a search permission) sends the full
- * walk, which gives the answer itself.  The object is named by its fd
+ * kernel follows it too, under the same rules.  Any error (a mount
+ * crossed, a loop, a name missing, a link refused by
+ * fs.protected_symlinks, a search permission) sends the full walk, which
+ * gives the answer itself.  The object is named by its fd
  * (fd_path), not by the text given.  files.sh's *-via-abs-* cases fail
  * without RESOLVE_NO_XDEV.
  */
@@ -852,15 +853,6 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			size_t used;
 
 			try_jump = false;
-			/* Only the object wanted, an absolute path: the
-			 * kernel may take it whole, links and all. */
-			if ((flags & RES_OBJECT) && at_root && cur < 0 &&
-			    (nfd = jump_follow(rem + pos, start, &root_st,
-					       flags, &st)) >= 0) {
-				out->st = st;
-				out->fd = nfd;
-				goto canonical;
-			}
 			if (flags & RES_OPEN) {
 				const char *l = strrchr(rem + pos, '/');
 
@@ -876,17 +868,21 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				}
 				missing = nfd == -ENOENT;
 				loop_seen = nfd == -ELOOP;
-				/* A symlink on the way of an absolute path:
-				 * the kernel may follow it for us. */
-				if (loop_seen && at_root && cur < 0 &&
-				    (nfd = jump_follow(rem + pos, start, &root_st,
-						       flags, &st)) >= 0) {
-					out->st = st;
-					out->fd = nfd;
-					snprintf(out->name, sizeof(out->name),
-						 "%s", l ? l + 1 : rem + pos);
-					goto canonical;
-				}
+			}
+			/* An absolute path with a symlink on the way of an
+			 * open, or any for an exec (only the object wanted):
+			 * the kernel may take it whole, links and all. */
+			if ((loop_seen || (flags & RES_OBJECT)) && at_root &&
+			    cur < 0 &&
+			    (nfd = jump_follow(rem + pos, start, &root_st,
+					       flags, &st)) >= 0) {
+				const char *l = strrchr(rem + pos, '/');
+
+				out->st = st;
+				out->fd = nfd;
+				snprintf(out->name, sizeof(out->name), "%s",
+					 l ? l + 1 : rem + pos);
+				goto canonical;
 			}
 			/* A symlink on the way defeats the prefix jump too. */
 			nfd = loop_seen ? -1 :

@@ -23,12 +23,30 @@ unmount() {
 }
 trap unmount EXIT
 
+# failed_closed NAME STATUS STDERR WHY: sysgate exited 125 and its stderr
+# names the audit trail and WHY (an extended regex).
+failed_closed() {
+	local name=$1 rc=$2 err=$3 why=$4
+	SG_ERR=$err
+	if [ "$rc" = 125 ]; then
+		sg_report_pass "$name-exit-125"
+	else
+		sg_report_fail "$name-exit-125" "got $(sg_status_text "$rc")"
+	fi
+	if grep -Eq "audit trail.*($why)" "$err"; then
+		sg_report_pass "$name-says-why"
+	else
+		sg_report_fail "$name-says-why" "no 'audit trail ... $why' on stderr"
+	fi
+	SG_ERR=
+}
+
 # full_round NAME TRAIL PREFIX...: run the workload with its trail at
 # TRAIL, sysgate started through PREFIX (e.g. prlimit); check the outcome.
 full_round() {
 	local name=$1 trail=$2
 	shift 2
-	local d=$W/$name rc i helper
+	local d=$W/$name i helper
 	mkdir -p "$d"
 	[ "$U" = root ] || chown "$U" "$d"
 	helper=("$B/audit-threads" create "$d" 4 0)
@@ -36,19 +54,7 @@ full_round() {
 		PATH="$SG_PATH" HOME="$H" "$SYSGATE" run -r "$P/full.ini" \
 		-a "$trail" -- "${helper[@]}") \
 		>"$R/$name.out" 2>"$R/$name.err" </dev/null
-	rc=$?
-	SG_ERR=$R/$name.err
-	if [ "$rc" = 125 ]; then
-		sg_report_pass "$name-exit-125"
-	else
-		sg_report_fail "$name-exit-125" "got $(sg_status_text "$rc")"
-	fi
-	if grep -Eq "audit trail.*(No space left on device|File too large)" "$R/$name.err"; then
-		sg_report_pass "$name-says-why"
-	else
-		sg_report_fail "$name-says-why" "no 'audit trail ... No space left on device|File too large' on stderr"
-	fi
-	SG_ERR=
+	failed_closed "$name" $? "$R/$name.err" "No space left on device|File too large"
 
 	# Stopped: no victim left, and no file appears any more.
 	local alive= n1 n2
@@ -86,25 +92,13 @@ full_round() {
 # The tree truncates the trail (the policy mediates no file call, so the
 # kernel lets it), then goes on making calls that are recorded.
 truncated_round() {
-	local trail=$R/cut.jsonl rc marker=$W/cut-after-$U
+	local trail=$R/cut.jsonl marker=$W/cut-after-$U
 	rm -f "$trail" "$marker"
 	(cd "$W" && exec timeout -k 5 60 "${SG_AS[@]}" env -i \
 		PATH="$SG_PATH" HOME="$H" "$SYSGATE" run -r "$P/nofiles.ini" \
 		-a "$trail" -- sh -c ": > '$trail'; /bin/true; /bin/true; : > '$marker'") \
 		>"$R/cut.out" 2>"$R/cut.err" </dev/null
-	rc=$?
-	SG_ERR=$R/cut.err
-	if [ "$rc" = 125 ]; then
-		sg_report_pass "truncated-exit-125"
-	else
-		sg_report_fail "truncated-exit-125" "got $(sg_status_text "$rc")"
-	fi
-	if grep -q "audit trail.*Input/output error" "$R/cut.err"; then
-		sg_report_pass "truncated-says-why"
-	else
-		sg_report_fail "truncated-says-why" "no 'audit trail ... Input/output error' on stderr"
-	fi
-	SG_ERR=
+	failed_closed truncated $? "$R/cut.err" "Input/output error"
 	# Stopped at its first exec after the cut: the last command never ran.
 	check "truncated-tree-stopped" test ! -e "$marker"
 	check "truncated-verify-fails" sh -c "! '$SYSGATE' verify '$trail' >/dev/null 2>&1"
