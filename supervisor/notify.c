@@ -551,6 +551,16 @@ static int call_resolve_open(struct sup *s, struct call *c, int idx,
 			       flags, dir_oflags, r);
 	if (rc == -ENOENT && r->partial && probe_redirect(s, c, cp, r->path, acc))
 		return -EREMCHG;
+	/*
+	 * A directory on the way is missing: the call can only fail, but it
+	 * is decided, as one whose last name is missing, on the path as
+	 * named (canonical as far as it exists).  A denied tree then answers
+	 * the same for every name in it, existing or not, and the record
+	 * names the path.  r->fd is -1 and r->partial says why: no handler
+	 * may create or act on anything (they answer ENOENT when allowed).
+	 */
+	if (rc == -ENOENT && r->partial)
+		return 0;
 	return rc;
 }
 
@@ -999,7 +1009,8 @@ static int handle_open(struct sup *s, struct call *c)
 			goto gone;
 		if (c->v.action != RULES_ALLOW)
 			break;
-		if (!exists && (!(o.flags & O_CREAT) || (o.flags & O_PATH))) {
+		if (!exists && (r.partial || !(o.flags & O_CREAT) ||
+				(o.flags & O_PATH))) {
 			c->err = ENOENT;
 			break;
 		}
@@ -1297,6 +1308,9 @@ static int precheck_change(struct call *c, enum op op, struct resolved *r,
 {
 	int nr = c->req->data.nr;
 
+	for (unsigned i = 0; i < n; i++)
+		if (r[i].partial)
+			return ENOENT;	/* a directory on the way is missing */
 	switch (op) {
 	case OP_MKDIR: case OP_MKNOD: case OP_SYMLINK:
 		if (r[0].fd >= 0)

@@ -354,23 +354,36 @@ except PermissionError:
 		"$B/try-open" "$W/no-such-file"
 	# A directory missing on the way, one, two or five levels up from
 	# the last name (resolve.c: the prefix jump tried shorter), through a
-	# link too, or under the secrets: ENOENT, as the kernel answers a
-	# read of nothing, recorded with the path as given.
-	c enoent-dir-missing    files ENOENT "--type syscall --path $W/sub/nodir/x.h --errno ENOENT" \
+	# link too: decided on the path as named, as a missing last name is,
+	# and ENOENT when allowed, as the kernel answers a read of nothing.
+	c enoent-dir-missing    files ENOENT "--type syscall --path $W/sub/nodir/x.h --action allow --rule work --errno ENOENT" \
 		"$B/try-open" "$W/sub/nodir/x.h"
 	c enoent-dirs-missing   files ENOENT "--type syscall --path $W/sub/n1/n2/x.h --errno ENOENT" \
 		"$B/try-open" "$W/sub/n1/n2/x.h"
 	c enoent-dirs-missing-deep files ENOENT "--type syscall --path $W/n1/n2/n3/n4/n5/x.h --errno ENOENT" \
 		"$B/try-open" "$W/n1/n2/n3/n4/n5/x.h"
-	c enoent-dir-missing-via-link files ENOENT "--type syscall --path $W/sub-link/nodir/x.h --errno ENOENT" \
+	c enoent-dir-missing-via-link files ENOENT "--type syscall --path $W/sub/nodir/x.h --action allow --rule work --errno ENOENT" \
 		"$B/try-open" "$W/sub-link/nodir/x.h"
 	c enoent-file-in-file   files ENOTDIR - \
 		"$B/try-open" "$W/readme.txt/nodir/x.h"
-	c secret-dir-missing    files ENOENT "--type syscall --path $H/.ssh/nodir/key --errno ENOENT" \
+	# Under a denied tree every name is denied, whether its directory
+	# exists or not: the answer does not tell which directories are there.
+	c secret-dir-missing    files EACCES "--type syscall --path $H/.ssh/nodir/key --action deny --rule no-secrets --errno EACCES" \
 		"$B/try-open" "$H/.ssh/nodir/key"
-	c create-dir-missing    files ENOENT "--type syscall --path $W/sub/nodir/new --errno ENOENT" \
+	c secret-name-missing   files EACCES "--type syscall --path $H/.ssh/keys/nokey --action deny --rule no-secrets --errno EACCES" \
+		"$B/try-open" "$H/.ssh/keys/nokey"
+	c secret-dirs-missing-via-link files EACCES "--type syscall --path $H/.ssh/n1/n2/key --action deny --rule no-secrets" \
+		"$B/try-open" "$W/ssh-dir-link/n1/n2/key"
+	c create-dir-missing    files ENOENT "--type syscall --path $W/sub/nodir/new --action allow --rule work --errno ENOENT" \
 		"$B/try-open" "$W/sub/nodir/new" wc
 	check create-dir-missing-nothing test ! -e "$W/sub/nodir" -a ! -e "$W/sub/new"
+	c create-dir-missing-elsewhere files EROFS "--type syscall --path $O/nodir/new --action deny --rule no-writes-elsewhere --errno EROFS" \
+		"$B/try-open" "$O/nodir/new" wc
+	c mkdir-dir-missing     files ENOENT "--syscall mkdir --path $W/nodir/d --action allow --rule work --errno ENOENT" \
+		"$B/try-mkdir" "$W/nodir/d" 0750
+	c mkdir-dir-missing-elsewhere files EROFS "--syscall mkdir --path $O/nodir/d --action deny --rule no-writes-elsewhere" \
+		"$B/try-mkdir" "$O/nodir/d" 0750
+	check mkdir-dir-missing-nothing test ! -e "$W/nodir" -a ! -e "$O/nodir"
 	c eisdir-stays-eisdir   files EISDIR - \
 		"$B/try-open" "$W/sub" w
 	c mkdir-in-cwd          files 0      "--syscall mkdir --path $W/d1 --action allow --rule work" \
