@@ -142,13 +142,13 @@ static bool default_records(const struct rules_set *rs)
  * Security: calls the supervisor always sees, whatever the policy: those
  * that send signals or move a process between process groups, so that
  * their targets can be kept inside the traced tree, and those that change
- * the working directory, so that the supervisor may keep each task's
- * (supervisor/resolve.c).
+ * the working directory or the umask, so that the supervisor may keep each
+ * task's (supervisor/resolve.c).
  */
 static const int always_notified[] = {
 	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
 	__NR_rt_tgsigqueueinfo, __NR_pidfd_send_signal, __NR_setpgid,
-	__NR_chdir, __NR_fchdir,
+	__NR_chdir, __NR_fchdir, __NR_umask,
 };
 
 bool rules_always_notified(int nr)

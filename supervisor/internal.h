@@ -59,6 +59,8 @@ struct proc {
 	int cwd_fd;         /* its working directory as last looked up
 			     * (resolve.c), -1: none kept */
 	uint64_t cwd_gen;   /* ... at this chdir generation */
+	int umask;          /* its umask as last read (resolve.c) ... */
+	uint64_t umask_gen; /* ... at this generation, 0: not read */
 	bool stack_wanted;  /* interrupted for a stack, its stop not seen */
 	unsigned stack_tries; /* interrupts since a stack was last used */
 	struct proc *next;  /* hash chain */
@@ -291,13 +293,16 @@ void resolve_forget_root(struct proc *p);
 void resolve_inherit_root(struct proc *child, const struct proc *parent);
 /*
  * Every notification, first thing, on the main thread: tid made call nr.
- * A chdir or fchdir (always notified) makes every kept cwd stale, and no
- * cwd is kept until the task that made it is seen making another call
- * (by then the change is done).
+ * A chdir, fchdir or umask (always notified) makes every kept cwd and
+ * umask stale, and none is kept until the task that made it is seen making
+ * another call (by then the change is done).
  */
 void resolve_note_call(pid_t tid, int nr);
+/* The umask of task tid, kept under the rules of the cwds (resolve.c);
+ * read from /proc/TID/status when not kept.  -errno when unreadable. */
+int resolve_task_umask(pid_t tid);
 /*
- * tid is at a ptrace stop: a chdir or fchdir it was let through has been
+ * tid is at a ptrace stop: a chdir, fchdir or umask it was let through has been
  * carried out (a stop comes after the call's body, or the call is restarted
  * and notified again).
  */

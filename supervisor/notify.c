@@ -741,7 +741,7 @@ int notify_caller_umask(struct call *c)
 	 * very call; no second read of the same file. */
 	if (c->creds && c->creds->umask >= 0)
 		return c->creds->umask;
-	m = tracee_umask(c->tid);
+	m = resolve_task_umask(c->tid);
 
 	return m < 0 ? 022 : m;
 }

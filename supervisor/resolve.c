@@ -525,6 +525,12 @@ void resolve_set_root_fixed(bool fixed)
  * run.  At most
  * CWD_KEPT_MAX fds are kept, so that the cache never costs the supervisor
  * the fds its work needs.
+ *
+ * The umask lives beside the cwd (in the kernel's fs_struct, shared the
+ * same way), changes only by umask(2), also always notified, and is kept
+ * per task under the same rules: the generation, the calls in flight, the
+ * run-wide switch.  A create the supervisor carries out applies it, so a
+ * stale one would give the file another mode than the kernel would.
  */
 #define CWD_INFLIGHT_MAX 16
 #define CWD_KEPT_MAX 128
@@ -556,7 +562,7 @@ void resolve_note_call(pid_t tid, int nr)
 {
 	if (n_cwd_inflight)
 		cwd_done(tid);
-	if (nr != SYS_chdir && nr != SYS_fchdir)
+	if (nr != SYS_chdir && nr != SYS_fchdir && nr != SYS_umask)
 		return;
 	cwd_gen++;
 	if (n_cwd_inflight == CWD_INFLIGHT_MAX)
@@ -582,6 +588,7 @@ void resolve_forget_root(struct proc *p)
 		close(p->root_fd);
 	p->root_fd = -1;
 	cwd_drop(p);
+	p->umask_gen = 0;
 	cwd_done(p->tid);
 }
 
@@ -608,6 +615,24 @@ static int task_cwd(pid_t tid)
 	p->cwd_fd = fd;
 	p->cwd_gen = cwd_gen;
 	return fd;
+}
+
+int resolve_task_umask(pid_t tid)
+{
+	struct proc *p;
+	int m;
+
+	if (cwd_off || n_cwd_inflight || !tracee_on_main_thread() ||
+	    !(p = procs_find(tid)))
+		return tracee_umask(tid);
+	if (p->umask_gen == cwd_gen)
+		return p->umask;
+	m = tracee_umask(tid);
+	if (m >= 0) {
+		p->umask = m;
+		p->umask_gen = cwd_gen;
+	}
+	return m;
 }
 
 static uint64_t mnt_id(int fd)

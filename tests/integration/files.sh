@@ -76,7 +76,7 @@ action = kill
 EOF
 	local S=$H/.ssh/id_rsa
 	echo "SECRET env" >"$W/.env"
-	mkdir -p "$W/sub" "$H/.ssh/keys"
+	mkdir -p "$W/sub" "$H/.ssh/keys" "$W/um"
 	echo "PUBLIC decoy" >"$W/id_rsa"
 	echo "PUBLIC in sub" >"$W/sub/here.txt"
 	ln -sf "$W/sub" "$W/sub-link"
@@ -154,6 +154,11 @@ open('$W/go').read()
 sys.exit(0 if os.stat('/').st_mtime_ns != before else 1)"
 		wait
 	fi
+	# The supervisor keeps each task's umask too: every umask(2), by the
+	# task, by another thread, by a CLONE_FS process, or in a fork, must
+	# be seen by its next create.
+	c umask-followed        files 0      "--type syscall --syscall mkdir --path $W/um/d.d --action allow --rule work" \
+		"$B/try-umask" "$W/um"
 	c secret-after-cd       files 1      "--type syscall --path $S --action deny --rule no-secrets" \
 		sh -c "cd '$W' && cat id_rsa && cd '$H/.ssh' && cat id_rsa"
 	check secret-after-cd-decoy-first grep -q "PUBLIC decoy" "$SG_OUT"
