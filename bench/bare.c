@@ -17,6 +17,10 @@
  *                after an exec, open + ADDFD, SEND
  *   notif-sync   the same after SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (6.6+),
  *                probed here
+ *   notif-open, notif-sync-open  the same, but open-allow opens the path it
+ *                reads from the caller at each call (peek, open, ADDFD,
+ *                SEND, close): the least any supervisor that emulates an
+ *                open does, where notif installs a file opened once
  *   trace        SECCOMP_RET_TRACE; the tracer does waitpid + PTRACE_CONT
  *   trace-stack  the same plus the caller's stack (instruction pointers
  *                only) with libunwind-ptrace at each stop
@@ -70,7 +74,8 @@
 #define BARE_MAX_FRAMES 64
 
 enum mech { MECH_ALLOW, MECH_NOTIF, MECH_NOTIF_SYNC, MECH_TRACE, MECH_TRACE_STACK,
-	    MECH_NOTIF_STOP, MECH_NOTIF_STOP_STACK };
+	    MECH_NOTIF_STOP, MECH_NOTIF_STOP_STACK, MECH_NOTIF_OPEN,
+	    MECH_NOTIF_SYNC_OPEN };
 
 /* The kernel's restart-the-call errno (never reaches user space here). */
 #define BARE_ERESTARTNOINTR 513
@@ -79,6 +84,7 @@ struct responder {
 	int listener;
 	int pidfd;		/* the child, for pidfd_getfd */
 	int allow_fd;		/* open-allow: the file every ADDFD installs */
+	bool open_each;		/* open-allow: open the named file each call */
 	enum bench_op op;
 	struct seccomp_notif_sizes sizes;
 };
@@ -97,6 +103,8 @@ static int parse_mech(const char *s, enum mech *m)
 		[MECH_TRACE_STACK] = "trace-stack",
 		[MECH_NOTIF_STOP] = "notif-stop",
 		[MECH_NOTIF_STOP_STACK] = "notif-stop-stack",
+		[MECH_NOTIF_OPEN] = "notif-open",
+		[MECH_NOTIF_SYNC_OPEN] = "notif-sync-open",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -115,7 +123,8 @@ static bool is_stop(enum mech m)
 
 static bool is_notif(enum mech m)
 {
-	return m == MECH_NOTIF || m == MECH_NOTIF_SYNC || is_stop(m);
+	return m == MECH_NOTIF || m == MECH_NOTIF_SYNC || m == MECH_NOTIF_OPEN ||
+	       m == MECH_NOTIF_SYNC_OPEN || is_stop(m);
 }
 
 static bool is_trace(enum mech m)
@@ -250,7 +259,10 @@ static void answer(struct responder *r, const struct seccomp_notif *req)
 		send_reply(r, req->id, 0, EACCES, 0);
 		break;
 	case BENCH_OPEN_ALLOW:
-		send_fd(r, req->id, r->allow_fd, true);
+		if (r->open_each)
+			answer_loader_open(r, req);
+		else
+			send_fd(r, req->id, r->allow_fd, true);
 		break;
 	case BENCH_CONNECT:
 		answer_connect(r, req);
@@ -469,7 +481,7 @@ int main(int argc, char **argv)
 
 	if (argc != 5 || parse_mech(argv[1], &m) < 0 ||
 	    bench_op_parse(argv[2], &op) < 0) {
-		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
+		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
 		return 2;
 	}
 	n = atol(argv[3]);
@@ -482,6 +494,7 @@ int main(int argc, char **argv)
 	if (bench_setup(op, &ctx) < 0)
 		die("setup");
 	resp.op = op;
+	resp.open_each = m == MECH_NOTIF_OPEN || m == MECH_NOTIF_SYNC_OPEN;
 	resp.allow_fd = open(BENCH_ALLOW_PATH, O_RDONLY | O_CLOEXEC);
 	if (resp.allow_fd < 0)
 		die(BENCH_ALLOW_PATH);
@@ -526,7 +539,7 @@ int main(int argc, char **argv)
 			die("pidfd_getfd");
 		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &resp.sizes) < 0)
 			die("SECCOMP_GET_NOTIF_SIZES");
-		if (m == MECH_NOTIF_SYNC &&
+		if ((m == MECH_NOTIF_SYNC || m == MECH_NOTIF_SYNC_OPEN) &&
 		    ioctl(resp.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 			  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0) {
 			printf("n/a no-sync-wake-up(%s)\n", strerrorname_np(errno));

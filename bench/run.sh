@@ -140,24 +140,32 @@ if want 1; then
 	# stack = yes on getppid, and audit = all (a stack goes into a record).
 	SG_MICRO_STACK="$SYSGATE run -q -r $BENCH_SRC/policies/stack.ini -a $TRAIL --"
 
-	# micro_row LABEL OP N MECHANISM-TEXT BARE1 BARE2 SYSGATE
+	# micro_row LABEL OP N MECHANISM-TEXT BARE1 BARE2 SYSGATE [cpu0]
 	# SYSGATE: yes (measure it), stack (measure it under the stack policy),
 	# no (not implemented yet) or ref (a reference row of the bare
-	# mechanism alone).
+	# mechanism alone).  cpu0: every run of the row (native, sysgate,
+	# bare) on CPU 0 only, with taskset.
 	micro_row() {
-		label=$1 op=$2 n=$3 mtext=$4 m1=$5 m2=$6 sg=$7
+		label=$1 op=$2 n=$3 mtext=$4 m1=$5 m2=$6 sg=$7 pin=
+		if [ "${8:-}" = cpu0 ]; then
+			if ! command -v taskset > /dev/null 2>&1; then
+				printf '%-34s %s\n' "$label" "(skipped: no taskset)"
+				return
+			fi
+			pin="taskset -c 0"
+		fi
 		: > "$T/m.nat"; : > "$T/m.sg"; : > "$T/m.b1"; : > "$T/m.b2"
 		answer="-"
 		r=0
 		while [ $r -lt "$ROUNDS" ]; do
 			r=$((r + 1))
-			out=$("$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR") &&
+			out=$($pin "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR") &&
 				echo "${out% *}" >> "$T/m.nat"
 			if [ "$sg" = yes ] || [ "$sg" = stack ]; then
 				rm -f "$TRAIL"
 				sg_cmd=$SG_MICRO
 				[ "$sg" = stack ] && sg_cmd=$SG_MICRO_STACK
-				if out=$($sg_cmd "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR"); then
+				if out=$($pin $sg_cmd "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR"); then
 					echo "${out% *}" >> "$T/m.sg"
 					answer=${out#* }
 				else
@@ -165,11 +173,11 @@ if want 1; then
 				fi
 			fi
 			if [ "$m1" != - ]; then
-				out=$("$B/bench-bare" "$m1" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
+				out=$($pin "$B/bench-bare" "$m1" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
 					case $out in n/a*) ;; *) echo "${out% *}" >> "$T/m.b1" ;; esac
 			fi
 			if [ "$m2" != - ]; then
-				out=$("$B/bench-bare" "$m2" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
+				out=$($pin "$B/bench-bare" "$m2" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
 					case $out in n/a*) ;; *) echo "${out% *}" >> "$T/m.b2" ;; esac
 			fi
 		done
@@ -200,6 +208,8 @@ if want 1; then
 	micro_row "(a) getppid, named by no rule" getppid 200000 "filter: allow everything" allow - yes
 	micro_row "(b) open /etc/shadow, denied" open-deny 2000 "notif: RECV + SEND(EACCES)" notif notif-sync yes
 	micro_row "(c) open /etc/passwd, emulated" open-allow 2000 "notif: RECV + ADDFD + SEND" notif notif-sync yes
+	micro_row "(c2) (c), bare opens the file too" open-allow 2000 "RECV+read+open+ADDFD+SEND" notif-open notif-sync-open yes
+	micro_row "(c3) (c2), all on CPU 0 (taskset)" open-allow 2000 "(c2) pinned to CPU 0" notif-open notif-sync-open yes cpu0
 	micro_row "(d) exec /bin/true (fork+exec+wait)" exec 50 "ptrace events+notif exec,opens" notif notif-sync yes
 	micro_row "(e) connect 127.0.0.1 (+socket,close)" connect 1000 "notif: pidfd_getfd+connect" notif notif-sync yes
 	micro_row "(f) traced getppid (ptrace stop)" getppid 5000 "notif+INTERRUPT, stop, CONT, notif" notif-stop - ref
@@ -213,6 +223,11 @@ if want 1; then
 	echo "   A plain wake-up of a task on another, idle CPU is slow in a VM: 'bare' (and ptrace stops) swing"
 	echo "   between a few us on a busy machine and tens of us on an idle one; SYNC_WAKE_UP keeps RECV/SEND"
 	echo "   on one CPU (not ADDFD, whose wake-ups are plain ones).  Compare figures of the same run only."
+	echo "   (c) bare installs one file opened once; (c2) bare reads the caller's path and opens it at each"
+	echo "   call, the least any supervisor that emulates an open must do.  Its wake-ups: ADDFD wakes the"
+	echo "   caller with a plain wake-up, and once the supervisor works a few us before it, the scheduler"
+	echo "   moves the caller to the idle CPU (and back at SEND): two wake-ups of an idle vCPU a call."
+	echo "   (c3) is (c2) with native, sysgate and bare all on CPU 0: what the same work costs without it."
 	echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
 	echo "   (d) bare: every new process's ptrace stops resumed, execve CONTINUEd, the loader's opens done"
 	echo "   by the bare loop and installed with ADDFD; sysgate additionally checks and records all of it."
