@@ -149,6 +149,11 @@ static const int always_notified[] = {
 	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
 	__NR_rt_tgsigqueueinfo, __NR_pidfd_send_signal, __NR_setpgid,
 	__NR_chdir, __NR_fchdir, __NR_umask,
+	/* They change the caller's credentials: --user keeps them per task
+	 * (supervisor/notify.c) and must see every change. */
+	__NR_setuid, __NR_setgid, __NR_setreuid, __NR_setregid,
+	__NR_setresuid, __NR_setresgid, __NR_setfsuid, __NR_setfsgid,
+	__NR_setgroups, __NR_capset,
 };
 
 bool rules_always_notified(int nr)

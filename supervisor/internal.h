@@ -61,6 +61,9 @@ struct proc {
 	uint64_t cwd_gen;   /* ... at this chdir generation */
 	int umask;          /* its umask as last read (resolve.c) ... */
 	uint64_t umask_gen; /* ... at this generation, 0: not read */
+	struct creds *creds; /* --user: its credentials as last read
+			      * (notify.c) ... */
+	uint64_t creds_gen; /* ... at this generation, 0: not read */
 	bool stack_wanted;  /* interrupted for a stack, its stop not seen */
 	unsigned stack_tries; /* interrupts since a stack was last used */
 	struct proc *next;  /* hash chain */
@@ -196,6 +199,10 @@ int tracee_creds(pid_t tid, struct creds *out);
  * (CAP_DAC_OVERRIDE, CAP_CHOWN, CAP_FOWNER, ...).  0 or -errno.
  */
 int creds_enter(const struct creds *c, struct creds *saved);
+/* creds_enter() in two steps: save the calling thread's own (once, on a
+ * thread whose own never change) and take on c. */
+int creds_save(struct creds *saved);
+int creds_switch(const struct creds *c, const struct creds *saved);
 void creds_leave(const struct creds *saved);
 /* True on the event loop's thread (the only one that may touch the
  * process table). */
@@ -350,6 +357,8 @@ void ask_dispatch(struct sup *s, struct seccomp_notif *req);
 
 /* Exec verification at PTRACE_EVENT_EXEC (notify.c, shares the checks). */
 void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);
+/* --user: the credentials kept per task are stale (an exec happened). */
+void notify_creds_changed(void);
 
 /* ------------------------------------------------------------------ */
 /* Recording (record.c).                                               */

@@ -737,10 +737,6 @@ int notify_caller_umask(struct call *c)
 {
 	int m;
 
-	/* --user: read from /proc/TID/status with the credentials of this
-	 * very call; no second read of the same file. */
-	if (c->creds && c->creds->umask >= 0)
-		return c->creds->umask;
 	m = resolve_task_umask(c->tid);
 
 	return m < 0 ? 022 : m;
@@ -2097,6 +2093,8 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 	bool ok = true;
 	const char *why = NULL;
 
+	/* --user: an exec may change the credentials kept for p. */
+	notify_creds_changed();
 	if (tracee_exe(p->tid, exe, sizeof(exe)) < 0)
 		snprintf(exe, sizeof(exe), "?");
 	tracee_exec_image(p->tid, &img);
@@ -2516,6 +2514,62 @@ static int handle_scalar(struct sup *s, struct call *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* --user: the caller's credentials, kept per task                      */
+
+/*
+ * Security: with --user every walk and every emulated call is made with
+ * the caller's file-system credentials, so they must be the ones the
+ * kernel would use for this very call.  Reading them is an open, read and
+ * close of /proc/TID/status that the kernel formats whole (13 us here), so
+ * they are kept per task and read again after anything that can change
+ * them:
+ *   - a task's credentials change only by its own calls (commit_creds acts
+ *     on current): the set*id family, setgroups and capset, always
+ *     notified (rules/filter.c), and an exec (no_new_privs keeps a
+ *     set-user-ID program from raising them, but the exec stop counts as
+ *     a change anyway);
+ *   - each of those makes every kept value stale (one generation for the
+ *     run), before the call runs: the task that asked can make its next
+ *     call only after the change is done, and it reads them again then;
+ *   - a task's calls are sequential and it is blocked while they are
+ *     read, so what is read is what the kernel checks this call with.
+ * A new task (or a reused tid) starts with none kept.
+ */
+static uint64_t creds_gen = 1;
+
+static bool changes_creds(int nr)
+{
+	switch (nr) {
+	case SYS_setuid: case SYS_setgid: case SYS_setreuid:
+	case SYS_setregid: case SYS_setresuid: case SYS_setresgid:
+	case SYS_setfsuid: case SYS_setfsgid: case SYS_setgroups:
+	case SYS_capset:
+		return true;
+	}
+	return false;
+}
+
+void notify_creds_changed(void)
+{
+	creds_gen++;
+}
+
+/* The caller's credentials (kept in p), or NULL when they cannot be read. */
+static const struct creds *task_creds(struct proc *p, pid_t tid)
+{
+	if (!p->creds) {
+		p->creds = malloc(sizeof(*p->creds));
+		if (!p->creds)
+			return NULL;
+	} else if (p->creds_gen == creds_gen) {
+		return p->creds;
+	}
+	p->creds_gen = 0;
+	if (tracee_creds(tid, p->creds) < 0)
+		return NULL;
+	p->creds_gen = creds_gen;
+	return p->creds;
+}
 
 static int dispatch(struct sup *s, struct call *c, struct proc *p);
 
@@ -2575,6 +2629,8 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	c.note = NULL;
 	c.tid = (pid_t)req->pid;
 	resolve_note_call(c.tid, nr);
+	if (changes_creds(nr))
+		creds_gen++;
 	p = procs_find(c.tid);
 	if (!p) {
 		/* A new task can be notified before its first ptrace stop. */
@@ -2635,16 +2691,25 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 		 * every emulated call is done with the caller's file-system
 		 * credentials, so it lends none of its own rights.
 		 */
-		static struct creds caller, saved;
-		int r = tracee_creds(c.tid, &caller);
+		/* The event loop thread's own, read once: they change only
+		 * here, and creds_leave() puts them back. */
+		static struct creds saved;
+		static bool have_saved;
+		const struct creds *caller = task_creds(p, c.tid);
+		int r = caller ? 0 : -EPERM;
 
+		if (r == 0 && !have_saved) {
+			r = creds_save(&saved);
+			have_saved = r == 0;
+		}
 		if (r == 0)
-			r = creds_enter(&caller, &saved);
+			r = creds_switch(caller, &saved);
+
 		if (r < 0) {
 			notify_verdict_builtin(&c.v, "sysgate:credentials", EPERM);
 			return notify_finish(s, &c, false);
 		}
-		c.creds = &caller;
+		c.creds = caller;
 		r = dispatch(s, &c, p);
 		creds_leave(&saved);
 		return r;

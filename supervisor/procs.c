@@ -100,6 +100,7 @@ void procs_del(pid_t tid)
 			free(p->exec);
 			regs_forget(p);
 			free(p->stack);
+			free(p->creds);
 			free(p);
 			n_procs--;
 			return;

@@ -447,13 +447,23 @@ int tracee_creds(pid_t tid, struct creds *out)
 	return found == 15 ? 0 : -EIO;
 }
 
-int creds_enter(const struct creds *c, struct creds *saved)
+int creds_save(struct creds *saved)
 {
 	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
 	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
 	saved->n_groups = getgroups(CREDS_MAX_GROUPS, saved->groups);
-	if (saved->n_groups < 0)
-		return -errno;
+	return saved->n_groups < 0 ? -errno : 0;
+}
+
+int creds_enter(const struct creds *c, struct creds *saved)
+{
+	int r = creds_save(saved);
+
+	return r < 0 ? r : creds_switch(c, saved);
+}
+
+int creds_switch(const struct creds *c, const struct creds *saved)
+{
 	/* The raw calls act on this thread only (glibc's on every thread). */
 	if (syscall(SYS_setgroups, c->n_groups, c->groups) < 0)
 		return -errno;

@@ -57,7 +57,12 @@ except PermissionError:
 		"$B/try-bind" 127.0.0.1 80
 	c bind-high-port open 0 "--type syscall.result --syscall bind --field result=0" \
 		"$B/try-bind" 127.0.0.1 0
+	# The caller's credentials are kept per task between calls: each
+	# change (setfsuid in one thread, an exec) shows in the next open.
+	SG_RUN_OPTS="--user root"
+	c fscreds-followed open 0 "" "$B/try-fscreds" "$sec/f"
 	SG_RUN_OPTS=
+	check fscreds-followed-says-nothing sh -c "! grep -q 'try-fscreds:' '$SG_ERR'"
 	check root-file-intact grep -q TOPSECRET "$sec/f"
 }
 

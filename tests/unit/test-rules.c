@@ -1877,12 +1877,19 @@ static void test_mechanism(void)
 		{ "[policy]\ndefault = deny\naudit = all\n", __NR_getpid, RULES_MECH_NOTIFY, 0 },
 		{ "[policy]\ndefault = kill\naudit = denied\n", __NR_getpid, RULES_MECH_NOTIFY, 0 },
 		{ "[policy]\ndefault = allow\naudit = all\n", __NR_getpid, RULES_MECH_KERNEL, RULES_ALLOW },
-		/* What the supervisor keeps per task (cwd, umask) and signals:
-		 * always notified, named or not, recorded or not. */
+		/* What the supervisor keeps per task (cwd, umask, --user's
+		 * credentials) and signals: always notified, named or not,
+		 * recorded or not. */
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_chdir, RULES_MECH_NOTIFY, 0 },
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_fchdir, RULES_MECH_NOTIFY, 0 },
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_umask, RULES_MECH_NOTIFY, 0 },
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_kill, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_setuid, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_setresgid, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_setfsuid, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_setfsgid, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_setgroups, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_capset, RULES_MECH_NOTIFY, 0 },
 		/* One unconditional rule: recorded or not. */
 		{ "[policy]\naudit = none\n[rule a]\nsyscalls = getppid\naction = deny\n",
 		  __NR_getppid, RULES_MECH_KERNEL, RULES_DENY },
