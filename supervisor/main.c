@@ -80,21 +80,24 @@ static int mkdirs(const char *path, mode_t mode)
 	return 0;
 }
 
-/* Where the trail goes without -a: the user's state directory, or a
- * private directory under /tmp when there is no usable home. */
-static int default_audit_path(const char *run, char *out, size_t len)
+/* Where the trail goes without -a: the state directory of the user who
+ * started sysgate (HOME as sysgate found it: --user gives the command
+ * another), or a private directory under /tmp when there is no usable
+ * home. */
+static int default_audit_path(const char *run, const char *home,
+			      char *out, size_t len)
 {
 	const char *state = getenv("XDG_STATE_HOME");
-	const char *home = getenv("HOME");
 	char dir[PATH_MAX];
 	struct stat st;
+	int n = -1;
 
 	if (state && state[0] == '/')
-		snprintf(dir, sizeof(dir), "%s/sysgate/runs", state);
+		n = snprintf(dir, sizeof(dir), "%s/sysgate/runs", state);
 	else if (home && home[0] == '/')
-		snprintf(dir, sizeof(dir), "%s/.local/state/sysgate/runs", home);
-	else
-		dir[0] = '\0';
+		n = snprintf(dir, sizeof(dir), "%s/.local/state/sysgate/runs", home);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		dir[0] = '\0';	/* none, or too long: the fallback below */
 	if (dir[0] && mkdirs(dir, 0700) == 0 && access(dir, W_OK) == 0) {
 		snprintf(out, len, "%s/%s.jsonl", dir, run);
 		return 0;
@@ -196,6 +199,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	char run_id[64];
 	char tmpdir[PATH_MAX];
 	char audit_path[PATH_MAX];
+	static char sup_home[PATH_MAX];	/* HOME before --user */
 	char cwd[PATH_MAX];
 	char err[RULES_ERR_MAX];
 	char policy_hash[65];
@@ -311,7 +315,10 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			fprintf(stderr, "sysgate: --user %s: no such user\n", user_arg);
 			return SUPERVISOR_EXIT_FAILURE;
 		}
-		/* The command's home: ${HOME} in the policy, HOME for it. */
+		/* The command's home: ${HOME} in the policy, HOME for it.
+		 * The trail stays ours, in our home. */
+		if (getenv("HOME"))
+			snprintf(sup_home, sizeof(sup_home), "%s", getenv("HOME"));
 		setenv("HOME", pw->pw_dir, 1);
 		setenv("USER", pw->pw_name, 1);
 		setenv("LOGNAME", pw->pw_name, 1);
@@ -349,7 +356,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	} else {
 		if (audit_arg)
 			snprintf(audit_path, sizeof(audit_path), "%s", audit_arg);
-		else if ((r = default_audit_path(run_id, audit_path, sizeof(audit_path))) < 0) {
+		else if ((r = default_audit_path(run_id,
+						 user_arg ? sup_home : getenv("HOME"),
+						 audit_path, sizeof(audit_path))) < 0) {
 			fprintf(stderr, "sysgate: no place for the audit trail: %s (use -a FILE)\n",
 				strerror(-r));
 			rules_free(rs);

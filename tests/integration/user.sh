@@ -64,6 +64,16 @@ except PermissionError:
 	SG_RUN_OPTS=
 	check fscreds-followed-says-nothing sh -c "! grep -q 'try-fscreds:' '$SG_ERR'"
 	check root-file-intact grep -q TOPSECRET "$sec/f"
+	# Without -a the trail goes to the home of whoever started sysgate
+	# (it stays root's), never to NAME's: nobody's, often /nonexistent,
+	# is not made.
+	local nhome had=0
+	nhome=$(getent passwd nobody | cut -d: -f6)
+	[ -n "$nhome" ] && [ -e "$nhome" ] && had=1
+	sg_raw run --user nobody -- true
+	check default-trail-status test "$SG_RC" = 0
+	check default-trail-in-our-home grep -q "audit trail: $H/.local/state/sysgate/runs/" "$SG_ERR"
+	check default-trail-not-in-users-home sh -c "[ $had = 1 ] || [ -z '$nhome' ] || [ ! -e '$nhome' ]"
 }
 
 sg_main cases
