@@ -46,6 +46,9 @@ else
 	base=${TMPDIR:-/tmp}
 fi
 T=$(mktemp -d "$base/sysgate-bench.XXXXXX") || exit 1
+# Searchable (not listable) by others: the --user nobody rows run the
+# bench programs from it.
+chmod 711 "$T"
 # shellcheck disable=SC2317
 cleanup() { cd / && rm -rf "$T"; }
 trap cleanup EXIT
@@ -139,11 +142,14 @@ if want 1; then
 	SG_MICRO="$SYSGATE run -q -a $TRAIL --"
 	# stack = yes on getppid, and audit = all (a stack goes into a record).
 	SG_MICRO_STACK="$SYSGATE run -q -r $BENCH_SRC/policies/stack.ini -a $TRAIL --"
+	# --user nobody (sysgate started as root): every notified call is
+	# carried out with the caller's credentials.
+	SG_MICRO_USER="$SYSGATE run -q --user nobody -a $TRAIL --"
 
 	# micro_row LABEL OP N MECHANISM-TEXT BARE1 BARE2 SYSGATE [cpu0]
 	# SYSGATE: yes (measure it), stack (measure it under the stack policy),
-	# no (not implemented yet) or ref (a reference row of the bare
-	# mechanism alone).  cpu0: every run of the row (native, sysgate,
+	# user (measure it with --user nobody), no (not implemented yet) or
+	# ref (a reference row of the bare mechanism alone).  cpu0: every run of the row (native, sysgate,
 	# bare) on CPU 0 only, with taskset.
 	micro_row() {
 		label=$1 op=$2 n=$3 mtext=$4 m1=$5 m2=$6 sg=$7 pin=
@@ -154,6 +160,10 @@ if want 1; then
 			fi
 			pin="taskset -c 0"
 		fi
+		if [ "$sg" = user ] && { [ "$(id -u)" != 0 ] || ! id nobody > /dev/null 2>&1; }; then
+			printf '%-34s %s\n' "$label" "(skipped: --user needs root and a user nobody)"
+			return
+		fi
 		: > "$T/m.nat"; : > "$T/m.sg"; : > "$T/m.b1"; : > "$T/m.b2"
 		answer="-"
 		r=0
@@ -161,10 +171,11 @@ if want 1; then
 			r=$((r + 1))
 			out=$($pin "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR") &&
 				echo "${out% *}" >> "$T/m.nat"
-			if [ "$sg" = yes ] || [ "$sg" = stack ]; then
+			if [ "$sg" = yes ] || [ "$sg" = stack ] || [ "$sg" = user ]; then
 				rm -f "$TRAIL"
 				sg_cmd=$SG_MICRO
 				[ "$sg" = stack ] && sg_cmd=$SG_MICRO_STACK
+				[ "$sg" = user ] && sg_cmd=$SG_MICRO_USER
 				if out=$($pin $sg_cmd "$B/bench-micro" "$op" "$n" "$BATCHES" 2>>"$ERR"); then
 					echo "${out% *}" >> "$T/m.sg"
 					answer=${out#* }
@@ -184,7 +195,7 @@ if want 1; then
 		nat=$(median < "$T/m.nat")
 		b1=$(median < "$T/m.b1")
 		b2=$(median < "$T/m.b2")
-		if [ "$sg" = yes ] || [ "$sg" = stack ]; then
+		if [ "$sg" = yes ] || [ "$sg" = stack ] || [ "$sg" = user ]; then
 			sgv=$(median < "$T/m.sg")
 			xn=$(ratio "$sgv" "$nat")
 			# The target is the floor sysgate can use: sync where the
@@ -210,6 +221,8 @@ if want 1; then
 	micro_row "(c) open /etc/passwd, emulated" open-allow 2000 "notif: RECV + ADDFD + SEND" notif notif-sync yes
 	micro_row "(c2) (c), bare opens the file too" open-allow 2000 "RECV+read+open+ADDFD+SEND" notif-open notif-sync-open yes
 	micro_row "(c3) (c2), all on CPU 0 (taskset)" open-allow 2000 "(c2) pinned to CPU 0" notif-open notif-sync-open yes cpu0
+	micro_row "(b2) (b) under --user nobody" open-deny 2000 "notif: RECV + SEND(EACCES)" notif notif-sync user
+	micro_row "(c4) (c2) under --user nobody" open-allow 2000 "RECV+read+open+ADDFD+SEND" notif-open notif-sync-open user
 	micro_row "(d) exec /bin/true (fork+exec+wait)" exec 50 "ptrace events+notif exec,opens" notif notif-sync yes
 	micro_row "(e) connect 127.0.0.1 (+socket,close)" connect 1000 "notif: pidfd_getfd+connect" notif notif-sync yes
 	micro_row "(f) traced getppid (ptrace stop)" getppid 5000 "notif+INTERRUPT, stop, CONT, notif" notif-stop - ref
@@ -228,6 +241,8 @@ if want 1; then
 	echo "   caller with a plain wake-up, and once the supervisor works a few us before it, the scheduler"
 	echo "   moves the caller to the idle CPU (and back at SEND): two wake-ups of an idle vCPU a call."
 	echo "   (c3) is (c2) with native, sysgate and bare all on CPU 0: what the same work costs without it."
+	echo "   (b2),(c4): sysgate run --user nobody (as root only): each call is checked and carried out with"
+	echo "   the caller's credentials (kept per task), switched to and back around it."
 	echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
 	echo "   (d) bare: every new process's ptrace stops resumed, execve CONTINUEd, the loader's opens done"
 	echo "   by the bare loop and installed with ADDFD; sysgate additionally checks and records all of it."
