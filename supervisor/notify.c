@@ -2693,23 +2693,26 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 		 */
 		/* The event loop thread's own, read once: they change only
 		 * here, and creds_leave() puts them back. */
-		static struct creds saved;
+		static struct creds saved, caller;
 		static bool have_saved;
-		const struct creds *caller = task_creds(p, c.tid);
-		int r = caller ? 0 : -EPERM;
+		const struct creds *kept = task_creds(p, c.tid);
+		int r = kept ? 0 : -EPERM;
 
 		if (r == 0 && !have_saved) {
 			r = creds_save(&saved);
 			have_saved = r == 0;
 		}
-		if (r == 0)
-			r = creds_switch(caller, &saved);
-
+		if (r == 0) {
+			/* A copy: p may go (its exit seen) before the call is
+			 * done with them. */
+			caller = *kept;
+			r = creds_switch(&caller, &saved);
+		}
 		if (r < 0) {
 			notify_verdict_builtin(&c.v, "sysgate:credentials", EPERM);
 			return notify_finish(s, &c, false);
 		}
-		c.creds = caller;
+		c.creds = &caller;
 		r = dispatch(s, &c, p);
 		creds_leave(&saved);
 		return r;
