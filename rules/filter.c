@@ -149,15 +149,27 @@ static const int always_notified[] = {
 	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
 	__NR_rt_tgsigqueueinfo, __NR_pidfd_send_signal, __NR_setpgid,
 	__NR_chdir, __NR_fchdir, __NR_umask,
-	/* They change the caller's credentials: --user keeps them per task
-	 * (supervisor/notify.c) and must see every change. */
+};
+
+/* Always notified too: they change the caller's credentials. */
+static const int creds_calls[] = {
 	__NR_setuid, __NR_setgid, __NR_setreuid, __NR_setregid,
 	__NR_setresuid, __NR_setresgid, __NR_setfsuid, __NR_setfsgid,
 	__NR_setgroups, __NR_capset,
 };
 
+bool rules_changes_creds(int nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(creds_calls); i++)
+		if (creds_calls[i] == nr)
+			return true;
+	return false;
+}
+
 bool rules_always_notified(int nr)
 {
+	if (rules_changes_creds(nr))
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(always_notified); i++)
 		if (always_notified[i] == nr)
 			return true;
@@ -589,6 +601,8 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_ioctl);
 	for (i = 0; i < ARRAY_SIZE(always_notified); i++)
 		rules_nr_add(named, always_notified[i]);
+	for (i = 0; i < ARRAY_SIZE(creds_calls); i++)
+		rules_nr_add(named, creds_calls[i]);
 	if (rs->limit_set[RULES_LIMIT_PROCESSES]) {
 		rules_nr_add(named, __NR_fork);
 		rules_nr_add(named, __NR_vfork);

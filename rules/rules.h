@@ -192,9 +192,13 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog);
  * True for the calls every filter sends to the supervisor whatever the
  * policy (signals and process-group changes, whose targets the supervisor
  * keeps inside the traced tree; chdir and fchdir, since it keeps each
- * task's working directory).
+ * task's working directory; umask; the calls that change credentials).
  */
 bool rules_always_notified(int nr);
+/* The calls among them that change the caller's credentials (the set*id
+ * family, setgroups, capset): --user keeps each task's and must see every
+ * change. */
+bool rules_changes_creds(int nr);
 
 /*
  * True when no call of syscall nr can be allowed under this policy, with

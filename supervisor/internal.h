@@ -357,8 +357,6 @@ void ask_dispatch(struct sup *s, struct seccomp_notif *req);
 
 /* Exec verification at PTRACE_EVENT_EXEC (notify.c, shares the checks). */
 void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);
-/* --user: the credentials kept per task are stale (an exec happened). */
-void notify_creds_changed(void);
 
 /* ------------------------------------------------------------------ */
 /* Recording (record.c).                                               */

@@ -571,6 +571,8 @@ static int call_resolve(struct sup *s, struct call *c, int idx,
 }
 
 static int path_dispatch(struct sup *s, struct call *c);
+/* --user: the generation of the credentials kept per task (below). */
+static uint64_t creds_gen = 1;
 
 /*
  * action = rewrite: carry the call out as the rule rewrites it.  The paths
@@ -2094,7 +2096,7 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 	const char *why = NULL;
 
 	/* --user: an exec may change the credentials kept for p. */
-	notify_creds_changed();
+	creds_gen++;
 	if (tracee_exe(p->tid, exe, sizeof(exe)) < 0)
 		snprintf(exe, sizeof(exe), "?");
 	tracee_exec_image(p->tid, &img);
@@ -2533,26 +2535,9 @@ static int handle_scalar(struct sup *s, struct call *c)
  *     call only after the change is done, and it reads them again then;
  *   - a task's calls are sequential and it is blocked while they are
  *     read, so what is read is what the kernel checks this call with.
- * A new task (or a reused tid) starts with none kept.
+ * A new task (or a reused tid) starts with none kept.  (creds_gen is
+ * defined above, beside the other file-wide state.)
  */
-static uint64_t creds_gen = 1;
-
-static bool changes_creds(int nr)
-{
-	switch (nr) {
-	case SYS_setuid: case SYS_setgid: case SYS_setreuid:
-	case SYS_setregid: case SYS_setresuid: case SYS_setresgid:
-	case SYS_setfsuid: case SYS_setfsgid: case SYS_setgroups:
-	case SYS_capset:
-		return true;
-	}
-	return false;
-}
-
-void notify_creds_changed(void)
-{
-	creds_gen++;
-}
 
 /* The caller's credentials (kept in p), or NULL when they cannot be read. */
 static const struct creds *task_creds(struct proc *p, pid_t tid)
@@ -2629,7 +2614,7 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	c.note = NULL;
 	c.tid = (pid_t)req->pid;
 	resolve_note_call(c.tid, nr);
-	if (changes_creds(nr))
+	if (rules_changes_creds(nr))
 		creds_gen++;
 	p = procs_find(c.tid);
 	if (!p) {
