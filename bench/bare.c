@@ -21,6 +21,10 @@
  *                reads from the caller at each call (peek, open, ADDFD,
  *                SEND, close): the least any supervisor that emulates an
  *                open does, where notif installs a file opened once
+ *   notif-sync-open-bind  notif-sync-open with the caller bound to the
+ *                responder's CPU for the ADDFD (sched_getaffinity, then
+ *                sched_setaffinity to that CPU and back before the SEND),
+ *                as sysgate does (supervisor/cpubind.c)
  *   trace        SECCOMP_RET_TRACE; the tracer does waitpid + PTRACE_CONT
  *   trace-stack  the same plus the caller's stack (instruction pointers
  *                only) with libunwind-ptrace at each stop
@@ -45,6 +49,7 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,7 +80,7 @@
 
 enum mech { MECH_ALLOW, MECH_NOTIF, MECH_NOTIF_SYNC, MECH_TRACE, MECH_TRACE_STACK,
 	    MECH_NOTIF_STOP, MECH_NOTIF_STOP_STACK, MECH_NOTIF_OPEN,
-	    MECH_NOTIF_SYNC_OPEN };
+	    MECH_NOTIF_SYNC_OPEN, MECH_NOTIF_SYNC_OPEN_BIND };
 
 /* The kernel's restart-the-call errno (never reaches user space here). */
 #define BARE_ERESTARTNOINTR 513
@@ -85,6 +90,7 @@ struct responder {
 	int pidfd;		/* the child, for pidfd_getfd */
 	int allow_fd;		/* open-allow: the file every ADDFD installs */
 	bool open_each;		/* open-allow: open the named file each call */
+	bool bind;		/* bind the caller to this CPU for each ADDFD */
 	enum bench_op op;
 	struct seccomp_notif_sizes sizes;
 };
@@ -105,6 +111,7 @@ static int parse_mech(const char *s, enum mech *m)
 		[MECH_NOTIF_STOP_STACK] = "notif-stop-stack",
 		[MECH_NOTIF_OPEN] = "notif-open",
 		[MECH_NOTIF_SYNC_OPEN] = "notif-sync-open",
+		[MECH_NOTIF_SYNC_OPEN_BIND] = "notif-sync-open-bind",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -124,7 +131,8 @@ static bool is_stop(enum mech m)
 static bool is_notif(enum mech m)
 {
 	return m == MECH_NOTIF || m == MECH_NOTIF_SYNC || m == MECH_NOTIF_OPEN ||
-	       m == MECH_NOTIF_SYNC_OPEN || is_stop(m);
+	       m == MECH_NOTIF_SYNC_OPEN || m == MECH_NOTIF_SYNC_OPEN_BIND ||
+	       is_stop(m);
 }
 
 static bool is_trace(enum mech m)
@@ -191,20 +199,33 @@ static void send_reply(struct responder *r, uint64_t id, int64_t val, int err,
  * this kind of VM that is also faster than one ADDFD with
  * SECCOMP_ADDFD_FLAG_SEND, whose answer wakes the caller on the other CPU.
  */
-static void send_fd(struct responder *r, uint64_t id, int fd, bool cloexec)
+static void send_fd(struct responder *r, const struct seccomp_notif *req,
+		    int fd, bool cloexec)
 {
 	struct seccomp_notif_addfd a = {
-		.id = id,
+		.id = req->id,
 		.flags = 0,
 		.srcfd = (uint32_t)fd,
 		.newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
-	int n = ioctl(r->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	pid_t caller = (pid_t)req->pid;
+	cpu_set_t mask, one;
+	bool bound = false;
+	int n, err;
 
+	if (r->bind && sched_getaffinity(caller, sizeof(mask), &mask) == 0) {
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu(), &one);
+		bound = sched_setaffinity(caller, sizeof(one), &one) == 0;
+	}
+	n = ioctl(r->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	err = errno;
+	if (bound)
+		sched_setaffinity(caller, sizeof(mask), &mask);
 	if (n < 0)
-		send_reply(r, id, 0, errno, 0);
+		send_reply(r, req->id, 0, err, 0);
 	else
-		send_reply(r, id, n, 0, 0);
+		send_reply(r, req->id, n, 0, 0);
 }
 
 static void answer_connect(struct responder *r, const struct seccomp_notif *req)
@@ -245,7 +266,7 @@ static void answer_loader_open(struct responder *r, const struct seccomp_notif *
 		send_reply(r, req->id, 0, errno, 0);
 		return;
 	}
-	send_fd(r, req->id, fd, req->data.args[2] & O_CLOEXEC);
+	send_fd(r, req, fd, req->data.args[2] & O_CLOEXEC);
 	close(fd);
 }
 
@@ -262,7 +283,7 @@ static void answer(struct responder *r, const struct seccomp_notif *req)
 		if (r->open_each)
 			answer_loader_open(r, req);
 		else
-			send_fd(r, req->id, r->allow_fd, true);
+			send_fd(r, req, r->allow_fd, true);
 		break;
 	case BENCH_CONNECT:
 		answer_connect(r, req);
@@ -481,7 +502,7 @@ int main(int argc, char **argv)
 
 	if (argc != 5 || parse_mech(argv[1], &m) < 0 ||
 	    bench_op_parse(argv[2], &op) < 0) {
-		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
+		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|notif-sync-open-bind|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
 		return 2;
 	}
 	n = atol(argv[3]);
@@ -494,7 +515,9 @@ int main(int argc, char **argv)
 	if (bench_setup(op, &ctx) < 0)
 		die("setup");
 	resp.op = op;
-	resp.open_each = m == MECH_NOTIF_OPEN || m == MECH_NOTIF_SYNC_OPEN;
+	resp.open_each = m == MECH_NOTIF_OPEN || m == MECH_NOTIF_SYNC_OPEN ||
+			 m == MECH_NOTIF_SYNC_OPEN_BIND;
+	resp.bind = m == MECH_NOTIF_SYNC_OPEN_BIND;
 	resp.allow_fd = open(BENCH_ALLOW_PATH, O_RDONLY | O_CLOEXEC);
 	if (resp.allow_fd < 0)
 		die(BENCH_ALLOW_PATH);
@@ -539,7 +562,8 @@ int main(int argc, char **argv)
 			die("pidfd_getfd");
 		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &resp.sizes) < 0)
 			die("SECCOMP_GET_NOTIF_SIZES");
-		if ((m == MECH_NOTIF_SYNC || m == MECH_NOTIF_SYNC_OPEN) &&
+		if ((m == MECH_NOTIF_SYNC || m == MECH_NOTIF_SYNC_OPEN ||
+		     m == MECH_NOTIF_SYNC_OPEN_BIND) &&
 		    ioctl(resp.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 			  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0) {
 			printf("n/a no-sync-wake-up(%s)\n", strerrorname_np(errno));

@@ -7,6 +7,7 @@
 #define SYSGATE_SUPERVISOR_INTERNAL_H
 
 #include <limits.h>
+#include <sched.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -317,6 +318,31 @@ void resolve_task_seen(pid_t tid);
 /* A task shares its working directory with another process (clone with
  * CLONE_FS and without CLONE_THREAD): no cwd is kept from now on. */
 void resolve_cwd_shared(void);
+
+/* ------------------------------------------------------------------ */
+/* An ADDFD's caller kept on the event loop's CPU (cpubind.c).         */
+
+struct cpubind {
+	pid_t caller;		/* the caller bound (0: not) */
+	cpu_set_t mask;		/* its own mask */
+};
+/*
+ * Bind the caller tid (asleep in its notified call) to the CPU the event
+ * loop runs on, for an ADDFD; nothing where that cannot be done (not the
+ * loop thread, one CPU, a mask that leaves the CPU out or names it alone,
+ * a cross-task sched_setaffinity in flight).  Always returns 0; b says
+ * what was bound.
+ */
+int cpubind_enter(pid_t tid, struct cpubind *b);
+/* Put the caller's mask back, before the reply: 0, or -errno when it could
+ * not be (binding is then given up for the run). */
+int cpubind_leave(struct cpubind *b);
+/* Every notification, first thing, on the loop thread: tid made call nr
+ * with first argument arg0 (a sched_setaffinity of another task stops
+ * binding until tid is seen again). */
+void cpubind_note_call(pid_t tid, int nr, uint64_t arg0);
+/* tid is at a ptrace stop, or gone. */
+void cpubind_task_seen(pid_t tid);
 
 /* ------------------------------------------------------------------ */
 /* Notifications (notify.c).                                           */

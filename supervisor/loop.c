@@ -235,6 +235,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 
 	/* Stopped: past any chdir it was let through (resolve.c). */
 	resolve_task_seen(pid);
+	cpubind_task_seen(pid);
 
 	if (!p) {
 		/* A new task whose creator's event has not been seen yet. */
@@ -344,6 +345,7 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 		check_oom(s, p);
 	if (record_exit(s, p, st) < 0)
 		sup_fail(s, "cannot write the audit trail");
+	cpubind_task_seen(pid);
 	procs_del(pid);
 }
 

@@ -1086,8 +1086,17 @@ static int handle_open(struct sup *s, struct call *c)
 			c->err = -nf;
 			break;
 		}
-		int remote = add_fd(s, c->req->id, nf, o.flags & O_CLOEXEC);
+		struct cpubind bind;
 
+		/* The caller on this CPU for the ADDFD's wake-up (cpubind.c);
+		 * its mask is back before the reply. */
+		cpubind_enter(c->tid, &bind);
+		int remote = add_fd(s, c->req->id, nf, o.flags & O_CLOEXEC);
+		int unbound = cpubind_leave(&bind);
+
+		if (unbound < 0)
+			fprintf(stderr, "sysgate: warning: the CPU mask of task %d could not be put back (%s); it stays on one CPU\n",
+				(int)c->tid, strerror(-unbound));
 		close(nf);
 		if (remote < 0) {
 			if (remote == -ENOENT)
@@ -2614,6 +2623,7 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	c.note = NULL;
 	c.tid = (pid_t)req->pid;
 	resolve_note_call(c.tid, nr);
+	cpubind_note_call(c.tid, nr, req->data.args[0]);
 	if (rules_changes_creds(nr))
 		creds_gen++;
 	p = procs_find(c.tid);

@@ -161,6 +161,26 @@ PYEOF
 		$PY -c 'import resource; print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])'
 	check nofile-limit-kept-1024 grep -qx 1024 "$SG_OUT"
 	SG_AS=("${saved_as[@]}")
+	# An emulated open binds its caller to the supervisor's CPU while the
+	# fd is added (supervisor/cpubind.c): no thread finds its own mask
+	# changed, a change another thread makes is never undone, and (with
+	# two CPUs or more) the binding is seen from the other thread, which
+	# shows that it was made.
+	local ncpu
+	ncpu=$(nproc)
+	native 0 "$B/try-affinity" "$W/readme.txt" 200 "$ncpu"
+	c affinity-kept         procs 0 "--type syscall --path $W/readme.txt --action allow --min 2000" \
+		"$B/try-affinity" "$W/readme.txt" 2000 "$ncpu"
+	check affinity-kept-says-nothing sh -c "! grep -q 'try-affinity:' '$SG_ERR'"
+	if [ "$ncpu" -ge 2 ]; then
+		check affinity-bound-seen grep -q '^bound-seen [1-9]' "$SG_OUT"
+	else
+		echo "# affinity-bound-seen: not run (one CPU: nothing is bound)"
+	fi
+	# Bound to one CPU by the user: left as it is.
+	c affinity-one-cpu      procs 0 "--type syscall --path $W/readme.txt --action allow --min 200" \
+		taskset -c 0 "$B/try-affinity" "$W/readme.txt" 200 1
+	check affinity-one-cpu-unbound grep -qx 'bound-seen 0' "$SG_OUT"
 }
 
 sg_main cases

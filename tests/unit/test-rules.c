@@ -1890,6 +1890,8 @@ static void test_mechanism(void)
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_setfsgid, RULES_MECH_NOTIFY, 0 },
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_setgroups, RULES_MECH_NOTIFY, 0 },
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_capset, RULES_MECH_NOTIFY, 0 },
+		/* sched_setaffinity: supervisor/cpubind.c must see each. */
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_sched_setaffinity, RULES_MECH_NOTIFY, 0 },
 		/* One unconditional rule: recorded or not. */
 		{ "[policy]\naudit = none\n[rule a]\nsyscalls = getppid\naction = deny\n",
 		  __NR_getppid, RULES_MECH_KERNEL, RULES_DENY },

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * supervisor/cpubind.c: an emulated call's SECCOMP_IOCTL_NOTIF_ADDFD with
+ * the caller kept on the CPU the event loop runs on.
+ *
+ * Performance: with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, RECV and SEND wake
+ * the other side on the waker's CPU, so the caller and the event loop take
+ * turns on one CPU.  ADDFD has no such flag: it wakes the caller (which
+ * installs the fd itself) with a plain wake-up, which the scheduler sends
+ * to an idle CPU when there is one, and on a VM whose idle vCPUs halt,
+ * waking one costs tens of microseconds; the two tasks then drift apart
+ * for the rest of the call.  An emulated open took twice the time of the
+ * same loop run on one CPU (bench rows (c2) and (c3)).  For the length of
+ * the ADDFD the caller is bound to the loop's CPU, and the call stays on
+ * it (bench (c): 70 -> 35 us).  Binding the event loop as well, for the
+ * call or for good, gained nothing more here.
+ *
+ * The caller runs nothing of its own under the binding: it is asleep in
+ * the call when bound, it only installs the fd in the kernel meanwhile,
+ * and its mask is put back before the reply lets it go on.  What another
+ * task can see for those microseconds is its mask (sched_getaffinity(2),
+ * Cpus_allowed in /proc/PID/status) naming one CPU.  What must not happen
+ * is that the put-back undoes a change made meanwhile: a sched_setaffinity
+ * of the caller by another task of the tree.  That call is always notified
+ * (rules_always_notified()), and from its notification until its task is
+ * seen again (its next call or ptrace stop, or its end) nothing is bound
+ * (cpubind_note_call(), cpubind_task_seen()).  One made from outside the
+ * tree in those microseconds is undone; see SECURITY.md.
+ *
+ * The mask put back is the caller's own; when it names every online CPU
+ * the put-back asks for all CPUs instead, which the kernel keeps as good
+ * as no request (a cpuset that grows later lets the task follow, as
+ * before).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "supervisor/internal.h"
+
+#define INFLIGHT_MAX 16
+
+static bool off;		/* binding given up for the run */
+static pid_t inflight[INFLIGHT_MAX];
+static unsigned n_inflight;
+static int n_online;		/* CPUs online, 0: not read yet */
+
+static void inflight_done(pid_t tid)
+{
+	for (unsigned i = 0; i < n_inflight; i++)
+		if (inflight[i] == tid) {
+			inflight[i] = inflight[--n_inflight];
+			return;
+		}
+}
+
+void cpubind_note_call(pid_t tid, int nr, uint64_t arg0)
+{
+	if (n_inflight)
+		inflight_done(tid);
+	/* A task's own mask (pid 0, or its own tid) cannot change while it
+	 * is bound: it is asleep in the call then. */
+	if (nr != SYS_sched_setaffinity || arg0 == 0 ||
+	    (pid_t)arg0 == tid)
+		return;
+	if (n_inflight == INFLIGHT_MAX)
+		off = true;
+	else
+		inflight[n_inflight++] = tid;
+}
+
+void cpubind_task_seen(pid_t tid)
+{
+	if (n_inflight)
+		inflight_done(tid);
+}
+
+/* Put a mask back: all CPUs for one that named every online CPU. */
+static int put_back(pid_t tid, const cpu_set_t *mask)
+{
+	cpu_set_t all;
+
+	if (CPU_COUNT(mask) < n_online)
+		return sched_setaffinity(tid, sizeof(*mask), mask);
+	memset(&all, 0xff, sizeof(all));
+	return sched_setaffinity(tid, sizeof(all), &all);
+}
+
+int cpubind_enter(pid_t tid, struct cpubind *b)
+{
+	cpu_set_t one;
+	int cpu;
+
+	b->caller = 0;
+	/* Only the event loop thread: the others run beside it. */
+	if (off || n_inflight || !tracee_on_main_thread())
+		return 0;
+	if (!n_online) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (n < 2) {
+			off = true;	/* one CPU: nothing to keep together */
+			return 0;
+		}
+		n_online = (int)n;
+	}
+	cpu = sched_getcpu();
+	if (cpu < 0 || cpu >= CPU_SETSIZE ||
+	    sched_getaffinity(tid, sizeof(b->mask), &b->mask) < 0 ||
+	    /* Never a CPU the caller's own mask leaves out; nothing to do
+	     * for a caller bound to one CPU already. */
+	    !CPU_ISSET(cpu, &b->mask) || CPU_COUNT(&b->mask) == 1)
+		return 0;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(tid, sizeof(one), &one) < 0)
+		return 0;	/* gone, or not ours to bind */
+	b->caller = tid;
+	return 0;
+}
+
+int cpubind_leave(struct cpubind *b)
+{
+	pid_t tid = b->caller;
+	cpu_set_t all;
+
+	b->caller = 0;
+	if (!tid)
+		return 0;
+	if (put_back(tid, &b->mask) == 0 || errno == ESRCH)
+		return 0;
+	/*
+	 * Its mask cannot be set again (a cpuset changed under it): all
+	 * CPUs, which the kernel narrows to the ones it may use.  Failing
+	 * that, the caller stays on one CPU: the binding is given up.
+	 */
+	memset(&all, 0xff, sizeof(all));
+	if (sched_setaffinity(tid, sizeof(all), &all) == 0 || errno == ESRCH)
+		return 0;
+	off = true;
+	return -errno;
+}
