@@ -213,9 +213,11 @@ static void send_fd(struct responder *r, const struct seccomp_notif *req,
 	bool bound = false;
 	int n, err;
 
-	if (r->bind && sched_getaffinity(caller, sizeof(mask), &mask) == 0) {
+	int cpu = r->bind ? sched_getcpu() : -1;
+
+	if (cpu >= 0 && sched_getaffinity(caller, sizeof(mask), &mask) == 0) {
 		CPU_ZERO(&one);
-		CPU_SET(sched_getcpu(), &one);
+		CPU_SET(cpu, &one);
 		bound = sched_setaffinity(caller, sizeof(one), &one) == 0;
 	}
 	n = ioctl(r->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);

@@ -44,41 +44,25 @@
 
 #include "supervisor/internal.h"
 
-#define INFLIGHT_MAX 16
-
 static bool off;		/* binding given up for the run */
-static pid_t inflight[INFLIGHT_MAX];
-static unsigned n_inflight;
+static struct tid_set inflight;	/* cross-task sched_setaffinity let through */
 static int n_online;		/* CPUs online, 0: not read yet */
-
-static void inflight_done(pid_t tid)
-{
-	for (unsigned i = 0; i < n_inflight; i++)
-		if (inflight[i] == tid) {
-			inflight[i] = inflight[--n_inflight];
-			return;
-		}
-}
 
 void cpubind_note_call(pid_t tid, int nr, uint64_t arg0)
 {
-	if (n_inflight)
-		inflight_done(tid);
+	tid_set_del(&inflight, tid);
 	/* A task's own mask (pid 0, or its own tid) cannot change while it
 	 * is bound: it is asleep in the call then. */
 	if (nr != SYS_sched_setaffinity || arg0 == 0 ||
 	    (pid_t)arg0 == tid)
 		return;
-	if (n_inflight == INFLIGHT_MAX)
+	if (!tid_set_add(&inflight, tid))
 		off = true;
-	else
-		inflight[n_inflight++] = tid;
 }
 
 void cpubind_task_seen(pid_t tid)
 {
-	if (n_inflight)
-		inflight_done(tid);
+	tid_set_del(&inflight, tid);
 }
 
 /* Put a mask back: all CPUs for one that named every online CPU. */
@@ -99,7 +83,7 @@ int cpubind_enter(pid_t tid, struct cpubind *b)
 
 	b->caller = 0;
 	/* Only the event loop thread: the others run beside it. */
-	if (off || n_inflight || !tracee_on_main_thread())
+	if (off || inflight.n || !tracee_on_main_thread())
 		return 0;
 	if (!n_online) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -320,6 +320,32 @@ void resolve_task_seen(pid_t tid);
 void resolve_cwd_shared(void);
 
 /* ------------------------------------------------------------------ */
+/* Tasks with a call let through and not yet seen again (resolve.c,    */
+/* cpubind.c): a small set, cleared one task at a time.                */
+
+#define TID_SET_MAX 16
+struct tid_set {
+	pid_t tids[TID_SET_MAX];
+	unsigned n;
+};
+/* Add tid: false when the set is full (nothing added). */
+static inline bool tid_set_add(struct tid_set *ts, pid_t tid)
+{
+	if (ts->n == TID_SET_MAX)
+		return false;
+	ts->tids[ts->n++] = tid;
+	return true;
+}
+static inline void tid_set_del(struct tid_set *ts, pid_t tid)
+{
+	for (unsigned i = 0; i < ts->n; i++)
+		if (ts->tids[i] == tid) {
+			ts->tids[i] = ts->tids[--ts->n];
+			return;
+		}
+}
+
+/* ------------------------------------------------------------------ */
 /* An ADDFD's caller kept on the event loop's CPU (cpubind.c).         */
 
 struct cpubind {

@@ -532,12 +532,10 @@ void resolve_set_root_fixed(bool fixed)
  * run-wide switch.  A create the supervisor carries out applies it, so a
  * stale one would give the file another mode than the kernel would.
  */
-#define CWD_INFLIGHT_MAX 16
 #define CWD_KEPT_MAX 128
 static bool cwd_off;
 static uint64_t cwd_gen = 1;
-static pid_t cwd_inflight[CWD_INFLIGHT_MAX];
-static unsigned n_cwd_inflight;
+static struct tid_set cwd_inflight;
 static unsigned n_cwd_kept;
 
 static void cwd_drop(struct proc *p)
@@ -549,32 +547,19 @@ static void cwd_drop(struct proc *p)
 	p->cwd_fd = -1;
 }
 
-static void cwd_done(pid_t tid)
-{
-	for (unsigned i = 0; i < n_cwd_inflight; i++)
-		if (cwd_inflight[i] == tid) {
-			cwd_inflight[i] = cwd_inflight[--n_cwd_inflight];
-			return;
-		}
-}
-
 void resolve_note_call(pid_t tid, int nr)
 {
-	if (n_cwd_inflight)
-		cwd_done(tid);
+	tid_set_del(&cwd_inflight, tid);
 	if (nr != SYS_chdir && nr != SYS_fchdir && nr != SYS_umask)
 		return;
 	cwd_gen++;
-	if (n_cwd_inflight == CWD_INFLIGHT_MAX)
+	if (!tid_set_add(&cwd_inflight, tid))
 		cwd_off = true;
-	else
-		cwd_inflight[n_cwd_inflight++] = tid;
 }
 
 void resolve_task_seen(pid_t tid)
 {
-	if (n_cwd_inflight)
-		cwd_done(tid);
+	tid_set_del(&cwd_inflight, tid);
 }
 
 void resolve_cwd_shared(void)
@@ -589,7 +574,7 @@ void resolve_forget_root(struct proc *p)
 	p->root_fd = -1;
 	cwd_drop(p);
 	p->umask_gen = 0;
-	cwd_done(p->tid);
+	tid_set_del(&cwd_inflight, p->tid);
 }
 
 /* The caller's cwd kept for it (the fd belongs to the cache), or -1. */
@@ -599,7 +584,7 @@ static int task_cwd(pid_t tid)
 	struct proc *p;
 	int fd;
 
-	if (!root_fixed || cwd_off || n_cwd_inflight ||
+	if (!root_fixed || cwd_off || cwd_inflight.n ||
 	    !tracee_on_main_thread() || !(p = procs_find(tid)))
 		return -1;
 	if (p->cwd_fd >= 0 && p->cwd_gen == cwd_gen)
@@ -622,7 +607,7 @@ int resolve_task_umask(pid_t tid)
 	struct proc *p;
 	int m;
 
-	if (cwd_off || n_cwd_inflight || !tracee_on_main_thread() ||
+	if (cwd_off || cwd_inflight.n || !tracee_on_main_thread() ||
 	    !(p = procs_find(tid)))
 		return tracee_umask(tid);
 	if (p->umask_gen == cwd_gen)
