@@ -65,6 +65,20 @@ action = allow
 syscalls = chroot, pivot_root, setns, unshare
 action = deny
 EOF
+	# A policy that lets the root move: every walk starts from the root the
+	# task has at that call (resolve.c keeps roots only when no call can
+	# move them).
+	policy chroot <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule jail-secret]
+syscalls = @file
+path = ${CWD}/jail/secret.txt
+action = deny
+errno = EACCES
+EOF
 	policy kill <<'EOF'
 [policy]
 default = allow
@@ -76,7 +90,9 @@ action = kill
 EOF
 	local S=$H/.ssh/id_rsa
 	echo "SECRET env" >"$W/.env"
-	mkdir -p "$W/sub" "$H/.ssh/keys" "$W/um"
+	mkdir -p "$W/sub" "$H/.ssh/keys" "$W/um" "$W/jail"
+	echo "INSIDE jail" >"$W/jail/inside.txt"
+	echo "SECRET in jail" >"$W/jail/secret.txt"
 	echo "PUBLIC decoy" >"$W/id_rsa"
 	echo "PUBLIC in sub" >"$W/sub/here.txt"
 	ln -sf "$W/sub" "$W/sub-link"
@@ -139,6 +155,21 @@ EOF
 	c cwd-follows-cd-same-shell files 0  "--type syscall --path $W/sub/here.txt --action allow" \
 		sh -c "cd '$W'; read a < id_rsa; /bin/true; cd sub; /bin/true; read b < here.txt; cd ..; read c < readme.txt; echo \"\$a/\$b/\$c\""
 	check cwd-follows-cd-same-shell-content grep -qx "PUBLIC decoy/PUBLIC in sub/PUBLIC readme" "$SG_OUT"
+	# A chroot, by the task or by a thread beside it (threads share their
+	# root), after a first walk: the next absolute path is in the new root.
+	# Not root: try-chroot makes its chroot in a user namespace of its own.
+	native 0 "$B/try-chroot" --thread "$W/jail" "$W/readme.txt" /inside.txt
+	c chroot-then-open      chroot 0      "--type syscall --path $W/jail/inside.txt --action allow" \
+		"$B/try-chroot" "$W/jail" "$W/readme.txt" /inside.txt
+	check chroot-then-open-content grep -qx "INSIDE jail" "$SG_OUT"
+	c chroot-then-denied    chroot EACCES "--type syscall --path $W/jail/secret.txt --action deny --rule jail-secret" \
+		"$B/try-chroot" "$W/jail" "$W/readme.txt" /secret.txt
+	c chroot-thread-then-open chroot 0    "--type syscall --path $W/jail/inside.txt --action allow" \
+		"$B/try-chroot" --thread "$W/jail" "$W/readme.txt" /inside.txt
+	check chroot-thread-then-open-content grep -qx "INSIDE jail" "$SG_OUT"
+	c chroot-thread-then-denied chroot EACCES "--type syscall --path $W/jail/secret.txt --action deny --rule jail-secret" \
+		"$B/try-chroot" --thread "$W/jail" "$W/readme.txt" /secret.txt
+	check chroot-secret-not-leaked bash -c "! grep -q SECRET '$SG_OUT'"
 	# The kept root is the directory, not its stat: "/" stat'ed after a
 	# change to it shows the change (root only: it touches "/").
 	if [ "$U" = root ]; then
