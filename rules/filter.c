@@ -168,6 +168,18 @@ bool rules_changes_creds(int nr)
 	return false;
 }
 
+static const int root_calls[] = {
+	__NR_chroot, __NR_pivot_root, __NR_setns, __NR_unshare,
+};
+
+bool rules_moves_root(int nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(root_calls); i++)
+		if (root_calls[i] == nr)
+			return true;
+	return false;
+}
+
 bool rules_always_notified(int nr)
 {
 	if (rules_changes_creds(nr))
@@ -202,6 +214,13 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 	*p = (struct plan){ .mech = RULES_MECH_KERNEL, .action = rs->def,
 			    .err = rs->def_err };
 	if (rules_always_notified(nr)) {
+		p->mech = RULES_MECH_NOTIFY;
+		return;
+	}
+	/* Security: a root move the policy may allow is seen, so that no
+	 * root or cwd the supervisor keeps outlives it (resolve.c); one it
+	 * never allows is decided as the policy says. */
+	if (rules_moves_root(nr) && !rules_never_allows(rs, nr)) {
 		p->mech = RULES_MECH_NOTIFY;
 		return;
 	}
@@ -603,6 +622,8 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_ioctl);
 	for (i = 0; i < ARRAY_SIZE(always_notified); i++)
 		rules_nr_add(named, always_notified[i]);
+	for (i = 0; i < ARRAY_SIZE(root_calls); i++)
+		rules_nr_add(named, root_calls[i]);
 	for (i = 0; i < ARRAY_SIZE(creds_calls); i++)
 		rules_nr_add(named, creds_calls[i]);
 	if (rs->limit_set[RULES_LIMIT_PROCESSES]) {

@@ -199,6 +199,11 @@ bool rules_always_notified(int nr);
  * family, setgroups, capset): --user keeps each task's and must see every
  * change. */
 bool rules_changes_creds(int nr);
+/* The calls that may move the caller's root (and with it its cwd):
+ * chroot, pivot_root, setns, unshare.  Every filter notifies each of them
+ * that the policy may allow: the supervisor keeps each task's root and
+ * cwd between its calls and must see every move. */
+bool rules_moves_root(int nr);
 
 /*
  * True when no call of syscall nr can be allowed under this policy, with

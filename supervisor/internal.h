@@ -55,8 +55,9 @@ struct proc {
 	unsigned edit_fails;
 	struct stack_trace *stack; /* stack = yes: taken for its current or
 				    * last call (stack.h) */
-	int root_fd;        /* its root when roots are fixed (resolve.c):
-			     * -1 not known yet, -2 the shared root */
+	int root_fd;        /* its root as kept (resolve.c): -1 not known
+			     * yet, -2 the shared root ... */
+	uint64_t root_gen;  /* ... at this root generation */
 	int cwd_fd;         /* its working directory as last looked up
 			     * (resolve.c), -1: none kept */
 	uint64_t cwd_gen;   /* ... at this chdir generation */
@@ -303,14 +304,16 @@ void resolve_inherit_root(struct proc *child, const struct proc *parent);
  * Every notification, first thing, on the main thread: tid made call nr.
  * A chdir, fchdir or umask (always notified) makes every kept cwd and
  * umask stale, and none is kept until the task that made it is seen making
- * another call (by then the change is done).
+ * another call (by then the change is done).  A call that may move a root
+ * (rules_moves_root(), notified whenever the policy may allow it) does the
+ * same to every kept root and cwd.
  */
 void resolve_note_call(pid_t tid, int nr);
 /* The umask of task tid, kept under the rules of the cwds (resolve.c);
  * read from /proc/TID/status when not kept.  -errno when unreadable. */
 int resolve_task_umask(pid_t tid);
 /*
- * tid is at a ptrace stop: a chdir, fchdir or umask it was let through has been
+ * tid is at a ptrace stop: a chdir, fchdir, umask or root move it was let through has been
  * carried out (a stop comes after the call's body, or the call is restarted
  * and notified again).
  */

@@ -493,17 +493,28 @@ static int open_root(pid_t tid, int *root, struct stat *st)
  * Roots kept per task.  Security: a task's root is set when it is created
  * (its parent's, or the matching mount of a new mount namespace) and
  * changed afterwards only by chroot, pivot_root, setns or unshare of its
- * own or, for pivot_root, of a task in its namespace.  When the policy
- * refuses all four (root_fixed), the root a task had at its first walk is
- * its root for good.  Tasks whose root is the same directory of the same
- * mount (mount id, device, inode: the same path, hence the same walk)
- * share one fd.  Only the main thread (which owns the process table) uses
- * the cache; other threads open /proc/TID/root as before.
+ * own, of a process sharing its fs_struct (a thread, CLONE_FS) or, for
+ * pivot_root, of a task in its namespace.  When the policy refuses all
+ * four (root_fixed), the root a task had at its first walk is its root
+ * for good, and a new task starts with its parent's.  When it may allow
+ * one, every filter notifies each of them (rules_moves_root()), and, as
+ * for chdir below, each such notification makes every kept root and cwd
+ * stale (root_gen, cwd_gen), and none is used or kept while a task that
+ * asked is not yet seen again (root_inflight): the move happens after
+ * the supervisor answers, at a time it does not see.  Tasks whose root is
+ * the same directory of the same mount (mount id, device, inode: the
+ * same path, hence the same walk) share one fd.  Only the main thread
+ * (which owns the process table) uses the cache; other threads open
+ * /proc/TID/root as before.
  */
 static bool root_fixed;
+static bool root_off;		/* too many moves in flight: not kept */
+static uint64_t root_gen = 1;
+static struct tid_set root_inflight;
 static int shared_root = -1;
 static struct stat shared_root_st;
 static uint64_t shared_root_mnt;
+static uint64_t shared_root_gen;
 
 void resolve_set_root_fixed(bool fixed)
 {
@@ -512,7 +523,8 @@ void resolve_set_root_fixed(bool fixed)
 
 /*
  * Working directories kept per task, under the same condition (no root
- * can move, and with it no cwd through pivot_root, setns or unshare).
+ * move in flight: pivot_root, setns and unshare move cwds too, and each
+ * makes every kept cwd stale).
  * Security: a cwd changes by chdir or fchdir of a task sharing it, and
  * both are always notified (rules_always_notified()).  The change happens
  * after the supervisor answers, at a time it does not see, so at each
@@ -550,6 +562,14 @@ static void cwd_drop(struct proc *p)
 void resolve_note_call(pid_t tid, int nr)
 {
 	tid_set_del(&cwd_inflight, tid);
+	tid_set_del(&root_inflight, tid);
+	if (rules_moves_root(nr)) {
+		root_gen++;
+		cwd_gen++;
+		if (!tid_set_add(&root_inflight, tid))
+			root_off = true;
+		return;
+	}
 	if (nr != SYS_chdir && nr != SYS_fchdir && nr != SYS_umask)
 		return;
 	cwd_gen++;
@@ -560,6 +580,7 @@ void resolve_note_call(pid_t tid, int nr)
 void resolve_task_seen(pid_t tid)
 {
 	tid_set_del(&cwd_inflight, tid);
+	tid_set_del(&root_inflight, tid);
 }
 
 void resolve_cwd_shared(void)
@@ -575,6 +596,7 @@ void resolve_forget_root(struct proc *p)
 	cwd_drop(p);
 	p->umask_gen = 0;
 	tid_set_del(&cwd_inflight, p->tid);
+	tid_set_del(&root_inflight, p->tid);
 }
 
 /* The caller's cwd kept for it (the fd belongs to the cache), or -1. */
@@ -584,7 +606,7 @@ static int task_cwd(pid_t tid)
 	struct proc *p;
 	int fd;
 
-	if (!root_fixed || cwd_off || cwd_inflight.n ||
+	if (root_off || root_inflight.n || cwd_off || cwd_inflight.n ||
 	    !tracee_on_main_thread() || !(p = procs_find(tid)))
 		return -1;
 	if (p->cwd_fd >= 0 && p->cwd_gen == cwd_gen)
@@ -633,8 +655,11 @@ static uint64_t mnt_id(int fd)
 void resolve_inherit_root(struct proc *child, const struct proc *parent)
 {
 	/* A shared root only: a task's own root fd stays its own. */
-	if (root_fixed && child->root_fd == -1 && parent->root_fd == -2)
+	if (root_fixed && child->root_fd == -1 && parent->root_fd == -2 &&
+	    parent->root_gen == root_gen) {
 		child->root_fd = -2;
+		child->root_gen = root_gen;
+	}
 }
 
 /* The caller's root in *root, and its stat; *kept when the fd belongs to
@@ -646,8 +671,19 @@ static int task_root(pid_t tid, int *root, struct stat *st, bool *kept)
 	int r;
 
 	*kept = false;
-	if (!root_fixed || !tracee_on_main_thread() || !(p = procs_find(tid)))
+	if (root_off || root_inflight.n || !tracee_on_main_thread() ||
+	    !(p = procs_find(tid)))
 		return open_root(tid, root, st);
+	/* Kept before a root moved: looked up again. */
+	if (p->root_fd != -1 && p->root_gen != root_gen) {
+		if (p->root_fd >= 0)
+			close(p->root_fd);
+		p->root_fd = -1;
+	}
+	if (shared_root >= 0 && shared_root_gen != root_gen) {
+		close(shared_root);
+		shared_root = -1;
+	}
 	if (p->root_fd == -2) {
 		*root = shared_root;
 		*st = shared_root_st;
@@ -665,10 +701,12 @@ static int task_root(pid_t tid, int *root, struct stat *st, bool *kept)
 	if (r < 0)
 		return r;
 	mnt = mnt_id(*root);
+	p->root_gen = root_gen;
 	if (shared_root < 0 && mnt) {
 		shared_root = *root;
 		shared_root_st = *st;
 		shared_root_mnt = mnt;
+		shared_root_gen = root_gen;
 	} else if (!mnt || mnt != shared_root_mnt || !same_file(st, &shared_root_st)) {
 		p->root_fd = *root;
 		*kept = true;

@@ -90,7 +90,7 @@ action = kill
 EOF
 	local S=$H/.ssh/id_rsa
 	echo "SECRET env" >"$W/.env"
-	mkdir -p "$W/sub" "$H/.ssh/keys" "$W/um" "$W/jail"
+	mkdir -p "$W/sub" "$H/.ssh/keys" "$W/um" "$W/jail" "$W/mnt"
 	echo "INSIDE jail" >"$W/jail/inside.txt"
 	echo "SECRET in jail" >"$W/jail/secret.txt"
 	echo "PUBLIC decoy" >"$W/id_rsa"
@@ -170,6 +170,16 @@ EOF
 	c chroot-thread-then-denied chroot EACCES "--type syscall --path $W/jail/secret.txt --action deny --rule jail-secret" \
 		"$B/try-chroot" --thread "$W/jail" "$W/readme.txt" /secret.txt
 	check chroot-secret-not-leaked bash -c "! grep -q SECRET '$SG_OUT'"
+	# unshare(CLONE_NEWNS) moves root and cwd to the new namespace's
+	# mounts: a bind made there shows in the next walk, from either.
+	native 0 "$B/try-chroot" --bind "$W/jail" "$W/mnt" readme.txt mnt/inside.txt
+	c unshare-then-open-cwd chroot 0      - \
+		"$B/try-chroot" --bind "$W/jail" "$W/mnt" readme.txt mnt/inside.txt
+	check unshare-then-open-cwd-content grep -qx "INSIDE jail" "$SG_OUT"
+	c unshare-then-open-root chroot 0     - \
+		"$B/try-chroot" --bind "$W/jail" "$W/mnt" "$W/readme.txt" "$W/mnt/inside.txt"
+	check unshare-then-open-root-content grep -qx "INSIDE jail" "$SG_OUT"
+	check unshare-left-no-mount test ! -e "$W/mnt/inside.txt"
 	# The kept root is the directory, not its stat: "/" stat'ed after a
 	# change to it shows the change (root only: it touches "/").
 	if [ "$U" = root ]; then

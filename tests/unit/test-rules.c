@@ -1892,6 +1892,18 @@ static void test_mechanism(void)
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_capset, RULES_MECH_NOTIFY, 0 },
 		/* sched_setaffinity: supervisor/cpubind.c must see each. */
 		{ "[policy]\ndefault = allow\naudit = none\n", __NR_sched_setaffinity, RULES_MECH_NOTIFY, 0 },
+		/* A root move the policy may allow: supervisor/resolve.c keeps
+		 * roots and cwds and must see each; one it never allows is
+		 * decided in the kernel as any other. */
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_chroot, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_pivot_root, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_setns, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = allow\naudit = none\n", __NR_unshare, RULES_MECH_NOTIFY, 0 },
+		{ "[policy]\ndefault = deny\naudit = none\n", __NR_unshare, RULES_MECH_KERNEL, RULES_DENY },
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = chroot\naction = deny\n",
+		  __NR_chroot, RULES_MECH_KERNEL, RULES_DENY },
+		{ "[policy]\ndefault = allow\naudit = none\n[rule a]\nsyscalls = setns\narg1 = CLONE_NEWNET\naction = deny\n",
+		  __NR_setns, RULES_MECH_NOTIFY, 0 },
 		/* One unconditional rule: recorded or not. */
 		{ "[policy]\naudit = none\n[rule a]\nsyscalls = getppid\naction = deny\n",
 		  __NR_getppid, RULES_MECH_KERNEL, RULES_DENY },
