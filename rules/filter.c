@@ -160,34 +160,39 @@ static const int creds_calls[] = {
 	__NR_setgroups, __NR_capset,
 };
 
-bool rules_changes_creds(int nr)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(creds_calls); i++)
-		if (creds_calls[i] == nr)
-			return true;
-	return false;
-}
-
+/* Notified when the policy may allow them: they move roots. */
 static const int root_calls[] = {
 	__NR_chroot, __NR_pivot_root, __NR_setns, __NR_unshare,
 };
 
-bool rules_moves_root(int nr)
+static bool nr_in(const int *list, size_t n, int nr)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(root_calls); i++)
-		if (root_calls[i] == nr)
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == nr)
 			return true;
 	return false;
 }
 
+static void nr_add_all(uint64_t *set, const int *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rules_nr_add(set, list[i]);
+}
+
+bool rules_changes_creds(int nr)
+{
+	return nr_in(creds_calls, ARRAY_SIZE(creds_calls), nr);
+}
+
+bool rules_moves_root(int nr)
+{
+	return nr_in(root_calls, ARRAY_SIZE(root_calls), nr);
+}
+
 bool rules_always_notified(int nr)
 {
-	if (rules_changes_creds(nr))
-		return true;
-	for (size_t i = 0; i < ARRAY_SIZE(always_notified); i++)
-		if (always_notified[i] == nr)
-			return true;
-	return false;
+	return rules_changes_creds(nr) ||
+	       nr_in(always_notified, ARRAY_SIZE(always_notified), nr);
 }
 
 bool rules_never_allows(const struct rules_set *rs, int nr)
@@ -620,12 +625,9 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_clone3);
 	rules_nr_add(named, __NR_fcntl);
 	rules_nr_add(named, __NR_ioctl);
-	for (i = 0; i < ARRAY_SIZE(always_notified); i++)
-		rules_nr_add(named, always_notified[i]);
-	for (i = 0; i < ARRAY_SIZE(root_calls); i++)
-		rules_nr_add(named, root_calls[i]);
-	for (i = 0; i < ARRAY_SIZE(creds_calls); i++)
-		rules_nr_add(named, creds_calls[i]);
+	nr_add_all(named, always_notified, ARRAY_SIZE(always_notified));
+	nr_add_all(named, root_calls, ARRAY_SIZE(root_calls));
+	nr_add_all(named, creds_calls, ARRAY_SIZE(creds_calls));
 	if (rs->limit_set[RULES_LIMIT_PROCESSES]) {
 		rules_nr_add(named, __NR_fork);
 		rules_nr_add(named, __NR_vfork);
