@@ -39,6 +39,7 @@ crash_round() {
 	fi
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
+	sg_reap_tmpdir "$trail"
 
 	# The tree dies with its tracer; give the kernel a moment.
 	local alive=

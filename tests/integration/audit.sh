@@ -142,12 +142,7 @@ EOF
 		fi
 	done
 	check killed-tree-died test "$gone" = 1
-	# A SIGKILLed sysgate cannot remove its private TMPDIR: do it for it.
-	local tmpd
-	tmpd=$($PY -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline()).get("tmpdir",""))' "$trail" 2>/dev/null)
-	case $tmpd in
-	/tmp/sysgate-*) rm -rf "$tmpd" ;;
-	esac
+	sg_reap_tmpdir "$trail"
 	check killed-sleep-was-recorded test -n "$spid"
 }
 

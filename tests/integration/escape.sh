@@ -82,6 +82,7 @@ kill_supervisor_case() {
 	done
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
+	sg_reap_tmpdir "$tr"
 	n1=$(find "$d" -type f | wc -l)
 	for i in $(seq 40); do
 		dead=1

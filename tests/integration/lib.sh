@@ -393,15 +393,27 @@ c() {
 	esac
 }
 
+# sg_reap_tmpdir TRAIL: a sysgate killed with SIGKILL cannot remove its
+# private TMPDIR; remove it for it (the one its trail's run.start names).
+sg_reap_tmpdir() {
+	local tmpd
+	tmpd=$("$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline()).get("tmpdir",""))' "$1" 2>/dev/null)
+	case $tmpd in
+	/tmp/sysgate-*) rm -rf "$tmpd" ;;
+	esac
+}
+
 # check NAME CONDITION-CMD...: an extra assertion about the state a case
 # left (a file exists, has some content...), run natively as the harness.
 check() {
-	local name=$1
+	local name=$1 out said=()
 	shift
-	if "$@" >/dev/null 2>&1; then
+	if out=$("$@" 2>&1); then
 		SG_ERR='' sg_report_pass "$name"
 	else
-		SG_ERR='' sg_report_fail "$name" "condition failed: $*"
+		# What the condition said (its last lines) tells why.
+		[ -n "$out" ] && mapfile -t said < <(printf '%s\n' "$out" | tail -n 5)
+		SG_ERR='' sg_report_fail "$name" "condition failed: $*" "${said[@]}"
 	fi
 }
 

@@ -318,11 +318,19 @@ raise SystemExit("512 MiB allocated under a 64M limit")
 
 	# Two CPU burners, each reporting its own CPU time: the tree's total
 	# is what counts with a cgroup; each has its own 1 s with RLIMIT_CPU.
+	# They burn one after the other (the parent once its child is dead),
+	# so that how the machine shares its CPUs between them cannot matter:
+	# with a limit per process each gets its whole second, with one for
+	# the tree the child's second is all there is.
 	rm -f "$W"/cpu.*
 	local burn='
 import os, time
-os.fork()
+child = os.fork()
 f = open("cpu.%d" % os.getpid(), "w")
+f.write("0.000   ")
+f.flush()
+if child:
+    os.waitpid(child, 0)
 while True:
     for i in range(20000):
         pass
