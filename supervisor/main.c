@@ -8,8 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <pwd.h>
 #include <sodium.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -114,24 +116,159 @@ static int default_audit_path(const char *run, const char *home,
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
+/*
+ * Removing the private TMPDIR and what the command left in it.  Security:
+ * the tree is the command's, and a process outside sysgate that runs as
+ * the same user may still be changing it while we remove it (swapping a
+ * directory for a symlink to anywhere).  So no step goes through a path:
+ * each directory is opened with O_NOFOLLOW relative to the fd of its
+ * parent, and its entries are removed with unlinkat() relative to its own
+ * fd.  A directory swapped for a symlink is then removed as a symlink, or
+ * not at all, and nothing outside the tree is ever reached.  Other file
+ * systems mounted inside are not entered.
+ */
+/* Deeper than this, the rest is left (a descriptor per level is open);
+ * main()'s message names the figure. */
+#define RM_MAX_DEPTH 128
+/* Passes over a directory whose entries keep coming back. */
+#define RM_MAX_PASSES 8
+
+static int rm_at(int parent, const char *name, dev_t dev, unsigned int depth);
+
+/* Remove everything in the directory open at fd (which this closes);
+ * returns 0 or the first -errno met. */
+static int rm_children(int fd, dev_t dev, unsigned int depth)
 {
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP || flag == FTW_D)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
+	DIR *d = fdopendir(fd);
+	int first = 0;
+
+	if (!d) {
+		first = -errno;
+		close(fd);
+		return first;
+	}
+	for (int pass = 0; pass < RM_MAX_PASSES; pass++) {
+		struct dirent *e;
+		bool any = false;
+
+		rewinddir(d);
+		first = 0;
+		while ((errno = 0, e = readdir(d))) {
+			int r;
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			any = true;
+			r = rm_at(dirfd(d), e->d_name, dev, depth);
+			if (r < 0 && first == 0)
+				first = r;
+		}
+		if (errno != 0 && first == 0)
+			first = -errno;
+		/* Again only when all went and more may have come meanwhile:
+		 * a failure below is not retried (each level would retry its
+		 * children's retries). */
+		if (!any || first < 0)
+			break;
+	}
+	closedir(d);
+	return first;
 }
 
-static void remove_tree(const char *dir)
+/* Remove name in the directory open at parent, and all below it. */
+static int rm_at(int parent, const char *name, dev_t dev, unsigned int depth)
 {
-	/* Mostly the command left it empty: one rmdir, no walk. */
+	struct stat st;
+	int fd, r, why;
+
+	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	why = errno;	/* EISDIR, or EPERM on some systems, for a directory */
+	if (why != EISDIR && why != EPERM)
+		return -why;
+	if (depth >= RM_MAX_DEPTH)
+		return -ELOOP;
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : errno == ENOTDIR ? -why : -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (st.st_dev != dev)
+		r = -EXDEV;	/* another file system mounted here */
+	else
+		r = 0;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	r = rm_children(fd, dev, depth + 1);
+	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* Remove the directory dir, not empty, and everything in it; 0 or -errno. */
+static int walk_remove(const char *dir)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	r = rm_children(fd, st.st_dev, 0);
+	if (rmdir(dir) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	return r;
+}
+
+/*
+ * Remove the private TMPDIR.  With --user (pw) the walk runs in a child
+ * with the user's credentials: a tree the command's user could fill with
+ * directories moved in from elsewhere is removed with that user's rights,
+ * never root's.  0 or -errno.
+ */
+static int remove_tree(const char *dir, const struct passwd *pw)
+{
+	gid_t groups[256];
+	int ng = (int)(sizeof(groups) / sizeof(groups[0]));
+	pid_t pid;
+	int st;
+
+	/* Mostly the command left it empty: one rmdir, no walk.  (rmdir
+	 * never follows a symlink put in its place.) */
 	if (rmdir(dir) == 0 || errno == ENOENT)
-		return;
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		return 0;
+	if (errno != ENOTEMPTY && errno != EEXIST)
+		return -errno;
+	if (!pw)
+		return walk_remove(dir);
+	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &ng) < 0)
+		return -E2BIG;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int r = -EPERM;
+
+		/* Groups first: setgroups needs the privilege setresuid drops. */
+		if (setgroups((size_t)ng, groups) == 0 &&
+		    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == 0 &&
+		    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == 0)
+			r = walk_remove(dir);
+		_exit(r < 0 && -r < 256 ? -r : r < 0 ? EIO : 0);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(st))
+		return -EIO;
+	return -WEXITSTATUS(st);
 }
 
 static int read_policy_text(const char *path, char **out, size_t *len)
@@ -401,7 +538,11 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.denials_fd = denials_fd;
 	status = supervisor_run(&o);
 
-	remove_tree(tmpdir);
+	r = remove_tree(tmpdir, pw);
+	if (r < 0)
+		fprintf(stderr, "sysgate: cannot remove the private temp dir %s: %s; left in place\n",
+			tmpdir, r == -ELOOP ? "directories nested deeper than 128 levels, or a symlink in the way"
+					    : strerror(-r));
 	r = audit_close(aw);
 	if (r < 0) {
 		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n", strerror(-r));

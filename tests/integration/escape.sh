@@ -103,6 +103,75 @@ kill_supervisor_case() {
 	for p in $(cat "$pf"); do kill -KILL "$p" 2>/dev/null; done
 }
 
+# The private TMPDIR is removed at the end of the run while a process
+# OUTSIDE sysgate, as the same user, swaps a directory the command left in
+# it for a symlink to a directory of its own, again and again: removing
+# the tree must never reach through the symlink (a root sysgate with
+# --user would otherwise delete files anywhere for that user).
+tmpdir_race_case() {
+	local v=$O/victim tf=$W/tmpdir.where i n
+	rm -rf "$v" "$tf"
+	mkdir -p "$v"
+	for i in $(seq 300); do : >"$v/f$i"; done
+	[ "$U" = root ] || chown -R "$U:" "$v" "$W"
+	"${SG_AS[@]}" timeout -k 2 20 "$PY" - "$tf" "$v" <<'PYEOF' &
+import os, sys, time
+where, victim = sys.argv[1], sys.argv[2]
+end = time.monotonic() + 15
+while not os.path.exists(where) and time.monotonic() < end:
+    time.sleep(0.001)
+t = open(where).read().strip()
+d, x = os.path.join(t, "d"), os.path.join(t, "x")
+while os.path.lexists(t) and time.monotonic() < end:
+    try:
+        os.rename(d, x)
+    except OSError:
+        continue
+    try:
+        os.symlink(victim, d)
+        os.unlink(d)
+        os.rename(x, d)
+    except OSError:
+        pass
+PYEOF
+	local swapper=$!
+	c tmpdir-removal-race open 0 - sh -c \
+		'mkdir "$TMPDIR/d" && cd "$TMPDIR/d" && for i in $(seq 300); do : >"f$i"; done &&
+		 echo "$TMPDIR" >"$1.tmp" && mv "$1.tmp" "$1" && sleep 0.3' _ "$tf"
+	wait "$swapper"
+	n=$(find "$v" -type f | wc -l)
+	check "tmpdir-removal-race-victim-intact ($n of 300 left)" test "$n" = 300
+	# It may win some turns and keep the tree from going (it has the
+	# rights to); then sysgate says so.  Nothing is left silently.
+	local t
+	t=$(cat "$tf")
+	check tmpdir-removal-race-removed-or-said sh -c \
+		'test -n "$1" && { test ! -e "$1" || grep -q "cannot remove the private temp dir $1" "$2"; }' _ "$t" "$SG_ERR"
+	case $t in
+	/tmp/sysgate-*) rm -rf "$t" ;;
+	esac
+
+	# A tree 100 directories deep is removed; one deeper than 128 is
+	# left in place (a descriptor is open per level), and sysgate says so.
+	local depth where
+	for depth in 100 140; do
+		rm -f "$tf"
+		c "tmpdir-deep-$depth" open 0 - sh -c \
+			'cd "$TMPDIR" && i=0 && while [ $i -lt $2 ]; do mkdir d && cd d && i=$((i + 1)); done &&
+			 : >f && echo "$TMPDIR" >"$1"' _ "$tf" "$depth"
+		where=$(cat "$tf")
+		if [ "$depth" = 100 ]; then
+			check tmpdir-deep-100-removed test ! -e "$where"
+		else
+			check tmpdir-deep-140-left test -d "$where/d"
+			check tmpdir-deep-140-says-why grep -q "cannot remove the private temp dir $where" "$SG_ERR"
+			case $where in
+			/tmp/sysgate-*) rm -rf "$where" ;;
+			esac
+		fi
+	done
+}
+
 cases() {
 	policy open <<'EOF'
 [policy]
@@ -116,6 +185,7 @@ EOF
 	cp -r "$BIN" "$B"
 	[ "$U" = root ] || chown -R "$U:" "$W"
 	start_outsiders
+	tmpdir_race_case
 
 	# --- other ABIs, untraced children (guard filter: any policy)
 	for pol in - open; do

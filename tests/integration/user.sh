@@ -64,6 +64,26 @@ except PermissionError:
 	SG_RUN_OPTS=
 	check fscreds-followed-says-nothing sh -c "! grep -q 'try-fscreds:' '$SG_ERR'"
 	check root-file-intact grep -q TOPSECRET "$sec/f"
+	# What the command leaves in its private TMPDIR is removed with its
+	# user's rights, not root's: a directory of root's that it moved in
+	# there (inside one of its own) stays, and sysgate says so.
+	local mv=$W/movable where
+	rm -rf "$mv" "$W/tmpdir.where"
+	mkdir -p "$mv/rootsub"
+	echo KEEP >"$mv/rootsub/keep"
+	chmod 755 "$mv/rootsub"
+	chown nobody "$mv"
+	SG_RUN_OPTS="--user nobody"
+	c tmpdir-removed-as-user open 0 "" "/usr/bin/python3" -c 'import os, sys
+os.rename(sys.argv[1], os.path.join(os.environ["TMPDIR"], "movable"))
+open("tmpdir.where", "w").write(os.environ["TMPDIR"])' "$mv"
+	SG_RUN_OPTS=
+	where=$(cat "$W/tmpdir.where" 2>/dev/null)
+	check tmpdir-root-file-kept test -n "$where" -a -f "$where/movable/rootsub/keep"
+	check tmpdir-not-removed-says-why grep -q "cannot remove the private temp dir $where: Permission denied" "$SG_ERR"
+	case $where in
+	/tmp/sysgate-*) rm -rf "$where" ;;
+	esac
 	# Without -a the trail goes to the home of whoever started sysgate
 	# (it stays root's), never to NAME's: nobody's, often /nonexistent,
 	# is not made.
