@@ -90,13 +90,9 @@ size_t audit_esc_plain_run(const unsigned char *src, size_t len)
 
 static const char hexdig[] = "0123456789abcdef";
 
-size_t audit_esc_unit(const unsigned char *src, size_t len, size_t *used,
-		      char *out)
+/* The escape of one byte below 0x80 into out (1, 2 or 6 bytes). */
+static size_t esc_ascii(unsigned char c, char *out)
 {
-	unsigned char c = src[0];
-	size_t n;
-
-	*used = 1;
 	switch (c) {
 	case '"':
 	case '\\':
@@ -129,10 +125,19 @@ size_t audit_esc_unit(const unsigned char *src, size_t len, size_t *used,
 		out[5] = hexdig[c & 0xf];
 		return 6;
 	}
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
+	out[0] = (char)c;
+	return 1;
+}
+
+size_t audit_esc_unit(const unsigned char *src, size_t len, size_t *used,
+		      char *out)
+{
+	unsigned char c = src[0];
+	size_t n;
+
+	*used = 1;
+	if (c < 0x80)
+		return esc_ascii(c, out);
 	n = audit_utf8_seq_len(src, len);
 	if (n == 0) {
 		memcpy(out, utf8_replacement, 3);
@@ -187,35 +192,67 @@ size_t audit_escape(char *dst, size_t dst_len, const void *src, size_t src_len)
 
 /* ---- the writer's fast path ------------------------------------------ */
 
+/* Words loaded and stored at any byte address (no copy through memory,
+ * no address taken). */
+typedef uint64_t __attribute__((may_alias, aligned(1))) u64_any;
+typedef uint32_t __attribute__((may_alias, aligned(1))) u32_any;
+
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
-
-/* Nonzero when some byte of v is zero (exact as a truth value). */
-static inline uint64_t has_zero(uint64_t v)
-{
-	return (v - ONES) & ~v & HIGHS;
-}
+#define ONES4 0x01010101U
+#define HIGHS4 0x80808080U
 
 /*
- * Are the 8 bytes of x all copied as they are: 0x20-0x7e but '"' and '\\'?
- * Checked in order: a high bit (>= 0x80); then, all bytes being below 0x80,
- * one below 0x20 (x - 0x20 borrows into its high bit); then 0x7f, '"', '\\'.
+ * The bytes of a word that are not copied as they are: a mask with the
+ * high bit of each byte that is >= 0x80, < 0x20, 0x7f, '"' or '\\' set.
+ * Nonzero exactly when the word has such a byte, and its lowest set bit
+ * marks the first one in memory on a little-endian machine: the tests
+ * (v - ONES) & ~v ... borrow only upwards, and only out of a byte they
+ * flag themselves (a byte below 0x20, or a byte equal to the one looked
+ * for), so no byte under the first one flagged is flagged wrongly.
  */
-static inline bool plain8(uint64_t x)
-{
-	if (x & HIGHS)
-		return false;
-	if ((x - ONES * 0x20) & ~x & HIGHS)
-		return false;
-	return !(has_zero(x ^ (ONES * 0x7f)) | has_zero(x ^ (ONES * '"')) |
-		 has_zero(x ^ (ONES * '\\')));
-}
+#define BAD_BYTES(x, ones, highs)                                          \
+	(((x) & (highs)) |                                                 \
+	 (((x) - (ones) * 0x20) & ~(x) & (highs)) |                        \
+	 ((((x) ^ ((ones) * 0x7f)) - (ones)) & ~((x) ^ ((ones) * 0x7f)) &  \
+	  (highs)) |                                                       \
+	 ((((x) ^ ((ones) * '"')) - (ones)) & ~((x) ^ ((ones) * '"')) &    \
+	  (highs)) |                                                       \
+	 ((((x) ^ ((ones) * '\\')) - (ones)) & ~((x) ^ ((ones) * '\\')) &  \
+	  (highs)))
 
 static inline bool plain1(unsigned char c)
 {
 	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
 }
 
+/* Index of the first byte a nonzero BAD_BYTES mask m of the word at s
+ * flags (the plain bytes before it are copied as they are). */
+static inline size_t first_bad(const unsigned char *s, uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	(void)s;
+	return (size_t)__builtin_ctzll(m) / 8;
+#else
+	/* Big-endian: the mask is exact only as a truth value; look. */
+	size_t k = 0;
+
+	(void)m;
+	while (plain1(s[k]))
+		k++;
+	return k;
+#endif
+}
+
+/*
+ * dst has room for AUDIT_ESC_UNIT_MAX bytes per byte of src (the worst
+ * case).  Plain bytes are copied a word (8, then 4 bytes) at a time: the
+ * word is stored before it is looked at, and when it holds a byte to
+ * escape only the plain bytes before that one count; the rest of the
+ * store is overwritten next.  A store of w bytes at d is made only while
+ * w or more source bytes are left, for which the room left is at least
+ * 6 * w: no byte outside the room is ever written.
+ */
 size_t audit_esc_fast(char *dst, const unsigned char *src, size_t len,
 		      bool *lossy)
 {
@@ -224,49 +261,56 @@ size_t audit_esc_fast(char *dst, const unsigned char *src, size_t len,
 	bool bad = false;
 
 	while (i < len) {
-		size_t stop;
+		size_t left = len - i, k, n;
+		unsigned char c;
 
-		if (len - i >= 8) {
-			uint64_t x;
+		if (left >= 8) {
+			uint64_t x = *(const u64_any *)(src + i), m;
 
-			memcpy(&x, src + i, 8);
-			if (plain8(x)) {
-				memcpy(d, &x, 8);
+			*(u64_any *)d = x;
+			m = BAD_BYTES(x, ONES, HIGHS);
+			if (m == 0) {
 				d += 8;
 				i += 8;
 				continue;
 			}
-			stop = i + 8;
-		} else {
-			stop = len;
-		}
-		/* One unit at a time to the end of this window (a UTF-8
-		 * sequence may run past it). */
-		while (i < stop) {
-			unsigned char c = src[i];
-			size_t n;
+			k = first_bad(src + i, m);
+		} else if (left >= 4) {
+			uint32_t x = *(const u32_any *)(src + i), m;
 
-			if (plain1(c)) {
-				*d++ = (char)c;
-				i++;
-			} else if (c < 0x80) {
-				/* '"', '\\', controls, DEL: audit_esc_unit's
-				 * table; NUL is exact but not clean. */
-				size_t used;
-
-				bad |= c == 0;
-				d += audit_esc_unit(src + i, len - i, &used, d);
-				i++;
-			} else if ((n = audit_utf8_seq_len(src + i, len - i))) {
-				memcpy(d, src + i, n);
-				d += n;
-				i += n;
-			} else {
-				memcpy(d, utf8_replacement, 3);
-				d += 3;
-				i++;
-				bad = true;
+			*(u32_any *)d = x;
+			m = BAD_BYTES(x, ONES4, HIGHS4);
+			if (m == 0) {
+				d += 4;
+				i += 4;
+				continue;
 			}
+			k = first_bad(src + i, m);
+		} else if (plain1(src[i])) {
+			*d++ = (char)src[i++];
+			continue;
+		} else {
+			k = 0;
+		}
+		d += k;
+		i += k;
+		/* src[i] is not copied as it is. */
+		c = src[i];
+		if (c < 0x80) {
+			/* '"', '\\', controls, DEL: audit_esc_unit's table;
+			 * NUL is exact but not clean. */
+			bad |= c == 0;
+			d += esc_ascii(c, d);
+			i++;
+		} else if ((n = audit_utf8_seq_len(src + i, len - i))) {
+			memcpy(d, src + i, n);
+			d += n;
+			i += n;
+		} else {
+			memcpy(d, utf8_replacement, 3);
+			d += 3;
+			i++;
+			bad = true;
 		}
 	}
 	*lossy = bad;

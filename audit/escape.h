@@ -46,7 +46,8 @@ bool audit_utf8_clean(const unsigned char *src, size_t len);
  * quotes).  *lossy is set to !audit_utf8_clean(src, len): whether a byte
  * was replaced by U+FFFD or a NUL was escaped, i.e. whether the string
  * alone does not give the bytes back.  The same bytes as audit_escape(),
- * found eight plain bytes at a time.
+ * found a word of plain bytes at a time; bytes of dst past the returned
+ * length (inside the room) may have been written over.
  */
 size_t audit_esc_fast(char *dst, const unsigned char *src, size_t len,
 		      bool *lossy);

@@ -81,6 +81,9 @@ struct audit_rec {
 	bool is_arr[AUDIT_MAX_DEPTH + 1];
 	bool comma[AUDIT_MAX_DEPTH + 1];
 	size_t level_keys[AUDIT_MAX_DEPTH + 1];
+	/* Per level, a bit for each key it has (key_bit): a key whose bit
+	 * is clear is new there without looking through keys[]. */
+	uint64_t level_bits[AUDIT_MAX_DEPTH + 1];
 	/* The keys of the open objects, as places in buf, to refuse
 	 * duplicates.  A stack: closing an object drops its keys. */
 	struct key_ref *keys;
@@ -128,6 +131,9 @@ struct audit_writer {
 	size_t run_json_len;
 	uint64_t seq;		/* seq of the last record committed */
 	unsigned char last_hash[AUDIT_HASH_BYTES];
+	/* BLAKE2b-256 with no key, before any input: copied at each commit
+	 * rather than set up again (crypto_generichash_init). */
+	crypto_generichash_state hash0;
 	uint64_t written_seq;	/* seq of the last record wholly written */
 	unsigned char written_hash[AUDIT_HASH_BYTES];
 	uint64_t done_seq;	/* see above */
@@ -397,18 +403,32 @@ static void put_u64(struct audit_rec *r, uint64_t v, bool neg, bool quoted)
 	r->len += n + (quoted ? 2 : neg ? 1 : 0);
 }
 
+/* One of 64 bits for the key k[0..len), from its length and its first and
+ * last bytes (a filter only: equal keys have equal bits). */
+static inline uint64_t key_bit(const char *k, size_t len)
+{
+	if (len == 0)
+		return 1;
+	return (uint64_t)1 << ((len * 7 + (unsigned char)k[0] +
+				(unsigned char)k[len - 1] * 3) & 63);
+}
+
 /* Is the key just written at buf[off..off+len) already in this object? */
 static bool key_seen(const struct audit_rec *r, size_t off, size_t len)
 {
 	const char *k = r->buf + off;
 
+	/* "hash" ends every record; nobody else may use it up there. */
+	if (r->depth == 0 && len == 4 && memcmp(k, "hash", 4) == 0)
+		return true;
+	if (!(r->level_bits[r->depth] & key_bit(k, len)))
+		return false;
 	for (size_t i = r->level_keys[r->depth]; i < r->nkeys; i++)
 		if (r->keys[i].len == len &&
 		    (len == 0 || (r->buf[r->keys[i].off] == k[0] &&
 				  memcmp(r->buf + r->keys[i].off, k, len) == 0)))
 			return true;
-	/* "hash" ends every record; nobody else may use it up there. */
-	return r->depth == 0 && len == 4 && memcmp(k, "hash", 4) == 0;
+	return false;
 }
 
 static void note_key(struct audit_rec *r, size_t off, size_t len)
@@ -425,6 +445,7 @@ static void note_key(struct audit_rec *r, size_t off, size_t len)
 		r->keys_cap = cap;
 	}
 	r->keys[r->nkeys++] = (struct key_ref){ .off = off, .len = len };
+	r->level_bits[r->depth] |= key_bit(r->buf + off, len);
 }
 
 /*
@@ -621,6 +642,7 @@ static void open_nested(struct audit_rec *r, const char *key, bool arr)
 	r->is_arr[r->depth] = arr;
 	r->comma[r->depth] = false;
 	r->level_keys[r->depth] = r->nkeys;
+	r->level_bits[r->depth] = 0;
 }
 
 static void close_nested(struct audit_rec *r, bool arr)
@@ -1047,6 +1069,7 @@ int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 		goto fail;
 	audit_escape(w->run_json, esc_len + 1, run_id, id_len);
 	w->run_json_len = esc_len;
+	crypto_generichash_init(&w->hash0, NULL, 0, AUDIT_HASH_BYTES);
 
 	rc = pthread_mutexattr_init(&attr);
 	if (rc == 0) {
@@ -1290,6 +1313,7 @@ struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
 	r->depth = 0;
 	r->nkeys = 0;
 	r->level_keys[0] = 0;
+	r->level_bits[0] = 0;
 	r->is_arr[0] = false;
 	r->comma[0] = false;
 	put_char(r, '{');
@@ -1544,7 +1568,7 @@ int audit_commit(struct audit_rec *r)
 	}
 
 	/* hash = BLAKE2b-256(previous hash || line up to ,"hash") */
-	crypto_generichash_init(&st, NULL, 0, AUDIT_HASH_BYTES);
+	st = w->hash0;
 	crypto_generichash_update(&st, w->last_hash, AUDIT_HASH_BYTES);
 	crypto_generichash_update(&st, (const unsigned char *)r->buf + r->start,
 				  r->len - r->start);

@@ -349,6 +349,33 @@ static void test_misuse(void)
 	audit_obj_end(r);
 	audit_int(r, "k", 1);
 	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	/* Keys that share their length and first and last bytes are not
+	 * the same key; a key met again after many others, or after a
+	 * nested object, still is. */
+	r = audit_begin(w, "t");
+	audit_int(r, "axb", 1);
+	audit_int(r, "ayb", 2);
+	audit_int(r, "", 3);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	r = audit_begin(w, "t");
+	audit_int(r, "", 1);
+	audit_int(r, "", 2);
+	CU_ASSERT_EQUAL(audit_commit(r), -EINVAL);
+	for (int dup = 0; dup < 100; dup += 7) {
+		char key[16];
+
+		r = audit_begin(w, "t");
+		for (int i = 0; i < 100; i++) {
+			snprintf(key, sizeof(key), "key%d", i);
+			audit_int(r, key, i);
+		}
+		audit_obj_begin(r, "nested");
+		snprintf(key, sizeof(key), "key%d", dup);
+		audit_int(r, key, 0); /* another object: fine */
+		audit_obj_end(r);
+		audit_int(r, key, dup);
+		CU_ASSERT_EQUAL(audit_commit(r), -EINVAL);
+	}
 
 	/* A second begin on the thread that holds the record is refused. */
 	r = audit_begin(w, "t");
@@ -369,11 +396,11 @@ static void test_misuse(void)
 		CU_ASSERT_EQUAL(audit_commit(r), -EMSGSIZE);
 	}
 
-	/* None of that was written; the writer still works and seq is 3. */
+	/* None of that was written; the writer still works and seq is 4. */
 	r = audit_begin(w, "t");
 	audit_int(r, "ok", 1);
 	CU_ASSERT_EQUAL(audit_commit(r), 0);
-	CU_ASSERT_EQUAL(audit_last_seq(w), 3);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 4);
 	CU_ASSERT_EQUAL(audit_close(w), 0);
 	text = slurp(path, &len);
 	CU_ASSERT_FATAL(text != NULL);
@@ -381,8 +408,10 @@ static void test_misuse(void)
 	CU_ASSERT(strstr(text, "{\"seq\":2,") != NULL);
 	CU_ASSERT(strstr(text, "\"p\":{\"k\":1,\"hash\":\"x\"},\"k\":1,") != NULL);
 	CU_ASSERT(strstr(text, "{\"seq\":3,") != NULL);
+	CU_ASSERT(strstr(text, "\"axb\":1,\"ayb\":2,\"\":3,") != NULL);
+	CU_ASSERT(strstr(text, "{\"seq\":4,") != NULL);
 	CU_ASSERT(strstr(text, "\"ok\":1,") != NULL);
-	CU_ASSERT(strstr(text, "{\"seq\":4,") == NULL);
+	CU_ASSERT(strstr(text, "{\"seq\":5,") == NULL);
 	CU_ASSERT(strstr(text, "\"d\":[[[") != NULL);
 	CU_ASSERT(strstr(text, "\"a\":") == NULL);
 	CU_ASSERT(strstr(text, "blob") == NULL);
@@ -954,10 +983,10 @@ static void test_threads(void)
 
 /* audit_esc_fast gives exactly audit_escape's bytes, and lossy is exactly
  * !audit_utf8_clean, for the table and for specials at every place of the
- * 8-byte windows. */
+ * 8- and 4-byte words; it writes nothing past its room (6 bytes a byte). */
 static bool esc_fast_agrees(const unsigned char *in, size_t len)
 {
-	static char want[6 * 256 + 1], got[6 * 256 + 1];
+	static char want[6 * 256 + 1], got[6 * 256 + 64];
 	size_t wn, gn;
 	bool lossy = !audit_utf8_clean(in, len);
 
@@ -966,6 +995,9 @@ static bool esc_fast_agrees(const unsigned char *in, size_t len)
 	wn = audit_escape(want, sizeof(want), in, len);
 	memset(got, 0x55, sizeof(got));
 	gn = audit_esc_fast(got, in, len, &lossy);
+	for (size_t i = 6 * len; i < sizeof(got); i++)
+		if (got[i] != 0x55)
+			return false;
 	return wn == gn && memcmp(want, got, gn) == 0 &&
 	       lossy == !audit_utf8_clean(in, len);
 }
@@ -1000,6 +1032,18 @@ static void test_esc_fast(void)
 						bad++;
 				}
 			}
+	/* Two of them at every two places: the scan goes on after an
+	 * escape in the middle of a word. */
+	for (size_t len = 0; len <= 20; len++)
+		for (size_t a = 0; a < len; a++)
+			for (size_t b = a + 1; b < len; b++)
+				for (size_t k = 0; k < sizeof(specials); k++) {
+					memset(buf, 'a', len);
+					buf[a] = specials[k];
+					buf[b] = specials[(k + 5) % sizeof(specials)];
+					if (!esc_fast_agrees(buf, len))
+						bad++;
+				}
 	/* Random bytes, some long. */
 	srand(777);
 	for (int round = 0; round < 5000; round++) {
