@@ -413,15 +413,17 @@ static inline uint64_t key_bit(const char *k, size_t len)
 				(unsigned char)k[len - 1] * 3) & 63);
 }
 
-/* Is the key just written at buf[off..off+len) already in this object? */
-static bool key_seen(const struct audit_rec *r, size_t off, size_t len)
+/* Is the key just written at buf[off..off+len), of key_bit() bit, already
+ * in this object? */
+static bool key_seen(const struct audit_rec *r, size_t off, size_t len,
+		     uint64_t bit)
 {
 	const char *k = r->buf + off;
 
 	/* "hash" ends every record; nobody else may use it up there. */
 	if (r->depth == 0 && len == 4 && memcmp(k, "hash", 4) == 0)
 		return true;
-	if (!(r->level_bits[r->depth] & key_bit(k, len)))
+	if (!(r->level_bits[r->depth] & bit))
 		return false;
 	for (size_t i = r->level_keys[r->depth]; i < r->nkeys; i++)
 		if (r->keys[i].len == len &&
@@ -431,7 +433,8 @@ static bool key_seen(const struct audit_rec *r, size_t off, size_t len)
 	return false;
 }
 
-static void note_key(struct audit_rec *r, size_t off, size_t len)
+static void note_key(struct audit_rec *r, size_t off, size_t len,
+		     uint64_t bit)
 {
 	if (r->nkeys == r->keys_cap) {
 		size_t cap = r->keys_cap ? 2 * r->keys_cap : KEYS_INITIAL_CAP;
@@ -445,7 +448,7 @@ static void note_key(struct audit_rec *r, size_t off, size_t len)
 		r->keys_cap = cap;
 	}
 	r->keys[r->nkeys++] = (struct key_ref){ .off = off, .len = len };
-	r->level_bits[r->depth] |= key_bit(r->buf + off, len);
+	r->level_bits[r->depth] |= bit;
 }
 
 /*
@@ -470,6 +473,7 @@ static bool put_key_suffix(struct audit_rec *r, const char *key,
 	}
 	if (key) {
 		size_t klen = strlen(key), worst;
+		uint64_t bit;
 		bool lossy;
 		char *p;
 
@@ -501,11 +505,13 @@ static bool put_key_suffix(struct audit_rec *r, const char *key,
 				return false;
 		}
 		r->comma[d] = true;
-		if (key_seen(r, off, r->len - off)) {
+		klen = r->len - off;	/* the key as written */
+		bit = key_bit(r->buf + off, klen);
+		if (key_seen(r, off, klen, bit)) {
 			rec_fail(r, -EINVAL);
 			return false;
 		}
-		note_key(r, off, r->len - off);
+		note_key(r, off, klen, bit);
 		/* The reservation above left room for these two. */
 		put_lit(r, "\":");
 	} else {

@@ -135,6 +135,23 @@ static int default_audit_path(const char *run, const char *home,
 
 static int rm_at(int parent, const char *name, dev_t dev, unsigned int depth);
 
+/* Open the directory name in parent, never through a symlink, and stat
+ * it: its fd, or -errno. */
+static int open_dir_at(int parent, const char *name, struct stat *st)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
 /* Remove everything in the directory open at fd (which this closes);
  * returns 0 or the first -errno met. */
 static int rm_children(int fd, dev_t dev, unsigned int depth)
@@ -188,18 +205,12 @@ static int rm_at(int parent, const char *name, dev_t dev, unsigned int depth)
 		return -why;
 	if (depth >= RM_MAX_DEPTH)
 		return -ELOOP;
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open_dir_at(parent, name, &st);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : errno == ENOTDIR ? -why : -errno;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (st.st_dev != dev)
-		r = -EXDEV;	/* another file system mounted here */
-	else
-		r = 0;
-	if (r < 0) {
+		return fd == -ENOENT ? 0 : fd == -ENOTDIR ? -why : fd;
+	if (st.st_dev != dev) {
 		close(fd);
-		return r;
+		return -EXDEV;	/* another file system mounted here */
 	}
 	r = rm_children(fd, dev, depth + 1);
 	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
@@ -211,16 +222,10 @@ static int rm_at(int parent, const char *name, dev_t dev, unsigned int depth)
 static int walk_remove(const char *dir)
 {
 	struct stat st;
-	int fd, r;
+	int fd = open_dir_at(AT_FDCWD, dir, &st), r;
 
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
+		return fd;
 	r = rm_children(fd, st.st_dev, 0);
 	if (rmdir(dir) < 0 && errno != ENOENT && r == 0)
 		r = -errno;
