@@ -157,6 +157,7 @@ struct rules_rule {
 
 struct rules_set {
 	char *source;
+	bool builtin;	/* loaded by rules_load_default() */
 	enum rules_action def;
 	int def_err;
 	enum rules_audit_level audit;

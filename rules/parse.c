@@ -1883,10 +1883,20 @@ int rules_load_file(const char *path, const struct rules_vars *vars,
 int rules_load_default(const struct rules_vars *vars, struct rules_set **out,
 		       char *err, size_t err_len)
 {
+	int rc;
+
 	if (err && err_len)
 		err[0] = '\0';
-	return load_top(rules_default_policy, DEFAULT_SOURCE, vars, out, err,
-			err_len);
+	rc = load_top(rules_default_policy, DEFAULT_SOURCE, vars, out, err,
+		      err_len);
+	if (rc == 0)
+		(*out)->builtin = true;
+	return rc;
+}
+
+bool rules_is_builtin_default(const struct rules_set *rs)
+{
+	return rs && rs->builtin;
 }
 
 const char *rules_default_text(void)

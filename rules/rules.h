@@ -156,6 +156,10 @@ int rules_load_default(const struct rules_vars *vars, struct rules_set **out,
 		       char *err, size_t err_len);
 /* The text of the built-in default policy (borrowed, static). */
 const char *rules_default_text(void);
+/* True for a set rules_load_default() loaded (not for one that includes
+ * "default", nor for a file of the same text): its filters are prebuilt
+ * (rules/prebuilt.h). */
+bool rules_is_builtin_default(const struct rules_set *rs);
 
 /* Accepts NULL. */
 void rules_free(struct rules_set *rs);

@@ -32,6 +32,7 @@
 
 #include "audit/audit.h"
 #include "common/util.h"
+#include "rules/prebuilt.h"
 #include "supervisor/internal.h"
 #include "supervisor/launch.h"
 
@@ -572,13 +573,45 @@ static int make_redirect_dirs(const struct supervisor_opts *opts, char *why,
 	return 0;
 }
 
-/* launch_spec.build: the filters, made while the child sets itself up. */
+/* A malloc'ed copy of a prebuilt program (launch_start frees it), 0 or
+ * -ENOMEM. */
+static int copy_prebuilt(const struct rules_prebuilt *pb,
+			 struct sock_fprog *prog)
+{
+	size_t n = pb->len * sizeof(*pb->insns);
+
+	prog->filter = malloc(n);
+	if (!prog->filter)
+		return -ENOMEM;
+	memcpy(prog->filter, pb->insns, n);
+	prog->len = pb->len;
+	return 0;
+}
+
+/*
+ * launch_spec.build: the filters, made while the child sets itself up.  The
+ * built-in policy's were compiled with sysgate (rules/prebuilt.h); any
+ * other policy's are compiled now.
+ */
 static int build_filters(const void *arg, struct sock_fprog *guard,
 			 struct sock_fprog *policy)
 {
-	int r = rules_build_guard_filter(guard);
+	const struct rules_set *rs = arg;
+	int r;
 
-	return r < 0 ? r : rules_build_filter(arg, policy);
+	if (rules_prebuilt_guard.len)
+		r = copy_prebuilt(&rules_prebuilt_guard, guard);
+	else
+		r = rules_build_guard_filter(guard);
+	if (r < 0)
+		return r;
+	if (rules_is_builtin_default(rs) && rules_prebuilt_default.len)
+		r = copy_prebuilt(&rules_prebuilt_default, policy);
+	else
+		r = rules_build_filter(rs, policy);
+	if (r < 0)
+		free(guard->filter);
+	return r;
 }
 
 /* launch_spec.place: the child into the tree's cgroups. */

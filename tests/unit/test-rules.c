@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "rules/internal.h"
+#include "rules/prebuilt.h"
 #include "rules/rules.h"
 
 #define NAME "policy.ini"
@@ -2430,6 +2431,60 @@ static void test_default_filter(void)
 	rules_free(rs);
 }
 
+/* True when p holds exactly pb's instructions. */
+static bool same_prog(const struct sock_fprog *p, const struct rules_prebuilt *pb)
+{
+	return p->len == pb->len && pb->insns &&
+	       memcmp(p->filter, pb->insns, pb->len * sizeof(*pb->insns)) == 0;
+}
+
+/*
+ * The prebuilt programs (rules/default-filters.c, made by rules/gen-filters
+ * when sysgate is built) are what the compiler makes now: the guard, and the
+ * built-in policy's under other variables than the build used (they must
+ * not depend on them).  Prebuilt ones are only used for a set that
+ * rules_load_default() loaded, not for the same text loaded otherwise.
+ */
+static void test_prebuilt_filters(void)
+{
+	static const struct rules_vars other = {
+		.home = "/root", .cwd = "/srv/a/b/c", .tmpdir = "/var/tmp/x",
+		.run = "20261202T000000Z-000000000000",
+	};
+	const struct rules_vars *each[] = { &vars, &other };
+	struct sock_fprog prog = { 0 };
+	char err[RULES_ERR_MAX];
+
+	CU_ASSERT_EQUAL_FATAL(rules_build_guard_filter(&prog), 0);
+	CU_ASSERT(same_prog(&prog, &rules_prebuilt_guard));
+	free(prog.filter);
+	for (size_t i = 0; i < sizeof(each) / sizeof(each[0]); i++) {
+		struct rules_set *rs = NULL;
+
+		CU_ASSERT_EQUAL_FATAL(rules_load_default(each[i], &rs, err,
+							 sizeof(err)), 0);
+		CU_ASSERT(rules_is_builtin_default(rs));
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		CU_ASSERT(same_prog(&prog, &rules_prebuilt_default));
+		free(prog.filter);
+		rules_free(rs);
+	}
+	/* The same text from elsewhere, and a policy including it. */
+	{
+		struct rules_set *rs = NULL;
+
+		CU_ASSERT_EQUAL_FATAL(rules_load_string(rules_default_text(),
+							"<default>", &vars, &rs,
+							err, sizeof(err)), 0);
+		CU_ASSERT_FALSE(rules_is_builtin_default(rs));
+		rules_free(rs);
+		rs = load_ok("[policy]\ninclude = default\n");
+		CU_ASSERT_FALSE(rules_is_builtin_default(rs));
+		rules_free(rs);
+		CU_ASSERT_FALSE(rules_is_builtin_default(NULL));
+	}
+}
+
 /* ---------------------------------------------------------------------
  * BEGIN explain tests (issue 6, item 3): rules_explain() agrees with
  * rules_match() and names the first failing condition of each rule tried;
@@ -2654,6 +2709,7 @@ int main(void)
 		{ "filter: guard", test_guard_filter },
 		{ "filter: policy", test_policy_filter },
 		{ "filter: default policy", test_default_filter },
+		{ "filter: prebuilt programs", test_prebuilt_filters },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 	};
 	CU_pSuite suite;
