@@ -25,6 +25,9 @@
  *                responder's CPU for the ADDFD (sched_getaffinity, then
  *                sched_setaffinity to that CPU and back before the SEND),
  *                as sysgate does (supervisor/cpubind.c)
+ *   notif-sync-open-bind-send  the same, but the ADDFD answers the call
+ *                (SECCOMP_ADDFD_FLAG_SEND) and no SEND follows; the mask
+ *                is put back after it
  *   trace        SECCOMP_RET_TRACE; the tracer does waitpid + PTRACE_CONT
  *   trace-stack  the same plus the caller's stack (instruction pointers
  *                only) with libunwind-ptrace at each stop
@@ -80,7 +83,8 @@
 
 enum mech { MECH_ALLOW, MECH_NOTIF, MECH_NOTIF_SYNC, MECH_TRACE, MECH_TRACE_STACK,
 	    MECH_NOTIF_STOP, MECH_NOTIF_STOP_STACK, MECH_NOTIF_OPEN,
-	    MECH_NOTIF_SYNC_OPEN, MECH_NOTIF_SYNC_OPEN_BIND };
+	    MECH_NOTIF_SYNC_OPEN, MECH_NOTIF_SYNC_OPEN_BIND,
+	    MECH_NOTIF_SYNC_OPEN_BIND_SEND };
 
 /* The kernel's restart-the-call errno (never reaches user space here). */
 #define BARE_ERESTARTNOINTR 513
@@ -91,6 +95,7 @@ struct responder {
 	int allow_fd;		/* open-allow: the file every ADDFD installs */
 	bool open_each;		/* open-allow: open the named file each call */
 	bool bind;		/* bind the caller to this CPU for each ADDFD */
+	bool addfd_send;	/* answer with the ADDFD (SECCOMP_ADDFD_FLAG_SEND) */
 	enum bench_op op;
 	struct seccomp_notif_sizes sizes;
 };
@@ -112,6 +117,7 @@ static int parse_mech(const char *s, enum mech *m)
 		[MECH_NOTIF_OPEN] = "notif-open",
 		[MECH_NOTIF_SYNC_OPEN] = "notif-sync-open",
 		[MECH_NOTIF_SYNC_OPEN_BIND] = "notif-sync-open-bind",
+		[MECH_NOTIF_SYNC_OPEN_BIND_SEND] = "notif-sync-open-bind-send",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -132,7 +138,7 @@ static bool is_notif(enum mech m)
 {
 	return m == MECH_NOTIF || m == MECH_NOTIF_SYNC || m == MECH_NOTIF_OPEN ||
 	       m == MECH_NOTIF_SYNC_OPEN || m == MECH_NOTIF_SYNC_OPEN_BIND ||
-	       is_stop(m);
+	       m == MECH_NOTIF_SYNC_OPEN_BIND_SEND || is_stop(m);
 }
 
 static bool is_trace(enum mech m)
@@ -197,14 +203,16 @@ static void send_reply(struct responder *r, uint64_t id, int64_t val, int err,
  * Install fd in the caller, then answer with its number: two ioctls, as
  * sysgate does (it records the call, with the number, in between).  On
  * this kind of VM that is also faster than one ADDFD with
- * SECCOMP_ADDFD_FLAG_SEND, whose answer wakes the caller on the other CPU.
+ * SECCOMP_ADDFD_FLAG_SEND, whose answer wakes the caller on the other CPU,
+ * unless the caller is bound to this CPU (addfd_send: then the two are
+ * within a few percent, bench row (c6)).
  */
 static void send_fd(struct responder *r, const struct seccomp_notif *req,
 		    int fd, bool cloexec)
 {
 	struct seccomp_notif_addfd a = {
 		.id = req->id,
-		.flags = 0,
+		.flags = r->addfd_send ? SECCOMP_ADDFD_FLAG_SEND : 0,
 		.srcfd = (uint32_t)fd,
 		.newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
@@ -226,7 +234,7 @@ static void send_fd(struct responder *r, const struct seccomp_notif *req,
 		sched_setaffinity(caller, sizeof(mask), &mask);
 	if (n < 0)
 		send_reply(r, req->id, 0, err, 0);
-	else
+	else if (!r->addfd_send)
 		send_reply(r, req->id, n, 0, 0);
 }
 
@@ -504,7 +512,7 @@ int main(int argc, char **argv)
 
 	if (argc != 5 || parse_mech(argv[1], &m) < 0 ||
 	    bench_op_parse(argv[2], &op) < 0) {
-		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|notif-sync-open-bind|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
+		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|notif-sync-open-bind|notif-sync-open-bind-send|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
 		return 2;
 	}
 	n = atol(argv[3]);
@@ -518,8 +526,11 @@ int main(int argc, char **argv)
 		die("setup");
 	resp.op = op;
 	resp.open_each = m == MECH_NOTIF_OPEN || m == MECH_NOTIF_SYNC_OPEN ||
-			 m == MECH_NOTIF_SYNC_OPEN_BIND;
-	resp.bind = m == MECH_NOTIF_SYNC_OPEN_BIND;
+			 m == MECH_NOTIF_SYNC_OPEN_BIND ||
+			 m == MECH_NOTIF_SYNC_OPEN_BIND_SEND;
+	resp.bind = m == MECH_NOTIF_SYNC_OPEN_BIND ||
+		    m == MECH_NOTIF_SYNC_OPEN_BIND_SEND;
+	resp.addfd_send = m == MECH_NOTIF_SYNC_OPEN_BIND_SEND;
 	resp.allow_fd = open(BENCH_ALLOW_PATH, O_RDONLY | O_CLOEXEC);
 	if (resp.allow_fd < 0)
 		die(BENCH_ALLOW_PATH);
@@ -565,7 +576,8 @@ int main(int argc, char **argv)
 		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &resp.sizes) < 0)
 			die("SECCOMP_GET_NOTIF_SIZES");
 		if ((m == MECH_NOTIF_SYNC || m == MECH_NOTIF_SYNC_OPEN ||
-		     m == MECH_NOTIF_SYNC_OPEN_BIND) &&
+		     m == MECH_NOTIF_SYNC_OPEN_BIND ||
+		     m == MECH_NOTIF_SYNC_OPEN_BIND_SEND) &&
 		    ioctl(resp.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 			  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0) {
 			printf("n/a no-sync-wake-up(%s)\n", strerrorname_np(errno));

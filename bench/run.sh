@@ -222,6 +222,7 @@ if want 1; then
 	micro_row "(c2) (c), bare opens the file too" open-allow 2000 "RECV+read+open+ADDFD+SEND" notif-open notif-sync-open yes
 	micro_row "(c3) (c2), all on CPU 0 (taskset)" open-allow 2000 "(c2) pinned to CPU 0" notif-open notif-sync-open yes cpu0
 	micro_row "(c5) (c2), bare binds the caller" open-allow 2000 "(c2) + caller on its CPU" - notif-sync-open-bind yes
+	micro_row "(c6) (c5), ADDFD answers (SEND)" open-allow 2000 "(c5), ADDFD_FLAG_SEND, no SEND" - notif-sync-open-bind-send ref
 	micro_row "(b2) (b) under --user nobody" open-deny 2000 "notif: RECV + SEND(EACCES)" notif notif-sync user
 	micro_row "(c4) (c2) under --user nobody" open-allow 2000 "RECV+read+open+ADDFD+SEND" notif-open notif-sync-open user
 	micro_row "(d) exec /bin/true (fork+exec+wait)" exec 50 "ptrace events+notif exec,opens" notif notif-sync yes
@@ -244,6 +245,8 @@ if want 1; then
 	echo "   (c3) is (c2) with native, sysgate and bare all on CPU 0: what the same work costs without it."
 	echo "   sysgate binds the caller to its own CPU for the ADDFD (supervisor/cpubind.c), and (c5)'s bare"
 	echo "   loop does the same: (c5) is the floor of what sysgate does, (c2) of the plain mechanism."
+	echo "   (c6) answers with the ADDFD itself (SECCOMP_ADDFD_FLAG_SEND: one ioctl and one wake-up less);"
+	echo "   sysgate does not, as its record of the call, with the fd number, is written before the answer."
 	echo "   (b2),(c4): sysgate run --user nobody (as root only): each call is checked and carried out with"
 	echo "   the caller's credentials (kept per task), switched to and back around it."
 	echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
