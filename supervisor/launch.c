@@ -161,6 +161,79 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The signals of the calling process whose disposition is not the default
+ * (ignored or caught: SigIgn and SigCgt of /proc/self/status, signal N as
+ * bit N-1) into *out: 0, or -1 when they cannot be read.  No allocation:
+ * the child calls it.
+ */
+static int signals_not_default(uint64_t *out)
+{
+	static const char *const keys[] = { "\nSigIgn:\t", "\nSigCgt:\t" };
+	char buf[4096];
+	uint64_t mask = 0;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *p = strstr(buf, keys[i]);
+		uint64_t v = 0;
+
+		if (!p)
+			return -1;
+		p += strlen(keys[i]);
+		for (int digits = 0; digits < 16; digits++, p++) {
+			int d = *p >= '0' && *p <= '9' ? *p - '0' :
+				*p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+
+			if (d < 0)
+				return -1;
+			v = v << 4 | (uint64_t)d;
+		}
+		mask |= v;
+	}
+	*out = mask;
+	return 0;
+}
+
+/* The kernel's struct sigaction (x86_64). */
+struct ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+/*
+ * Every signal back to its default disposition for the command, as if
+ * sysgate had not been between: exec resets caught signals by itself, but
+ * ignored ones stay ignored (sysgate ignores SIGPIPE and SIGXFSZ, and may
+ * have been started with more ignored).  Only the signals not at their
+ * default are reset: one read of /proc/self/status instead of a sigaction
+ * for each of the 64 (start-up time, issue 5); all of them when it cannot
+ * be read.  With the system call itself: glibc's sigaction() refuses 32
+ * and 33, which it keeps for its threads, and which sysgate can inherit
+ * ignored all the same.
+ */
+static void reset_signals(void)
+{
+	const struct ksigaction dfl = { .handler = SIG_DFL };
+	uint64_t mask = UINT64_MAX;
+
+	if (signals_not_default(&mask) < 0)
+		mask = UINT64_MAX;
+	for (int sig = 1; sig <= 64; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && ((mask >> (sig - 1)) & 1))
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
+}
+
 static void __attribute__((noreturn))
 child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 {
@@ -178,9 +251,7 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 		child_fail("PR_SET_PDEATHSIG");
 	if (getppid() != parent)
 		_exit(CHILD_FAIL);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+	reset_signals();
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		child_fail("sigprocmask");

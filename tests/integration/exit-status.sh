@@ -251,6 +251,23 @@ EOF
 	check check-good-policy test "$SG_RC" = 0
 	check check-shows-mechanism grep -Eqi 'notif' "$SG_OUT" "$SG_ERR"
 
+	# --- the command starts with every signal at its default disposition:
+	# ignored ones (inherited by sysgate, or its own SIGPIPE and SIGXFSZ)
+	# would stay ignored across the exec if sysgate did not reset them,
+	# 32 and 33 included (which glibc's sigaction() refuses to touch, and
+	# which some parents leave ignored).  Natively, the same shell passes
+	# them on (the check can fail).
+	local ign='trap "" INT QUIT HUP USR1 PIPE TERM;'
+	as_user bash -c "$ign"' exec cat /proc/self/status' >"$R/sigign-native.out"
+	check sigign-native-inherits grep -Eq '^SigIgn:[[:space:]]*0*[1-9a-f]' "$R/sigign-native.out"
+	SG_N=$((SG_N + 1))
+	SG_TRAIL=$R/$SG_N.jsonl
+	SG_ERR=$R/$SG_N.err
+	as_user bash -c "$ign"' exec "$0" run -q -r "$1" -a "$2" -- cat /proc/self/status' \
+		"$SYSGATE" "$P/good.ini" "$SG_TRAIL" >"$R/sigign.out" 2>"$SG_ERR"
+	check sigign-reset-for-command sh -c 'grep ^Sig "$1"; grep -Eq "^SigIgn:[[:space:]]*0{16}$" "$1"' - "$R/sigign.out"
+	check sigign-none-caught grep -Eq '^SigCgt:[[:space:]]*0{16}$' "$R/sigign.out"
+
 	# --- signals sent to sysgate reach the tree
 	signal_case sigterm-reaches-tree TERM
 	signal_case sigint-reaches-tree INT
