@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -388,6 +389,30 @@ static int export_ctx(scmp_filter_ctx ctx, struct sock_fprog *prog)
 	return 0;
 }
 
+/*
+ * Security: the *xattrat calls (Linux 6.13) name a path the way setxattr
+ * does, but libseccomp 2.5.4 does not know them and the supervisor does not
+ * carry them out: ENOSYS, and C libraries use the classic calls, which are
+ * mediated.
+ */
+static const int xattrat[] = { 463, 464, 465, 466 };
+
+/*
+ * Security: TIOCSTI pushes characters into the terminal's input and
+ * TIOCLINUX can paste a selection into it: the user's shell would run them
+ * once sysgate exits.
+ */
+static const unsigned tty_inject[] = { 0x5412 /* TIOCSTI */,
+				       0x541C /* TIOCLINUX */ };
+
+static struct scmp_arg_cmp ioctl_cmd(unsigned cmd)
+{
+	return (struct scmp_arg_cmp){
+		.arg = 1, .op = SCMP_CMP_MASKED_EQ,
+		.datum_a = 0xffffffffu, .datum_b = cmd,
+	};
+}
+
 /* The fixed guards, on a context whose default is def_act. */
 static int add_guards(scmp_filter_ctx ctx, uint32_t def_act)
 {
@@ -395,32 +420,15 @@ static int add_guards(scmp_filter_ctx ctx, uint32_t def_act)
 		.arg = 0, .op = SCMP_CMP_MASKED_EQ,
 		.datum_a = CLONE_UNTRACED, .datum_b = CLONE_UNTRACED,
 	};
-	/*
-	 * Security: the *xattrat calls (Linux 6.13) name a path the way
-	 * setxattr does, but libseccomp 2.5.4 does not know them and the
-	 * supervisor does not carry them out: ENOSYS, and C libraries use
-	 * the classic calls, which are mediated.
-	 */
-	static const int xattrat[] = { 463, 464, 465, 466 };
 	int rc;
 
-	/*
-	 * Security: TIOCSTI pushes characters into the terminal's input and
-	 * TIOCLINUX can paste a selection into it: the user's shell would
-	 * run them once sysgate exits.
-	 */
-	static const unsigned tty_inject[] = { 0x5412 /* TIOCSTI */,
-					       0x541C /* TIOCLINUX */ };
 	rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), __NR_clone3, 0,
 		      NULL);
 	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(xattrat); i++)
 		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), xattrat[i],
 			      0, NULL);
 	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(tty_inject); i++) {
-		struct scmp_arg_cmp cmd = {
-			.arg = 1, .op = SCMP_CMP_MASKED_EQ,
-			.datum_a = 0xffffffffu, .datum_b = tty_inject[i],
-		};
+		struct scmp_arg_cmp cmd = ioctl_cmd(tty_inject[i]);
 
 		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_ioctl, 1,
 			      &cmd);
@@ -488,6 +496,74 @@ static bool cond_uses_arg0(const struct rules_rule *r)
 	return false;
 }
 
+/* A conditional clone plan into which the CLONE_UNTRACED guard can be
+ * folded: no kill, and no condition of its own on arg0. */
+static bool clone_guard_fits(const struct plan *p)
+{
+	return !cond_uses_arg0(p->cond_rule) &&
+	       p->cond_rule->action != RULES_KILL && p->action != RULES_KILL;
+}
+
+/*
+ * The kernel's order between stacked filters (seccomp_run_filters()): the
+ * newest filter's action stands unless an older one returns a strictly
+ * stronger action (kill, then trap, errno, user-notif, trace, log, allow).
+ * True when the guard filter's a would replace the policy filter's b.
+ */
+static bool outranks(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a & SECCOMP_RET_ACTION_FULL) <
+	       (int32_t)(b & SECCOMP_RET_ACTION_FULL);
+}
+
+static bool is_xattrat(int nr)
+{
+	return nr_in(xattrat, ARRAY_SIZE(xattrat), nr);
+}
+
+bool rules_filter_has_guards(const struct rules_set *rs)
+{
+	struct plan p;
+
+	if (!rs)
+		return false;
+	plan_for(rs, __NR_clone, &p);
+	if (p.mech == RULES_MECH_KERNEL && p.cond_rule && !clone_guard_fits(&p))
+		return false;
+	plan_for(rs, __NR_ioctl, &p);
+	if (p.mech != RULES_MECH_KERNEL || p.cond_rule)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(xattrat); i++) {
+		plan_for(rs, xattrat[i], &p);
+		if (p.mech == RULES_MECH_KERNEL && p.cond_rule)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The guard filter's tty commands folded into the policy filter, for an
+ * ioctl the kernel allows (beside the owner commands; all of them rules on
+ * the command, the filter's default allowing the rest).  Where the policy
+ * denies or kills ioctl, that outranks or equals the guard's EPERM by
+ * itself.  Not for an ioctl that reaches the supervisor: libseccomp drops
+ * a syscall's argument rules once it has one without arguments (which the
+ * notification would need), so the guard filter does it then
+ * (rules_filter_has_guards()).
+ */
+static int add_tty_guard(scmp_filter_ctx ctx, uint32_t def_act)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(tty_inject); i++) {
+		struct scmp_arg_cmp cmd = ioctl_cmd(tty_inject[i]);
+
+		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_ioctl, 1,
+			      &cmd);
+	}
+	return rc;
+}
+
 /* clone: the policy's decision for calls without CLONE_UNTRACED, EPERM for
  * calls with it, where that can be said in one filter; where not (a kill,
  * or the policy's own conditions on arg0), only the guard filter guards. */
@@ -504,9 +580,7 @@ static int add_clone(scmp_filter_ctx ctx, uint32_t def_act,
 
 	untraced.datum_b = CLONE_UNTRACED;
 	if (p->mech == RULES_MECH_KERNEL && p->cond_rule) {
-		bool guard = !cond_uses_arg0(p->cond_rule) &&
-			     p->cond_rule->action != RULES_KILL &&
-			     p->action != RULES_KILL;
+		bool guard = clone_guard_fits(p);
 
 		rc = add_cond_rule(ctx, def_act, __NR_clone, p->cond_rule,
 				   guard);
@@ -567,8 +641,20 @@ static int add_syscall(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 		return add_clone(ctx, def_act, p);
 	if ((nr == __NR_fcntl || nr == __NR_ioctl) &&
 	    p->mech == RULES_MECH_KERNEL && !p->cond_rule &&
-	    p->action == RULES_ALLOW)
-		return add_owner_rules(ctx, def_act, nr);
+	    p->action == RULES_ALLOW) {
+		int rc = add_owner_rules(ctx, def_act, nr);
+
+		return rc < 0 || nr != __NR_ioctl ? rc :
+		       add_tty_guard(ctx, def_act);
+	}
+	if (is_xattrat(nr) && !(p->mech == RULES_MECH_KERNEL && p->cond_rule)) {
+		/* The guard's ENOSYS, where it outranks the plan's action. */
+		uint32_t act = plan_action(p);
+
+		if (outranks(SCMP_ACT_ERRNO(ENOSYS), act))
+			act = SCMP_ACT_ERRNO(ENOSYS);
+		return add_rule(ctx, def_act, act, nr, 0, NULL);
+	}
 	if (nr == __NR_sendto && p->mech == RULES_MECH_NOTIFY) {
 		/* A send without a destination goes where the socket is
 		 * connected, which connect() decided: only sends with an
@@ -625,6 +711,7 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_clone3);
 	rules_nr_add(named, __NR_fcntl);
 	rules_nr_add(named, __NR_ioctl);
+	nr_add_all(named, xattrat, ARRAY_SIZE(xattrat));
 	nr_add_all(named, always_notified, ARRAY_SIZE(always_notified));
 	nr_add_all(named, root_calls, ARRAY_SIZE(root_calls));
 	nr_add_all(named, creds_calls, ARRAY_SIZE(creds_calls));

@@ -180,17 +180,27 @@ enum rules_mech rules_mechanism(const struct rules_set *rs, int nr,
 
 /*
  * Compile the filter: arch check (other ABIs and x32 killed), sysgate's
- * fixed guards (clone3 -> ENOSYS, clone with CLONE_UNTRACED -> EPERM) where
- * one filter can express them next to the policy's own decision (always for
- * clone3; for clone unless the policy kills it or has arg0 conditions on
- * it: load rules_build_guard_filter() first, which always has both), then
- * per syscall the kernel decision or SECCOMP_RET_USER_NOTIF.  The default
+ * fixed guards (those of rules_build_guard_filter()) where one filter can
+ * express them next to the policy's own decision, then per syscall the
+ * kernel decision or SECCOMP_RET_USER_NOTIF.  When
+ * rules_filter_has_guards() is false, load rules_build_guard_filter() first,
+ * which always has them all.  The default
  * action (unnamed syscalls) is the policy default, or USER_NOTIF when the
  * audit level records it.  On success fills *prog with a malloc'ed filter
  * array the caller frees with free(), and returns 0; -ENOMEM or -EINVAL
  * otherwise.  Loads nothing.
  */
 int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog);
+
+/*
+ * True when rules_build_filter()'s program holds every guard of
+ * rules_build_guard_filter() in the guard's own strength: stacking the
+ * guard filter under it would change no decision (test-rules checks it on
+ * every syscall), so it need not be loaded.  False for a policy with its
+ * own conditions on clone's arg0 or a conditional kill of clone, and for
+ * a conditional rule on an *xattrat call.  Pure; fast.
+ */
+bool rules_filter_has_guards(const struct rules_set *rs);
 
 /*
  * True for the calls every filter sends to the supervisor whatever the
@@ -313,11 +323,13 @@ bool rules_wants_stacks(const struct rules_set *rs);
 
 /*
  * The guard filter, independent of any policy, which the child loads FIRST
- * and without a listener: x86_64 only (other arches and x32 numbers kill the
- * process), clone3 -> ERRNO(ENOSYS) (its flags live in memory a filter
- * cannot read), clone with CLONE_UNTRACED -> ERRNO(EPERM).  ERRNO outranks
- * USER_NOTIF between stacked filters, so the guards hold whatever the policy
- * filter says.  Fills *prog with a malloc'ed array (free() it); returns 0,
+ * and without a listener (unless rules_filter_has_guards()): x86_64 only
+ * (other arches and x32 numbers kill the process), clone3 -> ERRNO(ENOSYS)
+ * (its flags live in memory a filter cannot read), clone with
+ * CLONE_UNTRACED -> ERRNO(EPERM), the *xattrat calls -> ERRNO(ENOSYS),
+ * ioctl TIOCSTI and TIOCLINUX -> ERRNO(EPERM).  ERRNO outranks USER_NOTIF
+ * between stacked filters, so the guards hold whatever the policy filter
+ * says.  Fills *prog with a malloc'ed array (free() it); returns 0,
  * -ENOMEM or -EINVAL.  Does not load anything.
  */
 int rules_build_guard_filter(struct sock_fprog *prog);

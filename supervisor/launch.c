@@ -2,7 +2,8 @@
 /*
  * Starting the command: fork, let the tracer seize the child, then in the
  * child a short linear list of checked calls (no new privileges, the guard
- * filter, the policy filter with its listener) and execve.  The supervisor
+ * filter where the policy filter does not hold the guards itself, the
+ * policy filter with its listener) and execve.  The supervisor
  * takes the listener from the child with pidfd_getfd at one ptrace stop:
  * the child's seccomp() is followed by an int3 (a breakpoint trap, not a
  * syscall), so that the child needs no syscall of its own after the filter
@@ -307,7 +308,7 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	 * (the supervisor went away) ends the child before its exec.
 	 */
 	if (read_full(go_fd, &hdr, sizeof(hdr)) < 0 || hdr.go != 'g' ||
-	    hdr.guard_len == 0 || hdr.guard_len > BPF_MAXINSNS ||
+	    hdr.guard_len > BPF_MAXINSNS ||
 	    hdr.policy_len == 0 || hdr.policy_len > BPF_MAXINSNS ||
 	    read_full(go_fd, child_insns, ((size_t)hdr.guard_len + hdr.policy_len) *
 		      sizeof(struct sock_filter)) < 0)
@@ -316,7 +317,8 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	guard.filter = child_insns;
 	policy.len = hdr.policy_len;
 	policy.filter = child_insns + hdr.guard_len;
-	if (seccomp_load(0, &guard) < 0)
+	/* No guard filter: the policy filter holds the guards itself. */
+	if (guard.len && seccomp_load(0, &guard) < 0)
 		child_fail("loading the guard filter");
 	/*
 	 * go_fd stays open: it is O_CLOEXEC, so execve closes it.

@@ -14,7 +14,8 @@ struct launch_spec {
 	char *const *envp;
 	/*
 	 * Builds the guard and the policy filters (malloc'd instructions,
-	 * freed by launch_start), 0 or -errno.  Called in the supervisor
+	 * freed by launch_start; an empty guard, len 0, is not loaded),
+	 * 0 or -errno.  Called in the supervisor
 	 * after the fork, while the child sets itself up; the child gets
 	 * them with its go byte and loads both before its execve.
 	 */

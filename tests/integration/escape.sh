@@ -177,6 +177,15 @@ cases() {
 [policy]
 default = allow
 EOF
+	# A policy that names ioctl: the supervisor decides it, and the guard
+	# filter is loaded under the policy filter (rules_filter_has_guards()).
+	policy ioctl <<'EOF'
+[policy]
+default = allow
+[rule i]
+syscalls = ioctl
+action = allow
+EOF
 	local S=$H/.ssh/id_rsa SECRET="SECRET ssh key" pol tag
 	# The default policy runs installed programs and the project's own:
 	# the victims go into the work dir.
@@ -187,8 +196,11 @@ EOF
 	start_outsiders
 	tmpdir_race_case
 
-	# --- other ABIs, untraced children (guard filter: any policy)
-	for pol in - open; do
+	# --- other ABIs, untraced children, terminal injection, *xattrat
+	# (the guards: any policy, held by the policy filter or by the guard
+	# filter under it)
+	native ENOTTY "$B/attack-guard" tiocsti
+	for pol in - open ioctl; do
 		tag=${pol/-/default}
 		rm -rf "$W"/m-*
 		c "x32-killed-$tag" "$pol" sig:SYS - "$B/attack-abi" x32-mkdir "$W/m-x32"
@@ -199,6 +211,10 @@ EOF
 			c "clone-$m-eperm-$tag" "$pol" EPERM - "$B/attack-clone" "$m" "$W/m-$m"
 			check "clone-$m-no-child-$tag" test ! -e "$W/m-$m"
 		done
+		for m in tiocsti tioclinux tiocsti-hi; do
+			c "$m-eperm-$tag" "$pol" EPERM - "$B/attack-guard" "$m"
+		done
+		c "setxattrat-enosys-$tag" "$pol" ENOSYS - "$B/attack-guard" setxattrat
 	done
 
 	# --- reaching into the supervisor

@@ -63,7 +63,8 @@ sg_errno() {
 	EBADF) echo 9 ;; ECHILD) echo 10 ;; EAGAIN) echo 11 ;; ENOMEM) echo 12 ;;
 	EACCES) echo 13 ;; EFAULT) echo 14 ;; EBUSY) echo 16 ;; EEXIST) echo 17 ;;
 	EXDEV) echo 18 ;; ENODEV) echo 19 ;; ENOTDIR) echo 20 ;; EISDIR) echo 21 ;;
-	EINVAL) echo 22 ;; EMFILE) echo 24 ;; ETXTBSY) echo 26 ;; EFBIG) echo 27 ;;
+	EINVAL) echo 22 ;; EMFILE) echo 24 ;; ENOTTY) echo 25 ;; ETXTBSY) echo 26 ;;
+	EFBIG) echo 27 ;;
 	ENOSPC) echo 28 ;; EROFS) echo 30 ;; EMLINK) echo 31 ;; EPIPE) echo 32 ;;
 	ENAMETOOLONG) echo 36 ;; ENOSYS) echo 38 ;; ENOTEMPTY) echo 39 ;;
 	ELOOP) echo 40 ;; ENOTSOCK) echo 88 ;; EDESTADDRREQ) echo 89 ;;

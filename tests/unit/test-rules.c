@@ -9,6 +9,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -31,6 +34,7 @@
 #include "rules/rules.h"
 
 #define NAME "policy.ini"
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct rules_vars vars = {
 	.home = "/home/u",
@@ -2431,6 +2435,222 @@ static void test_default_filter(void)
 	rules_free(rs);
 }
 
+/*
+ * A classic BPF interpreter for seccomp programs: the return value, or -1
+ * for an instruction it does not know or a jump out of the program (the
+ * test then fails: every instruction libseccomp emits is known here).
+ */
+static int64_t bpf_run(const struct sock_fprog *p, const struct seccomp_data *d)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+
+	for (unsigned pc = 0; pc < p->len; pc++) {
+		const struct sock_filter *f = &p->filter[pc];
+		uint32_t k = f->k, src = BPF_SRC(f->code) == BPF_X ? x : k;
+
+		switch (BPF_CLASS(f->code)) {
+		case BPF_LD:
+			if (f->code == (BPF_LD | BPF_W | BPF_ABS)) {
+				if (k % 4 || k > sizeof(*d) - 4)
+					return -1;
+				memcpy(&a, (const char *)d + k, 4);
+			} else if (f->code == (BPF_LD | BPF_IMM)) {
+				a = k;
+			} else if (f->code == (BPF_LD | BPF_MEM) && k < BPF_MEMWORDS) {
+				a = mem[k];
+			} else {
+				return -1;
+			}
+			break;
+		case BPF_LDX:
+			if (f->code == (BPF_LDX | BPF_IMM))
+				x = k;
+			else if (f->code == (BPF_LDX | BPF_MEM) && k < BPF_MEMWORDS)
+				x = mem[k];
+			else
+				return -1;
+			break;
+		case BPF_ST:
+		case BPF_STX:
+			if (k >= BPF_MEMWORDS)
+				return -1;
+			mem[k] = BPF_CLASS(f->code) == BPF_ST ? a : x;
+			break;
+		case BPF_ALU:
+			switch (BPF_OP(f->code)) {
+			case BPF_ADD: a += src; break;
+			case BPF_SUB: a -= src; break;
+			case BPF_AND: a &= src; break;
+			case BPF_OR: a |= src; break;
+			case BPF_XOR: a ^= src; break;
+			case BPF_LSH: a = src < 32 ? a << src : 0; break;
+			case BPF_RSH: a = src < 32 ? a >> src : 0; break;
+			case BPF_NEG: a = -a; break;
+			default: return -1;
+			}
+			break;
+		case BPF_JMP: {
+			bool t;
+
+			switch (BPF_OP(f->code)) {
+			case BPF_JA:
+				if (k >= p->len - pc)
+					return -1;
+				pc += k;
+				continue;
+			case BPF_JEQ: t = a == src; break;
+			case BPF_JGT: t = a > src; break;
+			case BPF_JGE: t = a >= src; break;
+			case BPF_JSET: t = (a & src) != 0; break;
+			default: return -1;
+			}
+			pc += t ? f->jt : f->jf;
+			break;
+		}
+		case BPF_RET:
+			return BPF_RVAL(f->code) == BPF_A ? a : k;
+		case BPF_MISC:
+			if (BPF_MISCOP(f->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		default:
+			return -1;
+		}
+	}
+	return -1;
+}
+
+/* What the kernel returns for two stacked filters, policy loaded last
+ * (seccomp_run_filters(): the newest stands unless an older one returns a
+ * strictly stronger action). */
+static int64_t bpf_stacked(const struct sock_fprog *guard,
+			   const struct sock_fprog *policy,
+			   const struct seccomp_data *d)
+{
+	int64_t p = bpf_run(policy, d), g = bpf_run(guard, d);
+
+	if (p < 0 || g < 0)
+		return -1;
+	return (int32_t)((uint32_t)g & SECCOMP_RET_ACTION_FULL) <
+	       (int32_t)((uint32_t)p & SECCOMP_RET_ACTION_FULL) ? g : p;
+}
+
+/*
+ * Where rules_filter_has_guards() says the policy filter holds the guards,
+ * stacking the guard filter under it changes no decision: every syscall
+ * number (and x32 and out-of-range ones, and another arch), with argument
+ * values around every guard's and the owner commands'.  The built-in and
+ * shipped policies hold them (sysgate then loads one filter); some
+ * policies cannot, and say so.
+ */
+static void test_filter_holds_guards(void)
+{
+	static const char *const shipped[] = { "default", "strict", "build",
+					       "python", "node" };
+	static const struct {
+		const char *text;
+		bool holds;
+	} crafted[] = {
+		{ "[policy]\ndefault = deny\nerrno = EPERM\naudit = none\n", true },
+		{ "[policy]\ndefault = kill\naudit = none\n"
+		  "[rule r]\nsyscalls = clone, read, write\naction = allow\n", true },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule c]\nsyscalls = clone\naction = kill\n", true },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule c]\nsyscalls = clone\narg2 = 0\naction = deny\nerrno = EAGAIN\n", true },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule x]\nsyscalls = setxattrat, getxattrat\naction = deny\nerrno = EXDEV\n"
+		  "[rule y]\nsyscalls = listxattrat\naction = allow\n", true },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule i]\nsyscalls = ioctl\naction = deny\nerrno = ENOTTY\n", false },
+		/* clone's own arg0 condition; a conditional kill of clone;
+		 * ioctl decided by the supervisor (named, or every call by a
+		 * recorded deny default). */
+		{ "[policy]\ndefault = deny\naudit = all\n", false },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule c]\nsyscalls = clone\narg0 = & CLONE_THREAD == CLONE_THREAD\naction = deny\n", false },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule c]\nsyscalls = clone\narg2 = 0\naction = kill\n", false },
+		{ "[policy]\ndefault = allow\naudit = all\n"
+		  "[rule i]\nsyscalls = ioctl\naction = allow\n", false },
+	};
+	static const uint64_t vals[] = {
+		0, 1, 8, 15, CLONE_UNTRACED, CLONE_UNTRACED | SIGCHLD,
+		CLONE_THREAD | CLONE_UNTRACED, 0xffffffff00000000ull | CLONE_UNTRACED,
+		0x5412, 0x541C, 0x100005412ull, 0x8901, 0x8902, 0x5413,
+		0xffffffffffffffffull,
+	};
+	static const int arg_at[] = { 0, 1, 2, 4 };
+	struct sock_fprog guard = { 0 };
+	char err[RULES_ERR_MAX], path[PATH_MAX];
+	const char *srcdir = getenv("srcdir");
+	size_t n_policies = ARRAY_LEN(shipped) + ARRAY_LEN(crafted);
+	unsigned checked = 0, differ = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rules_build_guard_filter(&guard), 0);
+	for (size_t i = 0; i < n_policies; i++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+		bool holds = true;
+		int rc;
+
+		if (i == 0) {
+			rc = rules_load_default(&vars, &rs, err, sizeof(err));
+		} else if (i < ARRAY_LEN(shipped)) {
+			snprintf(path, sizeof(path), "%s/rules/policies/%s.ini",
+				 srcdir ? srcdir : ".", shipped[i]);
+			rc = rules_load_file(path, &vars, &rs, err, sizeof(err));
+		} else {
+			rc = rules_load_string(crafted[i - ARRAY_LEN(shipped)].text,
+					       NAME, &vars, &rs, err, sizeof(err));
+			holds = crafted[i - ARRAY_LEN(shipped)].holds;
+		}
+		if (rc < 0)
+			fprintf(stderr, "\npolicy %zu: %s\n", i, err);
+		CU_ASSERT_EQUAL_FATAL(rc, 0);
+		if (rules_filter_has_guards(rs) != holds)
+			fprintf(stderr, "\npolicy %zu: holds the guards: expected %d\n",
+				i, holds);
+		CU_ASSERT_EQUAL(rules_filter_has_guards(rs), holds);
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		for (int64_t nr = -1; holds && nr <= RULES_NR_MAX + 2; nr++) {
+			for (int arch = 0; arch < 2; arch++) {
+				struct seccomp_data d = {
+					.nr = nr < 0 ? -1 : (int)nr,
+					.arch = arch ? AUDIT_ARCH_I386 : AUDIT_ARCH_X86_64,
+				};
+
+				if (nr == RULES_NR_MAX + 2)
+					d.nr = 0x40000000 | __NR_ioctl;	/* x32 */
+				for (size_t v = 0; v < ARRAY_LEN(vals); v++) {
+					for (size_t w = 0; w < ARRAY_LEN(arg_at); w++) {
+						int64_t one, two;
+
+						memset(d.args, 0, sizeof(d.args));
+						d.args[arg_at[w]] = vals[v];
+						one = bpf_run(&prog, &d);
+						two = bpf_stacked(&guard, &prog, &d);
+						checked++;
+						if ((one < 0 || one != two) && differ++ < 5)
+							fprintf(stderr, "\npolicy %zu: nr %d arch %x arg%d=0x%llx: alone 0x%llx, with the guard 0x%llx\n",
+								i, d.nr, d.arch, arg_at[w],
+								(unsigned long long)vals[v],
+								(long long)one, (long long)two);
+					}
+				}
+			}
+		}
+		free(prog.filter);
+		rules_free(rs);
+	}
+	CU_ASSERT_EQUAL(differ, 0);
+	CU_ASSERT(checked > 100000);
+	CU_ASSERT_FALSE(rules_filter_has_guards(NULL));
+	free(guard.filter);
+}
+
 /* True when p holds exactly pb's instructions. */
 static bool same_prog(const struct sock_fprog *p, const struct rules_prebuilt *pb)
 {
@@ -2710,6 +2930,7 @@ int main(void)
 		{ "filter: policy", test_policy_filter },
 		{ "filter: default policy", test_default_filter },
 		{ "filter: prebuilt programs", test_prebuilt_filters },
+		{ "filter: the guards held by the policy filter", test_filter_holds_guards },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 	};
 	CU_pSuite suite;
