@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rules/gen-filters: run at build time, prints rules/default-filters.c, the
- * guard filter and the built-in default policy's filter as
- * rules_build_guard_filter() and rules_build_filter() compile them (see
- * rules/prebuilt.h).  When libseccomp cannot compile them here (a build
- * host whose kernel lacks user notification), it prints empty programs and
- * sysgate compiles them at run time, as for any other policy.
+ * built-in default policy's filter as rules_build_filter() compiles it (see
+ * rules/prebuilt.h).  When libseccomp cannot compile it here (a build host
+ * whose kernel lacks user notification), it prints an empty program and
+ * sysgate compiles it at run time, as for any other policy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,14 +36,10 @@ int main(void)
 		.home = "/home/sysgate-build", .cwd = "/",
 		.tmpdir = "/tmp/sysgate-build", .run = "build",
 	};
-	struct sock_fprog guard = { 0 }, policy = { 0 };
+	struct sock_fprog policy = { 0 };
 	struct rules_set *rs = NULL;
 	char err[RULES_ERR_MAX];
 
-	if (rules_build_guard_filter(&guard) < 0) {
-		fprintf(stderr, "gen-filters: the guard filter cannot be compiled here; sysgate will compile it at run time\n");
-		guard = (struct sock_fprog){ 0 };
-	}
 	if (rules_load_default(&vars, &rs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gen-filters: the built-in policy: %s\n", err);
 		return 1;
@@ -57,9 +52,7 @@ int main(void)
 	       " * and rules/filter.c: do not edit (see rules/prebuilt.h). */\n"
 	       "#include <stddef.h>\n\n"
 	       "#include \"rules/prebuilt.h\"\n\n");
-	print_prog("guard", &guard);
 	print_prog("default", &policy);
-	free(guard.filter);
 	free(policy.filter);
 	rules_free(rs);
 	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;

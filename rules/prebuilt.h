@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rules/prebuilt.h: the seccomp programs of the built-in default policy,
+ * rules/prebuilt.h: the seccomp program of the built-in default policy,
  * compiled when sysgate is built.  rules/gen-filters writes them into
  * rules/default-filters.c, which the programs that use them link (sysgate
  * and test-rules); librules itself does not.
  *
- * Performance (issue 5, start-up): compiling the two programs with
- * libseccomp costs every start of sysgate about 0.3 ms in a fresh process.
- * The built-in policy's programs are the same at every run: the filter
+ * Performance (issue 5, start-up): compiling it with libseccomp costs every
+ * start of sysgate about 0.3 ms in a fresh process.  (It holds the guards,
+ * rules_filter_has_guards(): no guard filter is loaded with it.)  The
+ * built-in policy's program is the same at every run: the filter
  * decides on syscall numbers and scalar arguments only, never on the paths
  * that ${HOME}, ${CWD} and ${TMPDIR} expand into, and the built-in policy
  * has no [limits] that add calls to it.  tests/unit/test-rules checks that
- * they are exactly what rules_build_guard_filter() and rules_build_filter()
- * make for the built-in policy, under different variables.
+ * it is exactly what rules_build_filter() makes for the built-in policy,
+ * under different variables.
  */
 #ifndef SYSGATE_RULES_PREBUILT_H
 #define SYSGATE_RULES_PREBUILT_H
@@ -25,8 +26,6 @@ struct rules_prebuilt {
 	unsigned short len;
 };
 
-/* rules_build_guard_filter()'s program. */
-extern const struct rules_prebuilt rules_prebuilt_guard;
 /* rules_build_filter()'s program for the set rules_load_default() loads
  * (rules_is_builtin_default()). */
 extern const struct rules_prebuilt rules_prebuilt_default;

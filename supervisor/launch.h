@@ -17,7 +17,7 @@ struct launch_spec {
 	 * freed by launch_start; an empty guard, len 0, is not loaded),
 	 * 0 or -errno.  Called in the supervisor
 	 * after the fork, while the child sets itself up; the child gets
-	 * them with its go byte and loads both before its execve.
+	 * them with its go byte and loads them before its execve.
 	 */
 	int (*build)(const void *arg, struct sock_fprog *guard,
 		     struct sock_fprog *policy);
