@@ -147,6 +147,20 @@ EOF
 		"$B/try-open" "$W/key-link"
 	c secret-via-dotdot     files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
 		"$B/try-open" "$W/sub/../../home/.ssh/id_rsa"
+	# An absolute path the kernel walks by names alone from the root is
+	# named by its text ("//", "." and ".." taken lexically, ".." stopping
+	# at the root: resolve.c's lexical_path()), not read back: the rules
+	# and the trail must see the same canonical path either way.
+	c secret-via-dots-root  files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
+		"$B/try-open" "/../..//.$W/./sub//..//../home/.ssh/./id_rsa"
+	c allowed-via-dots-root files 0      "--type syscall --path $W/sub/here.txt --action allow --rule work" \
+		"$B/try-open" --cat "//..$W/../work/sub/./here.txt"
+	check allowed-via-dots-root-content grep -q "PUBLIC in sub" "$SG_OUT"
+	c create-via-dots-root  files EROFS  "--path $O/new --action deny --rule no-writes-elsewhere" \
+		"$B/try-open" "$W/..//outside/./new" wc
+	c created-via-dots-root files 0      "--type syscall --path $W/sub/made.txt --action allow --rule work" \
+		"$B/try-open" "$W//sub/../sub/./made.txt" wc
+	check created-via-dots-root-file test -f "$W/sub/made.txt"
 	# The supervisor keeps each task's cwd between calls: every chdir,
 	# fchdir and a thread's chdir must be seen by the next relative path.
 	c cwd-follows-cd        files 0      "--type syscall --path $W/sub/here.txt --action allow" \
