@@ -84,7 +84,7 @@
 enum mech { MECH_ALLOW, MECH_NOTIF, MECH_NOTIF_SYNC, MECH_TRACE, MECH_TRACE_STACK,
 	    MECH_NOTIF_STOP, MECH_NOTIF_STOP_STACK, MECH_NOTIF_OPEN,
 	    MECH_NOTIF_SYNC_OPEN, MECH_NOTIF_SYNC_OPEN_BIND,
-	    MECH_NOTIF_SYNC_OPEN_BIND_SEND };
+	    MECH_NOTIF_SYNC_OPEN_BIND_SEND, MECH_NOTIF_SYNC_READ };
 
 /* The kernel's restart-the-call errno (never reaches user space here). */
 #define BARE_ERESTARTNOINTR 513
@@ -96,6 +96,8 @@ struct responder {
 	bool open_each;		/* open-allow: open the named file each call */
 	bool bind;		/* bind the caller to this CPU for each ADDFD */
 	bool addfd_send;	/* answer with the ADDFD (SECCOMP_ADDFD_FLAG_SEND) */
+	bool read_path;		/* open-deny: read the caller's path and check
+				 * the id before the answer */
 	enum bench_op op;
 	struct seccomp_notif_sizes sizes;
 };
@@ -118,6 +120,7 @@ static int parse_mech(const char *s, enum mech *m)
 		[MECH_NOTIF_SYNC_OPEN] = "notif-sync-open",
 		[MECH_NOTIF_SYNC_OPEN_BIND] = "notif-sync-open-bind",
 		[MECH_NOTIF_SYNC_OPEN_BIND_SEND] = "notif-sync-open-bind-send",
+		[MECH_NOTIF_SYNC_READ] = "notif-sync-read",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -138,7 +141,8 @@ static bool is_notif(enum mech m)
 {
 	return m == MECH_NOTIF || m == MECH_NOTIF_SYNC || m == MECH_NOTIF_OPEN ||
 	       m == MECH_NOTIF_SYNC_OPEN || m == MECH_NOTIF_SYNC_OPEN_BIND ||
-	       m == MECH_NOTIF_SYNC_OPEN_BIND_SEND || is_stop(m);
+	       m == MECH_NOTIF_SYNC_OPEN_BIND_SEND || m == MECH_NOTIF_SYNC_READ ||
+	       is_stop(m);
 }
 
 static bool is_trace(enum mech m)
@@ -280,6 +284,25 @@ static void answer_loader_open(struct responder *r, const struct seccomp_notif *
 	close(fd);
 }
 
+/*
+ * The round trip of a supervisor that decides on the path: read it from
+ * the caller's memory, check that the notification is still alive (the
+ * memory read was of the caller that asked), answer.
+ */
+static void answer_read_deny(struct responder *r, const struct seccomp_notif *req)
+{
+	char path[4096];
+	ssize_t n = peek((pid_t)req->pid, req->data.args[1], path, sizeof(path));
+	uint64_t id = req->id;
+
+	if (n <= 0 || !memchr(path, '\0', (size_t)n) ||
+	    ioctl(r->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0) {
+		send_reply(r, req->id, 0, EFAULT, 0);
+		return;
+	}
+	send_reply(r, req->id, 0, EACCES, 0);
+}
+
 static void answer(struct responder *r, const struct seccomp_notif *req)
 {
 	switch (r->op) {
@@ -287,7 +310,10 @@ static void answer(struct responder *r, const struct seccomp_notif *req)
 		send_reply(r, req->id, 1, 0, 0);
 		break;
 	case BENCH_OPEN_DENY:
-		send_reply(r, req->id, 0, EACCES, 0);
+		if (r->read_path)
+			answer_read_deny(r, req);
+		else
+			send_reply(r, req->id, 0, EACCES, 0);
 		break;
 	case BENCH_OPEN_ALLOW:
 		if (r->open_each)
@@ -512,7 +538,7 @@ int main(int argc, char **argv)
 
 	if (argc != 5 || parse_mech(argv[1], &m) < 0 ||
 	    bench_op_parse(argv[2], &op) < 0) {
-		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|notif-sync-open-bind|notif-sync-open-bind-send|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
+		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|notif-sync-open-bind|notif-sync-open-bind-send|notif-sync-read|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
 		return 2;
 	}
 	n = atol(argv[3]);
@@ -531,6 +557,7 @@ int main(int argc, char **argv)
 	resp.bind = m == MECH_NOTIF_SYNC_OPEN_BIND ||
 		    m == MECH_NOTIF_SYNC_OPEN_BIND_SEND;
 	resp.addfd_send = m == MECH_NOTIF_SYNC_OPEN_BIND_SEND;
+	resp.read_path = m == MECH_NOTIF_SYNC_READ;
 	resp.allow_fd = open(BENCH_ALLOW_PATH, O_RDONLY | O_CLOEXEC);
 	if (resp.allow_fd < 0)
 		die(BENCH_ALLOW_PATH);
@@ -577,7 +604,7 @@ int main(int argc, char **argv)
 			die("SECCOMP_GET_NOTIF_SIZES");
 		if ((m == MECH_NOTIF_SYNC || m == MECH_NOTIF_SYNC_OPEN ||
 		     m == MECH_NOTIF_SYNC_OPEN_BIND ||
-		     m == MECH_NOTIF_SYNC_OPEN_BIND_SEND) &&
+		     m == MECH_NOTIF_SYNC_OPEN_BIND_SEND || m == MECH_NOTIF_SYNC_READ) &&
 		    ioctl(resp.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 			  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0) {
 			printf("n/a no-sync-wake-up(%s)\n", strerrorname_np(errno));

@@ -218,6 +218,7 @@ if want 1; then
 
 	micro_row "(a) getppid, named by no rule" getppid 200000 "filter: allow everything" allow - yes
 	micro_row "(b) open /etc/shadow, denied" open-deny 2000 "notif: RECV + SEND(EACCES)" notif notif-sync yes
+	micro_row "(b3) (b), bare reads the path" open-deny 2000 "RECV+read+ID_VALID+SEND(EACCES)" - notif-sync-read yes
 	micro_row "(c) open /etc/passwd, emulated" open-allow 2000 "notif: RECV + ADDFD + SEND" notif notif-sync yes
 	micro_row "(c2) (c), bare opens the file too" open-allow 2000 "RECV+read+open+ADDFD+SEND" notif-open notif-sync-open yes
 	micro_row "(c3) (c2), all on CPU 0 (taskset)" open-allow 2000 "(c2) pinned to CPU 0" notif-open notif-sync-open yes cpu0
@@ -238,6 +239,8 @@ if want 1; then
 	echo "   A plain wake-up of a task on another, idle CPU is slow in a VM: 'bare' (and ptrace stops) swing"
 	echo "   between a few us on a busy machine and tens of us on an idle one; SYNC_WAKE_UP keeps RECV/SEND"
 	echo "   on one CPU (not ADDFD, whose wake-ups are plain ones).  Compare figures of the same run only."
+	echo "   (b3) bare reads the caller's path and checks the id before it answers: the round trip of any"
+	echo "   supervisor that decides on a path (sysgate's rest: resolving the path, the rules, the record)."
 	echo "   (c) bare installs one file opened once; (c2) bare reads the caller's path and opens it at each"
 	echo "   call, the least any supervisor that emulates an open must do.  Its wake-ups: ADDFD wakes the"
 	echo "   caller with a plain wake-up, and once the supervisor works a few us before it, the scheduler"
