@@ -61,6 +61,21 @@ addr = unix:$O/**
 action = deny
 errno = EACCES
 EOF
+	policy jobs <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule work]
+syscalls = @file
+path = ${CWD}/**
+action = allow
+
+[rule loopback]
+syscalls = connect, bind
+addr = 127.0.0.1
+action = allow
+EOF
 	policy ports <<'EOF'
 [policy]
 default = allow
@@ -117,6 +132,45 @@ try:
     socket.create_connection(("10.1.2.3", 80), timeout=3)
 except OSError as e:
     sys.exit(1 if e.errno == 101 else 2)'
+
+	# Calls that may block (connect on a blocking socket, a FIFO open)
+	# are carried out on worker threads that are kept and reused
+	# (notify.c, call_job_start): six FIFO opens blocked at once (more
+	# workers than are kept idle), then 40 connects one after another,
+	# then the FIFOs again, each answered right and recorded.
+	rm -f "$W"/fifo-*
+	c jobs-reused           jobs 0       "--syscall connect --ip 127.0.0.1 --action allow --rule loopback --field pending=true --count 40;--type syscall.result --syscall connect --field result=0 --count 40;--syscall openat --path-prefix $W/fifo- --action allow --rule work --has result --count 24" \
+		$PY -c '
+import os, socket, sys, threading
+names = ["fifo-%d" % i for i in range(6)]
+for n in names:
+    os.mkfifo(n)
+def fifo_round():
+    got = {}
+    def reader(n):
+        with open(n) as f:
+            got[n] = f.read()
+    ts = [threading.Thread(target=reader, args=(n,)) for n in names]
+    for t in ts:
+        t.start()
+    for n in names:
+        with open(n, "w") as f:
+            f.write("to " + n)
+    for t in ts:
+        t.join()
+    return all(got.get(n) == "to " + n for n in names)
+ok = fifo_round()
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(64)
+conns = []
+for i in range(40):
+    c = socket.socket()
+    c.connect(srv.getsockname())
+    conns.append(c)
+ok = ok and fifo_round()
+sys.exit(0 if ok else 1)'
+	rm -f "$W"/fifo-*
 
 	sg_listen unix "$W/sock"
 	c connect-unix-allowed  net 0        "--syscall connect --path $W/sock --family AF_UNIX --action allow --rule unix-cwd" \
