@@ -226,10 +226,9 @@ struct ksigaction {
 static void reset_signals(void)
 {
 	const struct ksigaction dfl = { .handler = SIG_DFL };
-	uint64_t mask = UINT64_MAX;
+	uint64_t mask = UINT64_MAX;	/* all, unless read */
 
-	if (signals_not_default(&mask) < 0)
-		mask = UINT64_MAX;
+	(void)signals_not_default(&mask);
 	for (int sig = 1; sig <= 64; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP && ((mask >> (sig - 1)) & 1))
 			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));

@@ -866,15 +866,12 @@ static unsigned n_workers_idle;
 /* Are this thread's credentials base again? */
 static bool worker_creds_back(const struct creds *base)
 {
-	gid_t groups[CREDS_MAX_GROUPS];
-	int n;
+	struct creds now;
 
-	if ((uid_t)syscall(SYS_setfsuid, -1) != base->fsuid ||
-	    (gid_t)syscall(SYS_setfsgid, -1) != base->fsgid)
-		return false;
-	n = getgroups(CREDS_MAX_GROUPS, groups);
-	return n == base->n_groups &&
-	       !memcmp(groups, base->groups, (size_t)n * sizeof(groups[0]));
+	return creds_save(&now) == 0 && now.fsuid == base->fsuid &&
+	       now.fsgid == base->fsgid && now.n_groups == base->n_groups &&
+	       !memcmp(now.groups, base->groups,
+		       (size_t)now.n_groups * sizeof(now.groups[0]));
 }
 
 static void *worker_main(void *arg)
