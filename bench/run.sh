@@ -251,7 +251,7 @@ if want 1; then
 	echo "   (c6) answers with the ADDFD itself (SECCOMP_ADDFD_FLAG_SEND: one ioctl and one wake-up less);"
 	echo "   sysgate does not, as its record of the call, with the fd number, is written before the answer."
 	echo "   (b2),(c4): sysgate run --user nobody (as root only): each call is checked and carried out with"
-	echo "   the caller's credentials (kept per task), switched to and back around it."
+	echo "   the caller's credentials (kept per task), which the event loop keeps until other ones or its own work."
 	echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
 	echo "   (d) bare: every new process's ptrace stops resumed, execve CONTINUEd, the loader's opens done"
 	echo "   by the bare loop and installed with ADDFD; sysgate additionally checks and records all of it."

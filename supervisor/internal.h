@@ -397,6 +397,11 @@ int notify_caller_umask(struct call *c);
 /* connect, bind, sendto, sendmsg, sendmmsg (net.c). */
 int net_handle(struct sup *s, struct call *c);
 
+/* --user: give the event loop's thread its own credentials back, if it
+ * holds a caller's (kept from one call to the next): called before any
+ * work of the supervisor's own. */
+void notify_creds_release(void);
+
 /* Handle a notification already received (ask.c re-runs answered ones). */
 int notify_handle_req(struct sup *s, struct seccomp_notif *req);
 

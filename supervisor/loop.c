@@ -135,6 +135,7 @@ static int cgroup_tick(struct sup *s, int timeout)
 		return timeout;
 	now = sup_now_us();
 	if (now >= s->next_cg_check_us) {
+		notify_creds_release();
 		s->next_cg_check_us = now + CGROUP_CHECK_MS * 1000;
 		if (cpu)
 			check_cpu(s);
@@ -398,6 +399,7 @@ static int run_loop(struct sup *s)
 
 			if (now >= s->wall_deadline_us) {
 				/* [limits] wall: the tree is killed. */
+				notify_creds_release();
 				s->wall_hit = true;
 				if (record_limit(s, NULL, RULES_LIMIT_WALL,
 						 (s->wall_deadline_us - s->start_us) / 1000,
@@ -434,9 +436,17 @@ static int run_loop(struct sup *s)
 			/* No task uses the filter any more. */
 			pfd[1].fd = -1;
 		}
+		bool chld = n <= 0;	/* a quiet turn: look anyway */
+
+		/*
+		 * Security: past this point the loop does work of its own
+		 * (stops, exits, signals, answers): with its own credentials,
+		 * not those kept from a call (notify.c, --user).
+		 */
+		if (chld || (pfd[0].revents | pfd[2].revents))
+			notify_creds_release();
 		if (n > 0 && (pfd[2].revents & POLLIN) && !s->failed)
 			ask_dispatch(s, req);
-		bool chld = n <= 0;	/* a quiet turn: look anyway */
 
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si[8];
@@ -461,6 +471,7 @@ static int run_loop(struct sup *s)
 		if (audit_tick(s->audit) < 0 && !s->failed)
 			sup_fail(s, "cannot sync the audit trail");
 	}
+	notify_creds_release();
 	free(req);
 	free(resp);
 	return 0;

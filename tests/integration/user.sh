@@ -8,6 +8,53 @@
 . "$(dirname "$0")/lib.sh"
 sg_init
 
+# The file-system uid of sysgate's event loop (its main thread), from
+# outside: the fourth field of Uid: in /proc/PID/status.
+loop_fsuid() {
+	awk '/^Uid:/ { print $5 }' "/proc/$1/status"
+}
+
+# The event loop keeps a caller's credentials from one of its calls to the
+# next (a switch costs ~9 us), and takes its own back before any work of
+# its own: here a fork and an exit (ptrace stops, SIGCHLD).  The command
+# says where it is on stdout, with writes no rule names (nothing notified
+# after its last open), and waits on stdin.
+loop_creds() {
+	local held=- own=- line st
+	SG_N=$((SG_N + 1))
+	SG_TRAIL=$R/$SG_N.jsonl
+	SG_ERR=$R/$SG_N.err
+	coproc LC { cd "$W" && exec timeout -k 5 60 env -i PATH="$SG_PATH" HOME="$H" \
+		LANG=C.UTF-8 "$SYSGATE" run -q --user nobody -r "$P/open.ini" -a "$SG_TRAIL" -- \
+		/usr/bin/python3 -c 'import os, sys
+open("/etc/hostname").read()
+os.write(1, b"held\n")
+os.read(0, 1)
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+os.write(1, b"forked\n")
+os.read(0, 1)' 2>"$SG_ERR"; }
+	# timeout execs sysgate: its pid is the one found under it.
+	local tpid=$LC_PID sgpid=
+	if read -r -t 20 -u "${LC[0]}" line && [ "$line" = held ]; then
+		sgpid=$(pgrep -P "$tpid" -x sysgate)
+		[ -n "$sgpid" ] && held=$(loop_fsuid "$sgpid")
+		echo >&"${LC[1]}"
+		if read -r -t 20 -u "${LC[0]}" line && [ "$line" = forked ]; then
+			own=$(loop_fsuid "$sgpid")
+		fi
+		echo >&"${LC[1]}"
+	fi
+	exec {LC[1]}>&-
+	wait "$tpid"
+	st=$?
+	check loop-creds-kept-after-a-call test "$held" = 65534
+	check loop-creds-own-after-fork-and-exit test "$own" = 0
+	check loop-creds-run-ok test "$st" = 0
+}
+
 cases() {
 	policy open <<'EOF'
 [policy]
@@ -64,6 +111,7 @@ except PermissionError:
 	SG_RUN_OPTS=
 	check fscreds-followed-says-nothing sh -c "! grep -q 'try-fscreds:' '$SG_ERR'"
 	check root-file-intact grep -q TOPSECRET "$sec/f"
+	loop_creds
 	# What the command leaves in its private TMPDIR is removed with its
 	# user's rights, not root's: a directory of root's that it moved in
 	# there (inside one of its own) stays, and sysgate says so.
