@@ -202,7 +202,8 @@ int tracee_creds(pid_t tid, struct creds *out);
  */
 int creds_enter(const struct creds *c, struct creds *saved);
 /* creds_enter() in two steps: save the calling thread's own (once, on a
- * thread whose own never change) and take on c. */
+ * thread whose own never change) and take on c; on failure the thread has
+ * saved, whatever it held before. */
 int creds_save(struct creds *saved);
 int creds_switch(const struct creds *c, const struct creds *saved);
 void creds_leave(const struct creds *saved);

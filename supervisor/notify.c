@@ -2732,16 +2732,15 @@ static int loop_creds_take(const struct creds *kept)
 			return r;
 		loop_have_own = true;
 	}
-	if (loop_holding && creds_same(&loop_held, kept)) {
-		/* Same fs ids and groups: only the umask and the
-		 * capabilities read with them may differ (the copy is what
-		 * the call reads). */
-		loop_held = *kept;
-		return 0;
-	}
-	/* A copy: the task may go (its exit seen) before the call is done
-	 * with them. */
+	/* Same fs ids and groups: nothing to switch; only the umask and
+	 * the capabilities read with them may differ. */
+	bool same = loop_holding && creds_same(&loop_held, kept);
+
+	/* A copy (what the call reads): the task may go (its exit seen)
+	 * before the call is done with them. */
 	loop_held = *kept;
+	if (same)
+		return 0;
 	r = creds_switch(&loop_held, &loop_own);
 	/* On failure creds_switch() has put ours back. */
 	loop_holding = r == 0;

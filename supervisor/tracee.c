@@ -465,8 +465,14 @@ int creds_enter(const struct creds *c, struct creds *saved)
 int creds_switch(const struct creds *c, const struct creds *saved)
 {
 	/* The raw calls act on this thread only (glibc's on every thread). */
-	if (syscall(SYS_setgroups, c->n_groups, c->groups) < 0)
-		return -errno;
+	if (syscall(SYS_setgroups, c->n_groups, c->groups) < 0) {
+		int e = errno;
+
+		/* The thread may hold another caller's (notify.c keeps them
+		 * from one call to the next): saved is what it has after. */
+		creds_leave(saved);
+		return -e;
+	}
 	syscall(SYS_setfsgid, c->fsgid);
 	syscall(SYS_setfsuid, c->fsuid);
 	if ((uid_t)syscall(SYS_setfsuid, -1) != c->fsuid ||
