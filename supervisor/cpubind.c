@@ -5,7 +5,8 @@
  *
  * Performance: with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, RECV and SEND wake
  * the other side on the waker's CPU, so the caller and the event loop take
- * turns on one CPU.  ADDFD has no such flag: it wakes the caller (which
+ * turns on one CPU (choose_wake() in notify.c turns it off for a reply
+ * sent while other work waits).  ADDFD has no such flag: it wakes the caller (which
  * installs the fd itself) with a plain wake-up, which the scheduler sends
  * to an idle CPU when there is one, and on a VM whose idle vCPUs halt,
  * waking one costs tens of microseconds; the two tasks then drift apart

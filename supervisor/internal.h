@@ -15,6 +15,14 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+/* Kernel 6.6+, missing from the 6.1 headers (PLATFORM.md 3). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
 #include "rules/rules.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/supervisor.h"
@@ -132,6 +140,10 @@ struct sup {
 	int denials_fd;           /* --denials-fd, -1: none */
 	bool as_caller;           /* --user: emulate with the caller's
 				   * credentials */
+	bool sync_wake;           /* the kernel has SYNC_WAKE_UP ... */
+	bool sync_on;             /* ... and the listener has it now */
+	pid_t last_caller;        /* tid of the last notification */
+	uint64_t caller_switch;   /* notifications when it changed */
 };
 
 extern struct sup *sup_global;
@@ -383,6 +395,11 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		      struct seccomp_notif_resp *resp);
 
 /* Shared by notify.c and net.c (the trusted path). */
+/*
+ * The event loop is about to sleep: the next caller's notification wakes
+ * it on the caller's CPU again (see notify_send_resp()).
+ */
+void notify_wake_idle(struct sup *s);
 int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 		     bool cont);
 bool notify_id_valid(struct sup *s, uint64_t id);

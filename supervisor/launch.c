@@ -37,15 +37,16 @@
 #include "common/util.h"
 #include "supervisor/launch.h"
 
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
 /* Kernel 6.6+, missing from the 6.1 headers (PLATFORM.md 3). */
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #endif
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
 #define CHILD_FAIL 125
@@ -537,11 +538,11 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 		return r;	/* the child ended before its exec: status set */
 	if (r < 0)
 		goto fail;
-	/* Faster wake-ups of the waiting task where the kernel has it. */
-	if (ioctl(out->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0) {
-		/* kernel < 6.6: the ordinary wake-up is fine */
-	}
+	/* Faster wake-ups of the waiting task where the kernel has it
+	 * (kernel < 6.6: the ordinary wake-up is fine); notify_wake_mode()
+	 * turns it off and on again as the load changes. */
+	out->sync_wake = ioctl(out->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+			       SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
 	return 0;
 fail:
 	free(guard.filter);

@@ -53,6 +53,8 @@ struct launch_result {
 	int early_status;            /* wait status if the child ended
 				      * before its filter was on */
 	bool build_failed;           /* the error is ls->build's */
+	bool sync_wake;              /* the listener has
+				      * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
 };
 
 /*

@@ -411,7 +411,14 @@ static int run_loop(struct sup *s)
 			}
 		}
 		timeout = cgroup_tick(s, timeout);
-		n = poll(pfd, 3, timeout);
+		/* With the callers' wake-ups made ordinary (work was
+		 * waiting), look before sleeping: SYNC_WAKE_UP goes back on
+		 * only when the loop is about to wait. */
+		n = s->sync_wake && !s->sync_on ? poll(pfd, 3, 0) : 0;
+		if (n == 0) {
+			notify_wake_idle(s);
+			n = poll(pfd, 3, timeout);
+		}
 
 		if (n < 0 && errno != EINTR) {
 			sup_fail(s, "poll: %s", strerror(errno));
@@ -897,6 +904,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 	}
 	s.child = lr.pid;
 	s.listener = lr.listener;
+	s.sync_wake = s.sync_on = lr.sync_wake;
 	/*
 	 * The supervisor holds fds per process (pidfds, kept roots and
 	 * cwds) on top of those of the calls it carries out: its own soft

@@ -22,6 +22,7 @@
 #include <sys/fanotify.h>
 #include <linux/sockios.h>
 #include <sys/inotify.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/xattr.h>
@@ -129,6 +130,53 @@ static enum op path_op(int nr)
 /* ------------------------------------------------------------------ */
 /* Replies                                                             */
 
+/* Notifications from one caller in a row after which choose_wake() stops
+ * looking for other work. */
+#define WAKE_ALONE 16
+
+static void set_sync(struct sup *s, bool on)
+{
+	if (s->sync_on == on)
+		return;
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		  on ? SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP : 0UL) == 0)
+		s->sync_on = on;
+}
+
+void notify_wake_idle(struct sup *s)
+{
+	if (s->sync_wake)
+		set_sync(s, true);
+}
+
+/*
+ * Performance: where the caller wakes up.  With SYNC_WAKE_UP on, the reply
+ * wakes the caller on the CPU the event loop runs on: right when the loop
+ * sleeps next (the two take turns on one CPU, and no idle vCPU has to be
+ * woken), wrong when the loop has more work waiting (another caller's
+ * notification, a ptrace stop): the caller would then wait, runnable,
+ * behind the loop on its CPU while the CPU it came from (another caller's,
+ * now blocked) stands idle.  With two compilers of make -j2 that put both
+ * on one CPU a good part of the run.  So a reply sent with work waiting
+ * is an ordinary wake-up, which lets the scheduler put the caller on an
+ * idle CPU.  Only the event loop looks (workers answer beside it).
+ */
+static void choose_wake(struct sup *s)
+{
+	struct pollfd p[2] = {
+		{ .fd = s->listener, .events = POLLIN },
+		{ .fd = s->sigfd, .events = POLLIN },
+	};
+
+	if (!s->sync_wake || !tracee_on_main_thread())
+		return;
+	/* One caller alone (a loop of calls): nothing else can be waiting
+	 * that the look would find often enough to pay for itself. */
+	if (s->sync_on && s->notifications - s->caller_switch > WAKE_ALONE)
+		return;
+	set_sync(s, poll(p, 2, 0) == 0);
+}
+
 int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 		     bool cont)
 {
@@ -141,6 +189,7 @@ int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
 	};
 
+	choose_wake(s);
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
 		/* ENOENT: the caller died or was interrupted by a fatal
 		 * signal; nothing ran. */
@@ -2767,6 +2816,10 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		return -errno;
 	}
 	s->notifications++;
+	if ((pid_t)req->pid != s->last_caller) {
+		s->last_caller = (pid_t)req->pid;
+		s->caller_switch = s->notifications;
+	}
 	return notify_handle_req(s, req);
 }
 
