@@ -66,12 +66,18 @@ static unsigned n_remembered;
 static const struct question *forced;
 static pthread_mutex_t tty_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* sysgate's cwd when the run began, where hooks run: the event loop's
+ * own moves with the paths it looks up (dir_fd_path() in resolve.c).
+ * -1 when it could not be opened (removed): the hook fails. */
+static int home_fd = -1;
+
 int ask_init(void)
 {
 	if (answer_pipe[0] >= 0)
 		return 0;
 	if (pipe2(answer_pipe, O_CLOEXEC) < 0)
 		return -errno;
+	home_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return 0;
 }
 
@@ -205,7 +211,13 @@ static void ask_hook(struct question *q)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
+	/* Security: in sysgate's directory, never in the last one the loop
+	 * looked a path up in (the command's): a hook named by a relative
+	 * path must not be one the command put there. */
+	rc = home_fd < 0 ? ENOENT :
+	     posix_spawn_file_actions_addfchdir_np(&fa, home_fd);
+	if (rc == 0)
+		rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);
 	close(out[1]);

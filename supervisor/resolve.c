@@ -13,6 +13,7 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,37 @@ static int fd_path(int fd, char *buf, size_t len)
 		}
 	}
 	return 0;
+}
+
+/* 1: this thread's cwd is its own (CLONE_FS unshared); -1: it could not
+ * be made so; 0: not tried yet. */
+static __thread int own_cwd;
+
+/*
+ * The path of directory fd, as fd_path() gives it, for a third of the
+ * cost: fchdir(2) to it and getcwd(3) (~0.6 us here, where the readlink
+ * of /proc/self/fd/N costs ~1.9 us; find makes one such lookup per
+ * directory).  Both are d_path() of the same dentry from the supervisor's
+ * root.  getcwd() fails for what fd_path() marks specially (a directory
+ * removed, one outside the root: "(unreachable)", refused by glibc), which
+ * then goes to fd_path().
+ *
+ * The thread's cwd is made its own first (unshare(CLONE_FS), no privilege
+ * needed), and is left where the last lookup took it: nothing in the
+ * supervisor uses a relative path once the command runs, and the one
+ * process it starts later, an --ask hook, is given sysgate's own cwd
+ * (ask.c).  Threads created by this one share its cwd; the ones that need
+ * a cwd of their own (bind_thread() in net.c) unshare theirs.  fchdir(2)
+ * checks search permission with the thread's credentials (the caller's
+ * under --user), as the lookup of a name in the directory did.
+ */
+static int dir_fd_path(int fd, char *buf, size_t len)
+{
+	if (own_cwd == 0)
+		own_cwd = unshare(CLONE_FS) == 0 ? 1 : -1;
+	if (own_cwd > 0 && fchdir(fd) == 0 && getcwd(buf, len) && buf[0] == '/')
+		return 0;
+	return fd_path(fd, buf, len);
 }
 
 static bool same_file(const struct stat *a, const struct stat *b)
@@ -397,6 +429,36 @@ static int lexical_path(const char *text, size_t len, char *buf, size_t size)
 	if (o == 0)
 		buf[o++] = '/';
 	buf[o] = '\0';
+	return 0;
+}
+
+/*
+ * The path of what the kernel reached from directory base by the names of
+ * text alone (jump_whole() from the cwd or a dirfd: RESOLVE_NO_SYMLINKS
+ * and no "..", which jump_scope() leaves to the walk away from the root):
+ * base's path (dir_fd_path()) followed by the names.  The same argument
+ * as lexical_path()'s, from base instead of the root: each name is a child
+ * of the directory before it.  Returns 0, or -1 when base's path is not a
+ * plain one (fd_path()'s deleted: or memfd: forms): the caller then reads
+ * the object's own back.
+ */
+static int base_path(int base, const char *text, char *buf, size_t size)
+{
+	char rest[PATH_MAX];
+	size_t bl, rl;
+
+	if (dir_fd_path(base, buf, size) < 0 || buf[0] != '/' ||
+	    lexical_path(text, strlen(text), rest, sizeof(rest)) < 0)
+		return -1;
+	if (!strcmp(rest, "/"))
+		return 0;
+	bl = strlen(buf);
+	if (bl == 1)
+		bl = 0;		/* base is the root: no "//" */
+	rl = strlen(rest);
+	if (bl + rl >= size)
+		return -1;
+	memcpy(buf + bl, rest, rl + 1);
 	return 0;
 }
 
@@ -1015,6 +1077,12 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 					    lexical_path(rem + pos, strlen(rem + pos),
 							 out->path, sizeof(out->path)) == 0)
 						return 0;
+					/* Names from a directory (the cwd, a
+					 * dirfd): its path, then the text. */
+					if (!at_root && !S_ISDIR(st.st_mode) &&
+					    base_path(base, rem + pos, out->path,
+						      sizeof(out->path)) == 0)
+						return 0;
 					goto canonical;
 				}
 				missing = nfd == -ENOENT;
@@ -1343,10 +1411,12 @@ canonical:
 	 * not from string bookkeeping: it names what the call will act on.
 	 */
 	if (out->fd >= 0)
-		return fd_path(out->fd, out->path, sizeof(out->path));
+		return S_ISDIR(out->st.st_mode) ?
+			dir_fd_path(out->fd, out->path, sizeof(out->path)) :
+			fd_path(out->fd, out->path, sizeof(out->path));
 	/* The directory's path is in out->path already when the prefix jump
 	 * took it by names from our own root (lexical_path()). */
-	r = parent_lex ? 0 : fd_path(out->parent_fd, out->path, sizeof(out->path));
+	r = parent_lex ? 0 : dir_fd_path(out->parent_fd, out->path, sizeof(out->path));
 	if (r < 0)
 		return r;
 	{

@@ -100,6 +100,32 @@ EOF
 	c concurrent ask-many 0 "--type syscall --rule ask-q --action allow --field decided_by=\"hook\" --count 4" \
 		sh -c "for i in 1 2 3 4; do cat q\$i >/dev/null & done; sleep 0.5; touch '$mk'; wait"
 
+	# A hook named by a relative path is sysgate's, in sysgate's cwd,
+	# even after the supervisor looked paths up in the command's own
+	# directory (where the command planted a hook of the same name).
+	local sub=$W/ask-sub
+	mkdir -p "$sub"
+	printf '%s\n' '#!/bin/sh' 'read line' 'echo "deny ENOENT"' >"$W/rel-hook"
+	printf '%s\n' '#!/bin/sh' 'read line' "touch $sub/planted-ran" 'echo allow' >"$sub/rel-hook"
+	chmod 755 "$W/rel-hook" "$sub/rel-hook"
+	: >"$sub/x"
+	rm -f "$sub/planted-ran"
+	chown -R "$U" "$sub" 2>/dev/null
+	policy ask-relative <<EOF
+[policy]
+default = allow
+audit = all
+
+[rule ask-hostname]
+syscalls = @file
+path = /etc/hostname
+action = ask
+ask = ./rel-hook
+EOF
+	c hook-in-sysgate-cwd ask-relative ENOENT "--type syscall --path $sub/x --action allow; --type syscall --path /etc/hostname --action deny --errno ENOENT --field decided_by=\"hook\"" \
+		sh -c "cd ask-sub && cat x && cat ./x >/dev/null && exec '$B/try-open' /etc/hostname"
+	check planted-hook-not-run test ! -e "$sub/planted-ran"
+
 	# Denials people and harnesses can act on: --denials-fd N gets one
 	# JSON line per denial as it happens, and the end of the run one
 	# line per distinct denial on sysgate's stderr.

@@ -236,6 +236,29 @@ try:
     print(open('id_rsa').read())
 except PermissionError:
     sys.exit(13)"
+	# The path read back for a directory (fchdir + getcwd, dir_fd_path()
+	# in resolve.c) is the kernel's, as the readlink of its fd is: after
+	# the cwd's parent was renamed, for a removed cwd, through a symlink,
+	# from dirfds, and for a directory the caller may open but not search.
+	rm -rf "$W/rn" "$W/rn2" "$W/gone" "$W/tree" "$W/noexec" "$W/sublink"
+	c path-after-rename     files 0      "--type syscall --syscall openat --path $W/rn2/b/f --action allow --rule work" \
+		sh -c "mkdir -p rn/b && echo x > rn/b/f && cd rn/b && mv '$W/rn' '$W/rn2' && cat f"
+	c path-in-removed-cwd   files 1      "--type syscall --syscall openat --path deleted:$W/gone/x --errno ENOENT" \
+		sh -c "mkdir gone && cd gone && rmdir '$W/gone' && cat x"
+	c path-via-symlink-cwd  files 0      "--type syscall --syscall openat --path $W/sub/here.txt --action allow --rule work" \
+		sh -c "ln -s sub '$W/sublink' && cd sublink && cat here.txt"
+	c path-from-dirfds      files 0      "--type syscall --syscall openat --path $W/tree/a/b --action allow --rule work; --type syscall --syscall openat --path $W/tree/a/b/f --action allow --rule work" \
+		$PY -c "
+import os
+os.makedirs('$W/tree/a/b'); open('$W/tree/a/b/f', 'w').write('x')
+a = os.open('$W/tree/a', os.O_RDONLY | os.O_DIRECTORY)
+b = os.open('b', os.O_RDONLY | os.O_DIRECTORY, dir_fd=a)
+os.read(os.open('f', os.O_RDONLY, dir_fd=b), 1)"
+	c path-dir-not-searchable files 0    "--type syscall --syscall openat --path $W/noexec --action allow --rule work" \
+		$PY -c "
+import os
+os.mkdir('$W/noexec'); os.chmod('$W/noexec', 0o644)
+os.close(os.open('noexec', os.O_RDONLY | os.O_DIRECTORY))"
 	c secret-via-relative   files EACCES "--type syscall --path $S --action deny" \
 		"$B/try-open" ../home/.ssh/id_rsa
 	c secret-via-dirfd      files EACCES "--type syscall --path $S --action deny --rule no-secrets" \
