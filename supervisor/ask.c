@@ -70,6 +70,11 @@ static pthread_mutex_t tty_lock = PTHREAD_MUTEX_INITIALIZER;
  * own moves with the paths it looks up (dir_fd_path() in resolve.c).
  * -1 when it could not be opened (removed): the hook fails. */
 static int home_fd = -1;
+/* sysgate's own file-system credentials, read before any call: a question
+ * is asked on a thread made while the loop may hold a caller's (--user),
+ * and the hook is sysgate's program, run with sysgate's rights. */
+static struct creds home_creds;
+static bool have_home_creds;
 
 int ask_init(void)
 {
@@ -78,6 +83,7 @@ int ask_init(void)
 	if (pipe2(answer_pipe, O_CLOEXEC) < 0)
 		return -errno;
 	home_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	have_home_creds = creds_save(&home_creds) == 0;
 	return 0;
 }
 
@@ -305,6 +311,11 @@ static void *ask_thread(void *arg)
 {
 	struct question *q = arg;
 
+	/* Its own credentials, not those of the caller the loop held when
+	 * it made this thread: the hook runs in sysgate's directory, which
+	 * the caller may not be allowed to enter. */
+	if (have_home_creds)
+		creds_leave(&home_creds);
 	if (q->ask[0])
 		ask_hook(q);
 	else
