@@ -70,14 +70,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-
-/* Kernel 6.6+; the 6.1 headers lack them (PLATFORM.md). */
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
+#include "common/seccomp-compat.h"
 
 #define BARE_MAX_FRAMES 64
 

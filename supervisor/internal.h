@@ -15,14 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-/* Kernel 6.6+, missing from the 6.1 headers (PLATFORM.md 3). */
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
-
+#include "common/seccomp-compat.h"
 #include "rules/rules.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/supervisor.h"

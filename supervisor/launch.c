@@ -34,20 +34,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "common/seccomp-compat.h"
 #include "common/util.h"
 #include "supervisor/launch.h"
-
-/* Kernel 6.6+, missing from the 6.1 headers (PLATFORM.md 3). */
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
-
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
 
 #define CHILD_FAIL 125
 
