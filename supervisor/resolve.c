@@ -121,32 +121,48 @@ static int fd_path(int fd, char *buf, size_t len)
 /* 1: this thread's cwd is its own (CLONE_FS unshared); -1: it could not
  * be made so; 0: not tried yet. */
 static __thread int own_cwd;
+static int root_fd = -1;	/* "/", where such a cwd rests */
+static pthread_once_t root_once = PTHREAD_ONCE_INIT;
+
+static void open_own_root(void)
+{
+	root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
 
 /*
- * The path of directory fd, as fd_path() gives it, for a third of the
- * cost: fchdir(2) to it and getcwd(3) (~0.6 us here, where the readlink
- * of /proc/self/fd/N costs ~1.9 us; find makes one such lookup per
- * directory).  Both are d_path() of the same dentry from the supervisor's
- * root.  getcwd() fails for what fd_path() marks specially (a directory
- * removed, one outside the root: "(unreachable)", refused by glibc), which
- * then goes to fd_path().
+ * The path of directory fd, as fd_path() gives it, for about half the
+ * cost: fchdir(2) to it, getcwd(3), and fchdir(2) back to "/" (~0.9 us
+ * here, where the readlink of /proc/self/fd/N costs ~1.9 us; find makes
+ * one such lookup per directory).  Both are d_path() of the same dentry
+ * from the supervisor's root.  getcwd() fails for what fd_path() marks
+ * specially (a directory removed, one outside the root: "(unreachable)",
+ * refused by glibc), which then goes to fd_path().
  *
  * The thread's cwd is made its own first (unshare(CLONE_FS), no privilege
- * needed), and is left where the last lookup took it: nothing in the
- * supervisor uses a relative path once the command runs, and the one
- * process it starts later, an --ask hook, is given sysgate's own cwd
- * (ask.c).  Threads created by this one share its cwd; the ones that need
- * a cwd of their own (bind_thread() in net.c) unshare theirs.  fchdir(2)
- * checks search permission with the thread's credentials (the caller's
- * under --user), as the lookup of a name in the directory did.
+ * needed): threads created by this one share it, and none of them uses a
+ * relative path (an --ask hook is spawned in sysgate's own directory,
+ * ask.c; bind_thread() in net.c unshares its own).  It rests at "/": one
+ * left in the command's directory would keep that mount busy, and the
+ * command could not unmount it (EBUSY).  If it cannot be put back, the
+ * thread stops doing this.  fchdir(2) checks search permission with the
+ * thread's credentials (the caller's under --user), as the lookup of a
+ * name in the directory did.
  */
 static int dir_fd_path(int fd, char *buf, size_t len)
 {
-	if (own_cwd == 0)
-		own_cwd = unshare(CLONE_FS) == 0 ? 1 : -1;
-	if (own_cwd > 0 && fchdir(fd) == 0 && getcwd(buf, len) && buf[0] == '/')
-		return 0;
-	return fd_path(fd, buf, len);
+	bool got = false;
+
+	if (own_cwd == 0) {
+		pthread_once(&root_once, open_own_root);
+		own_cwd = root_fd >= 0 && unshare(CLONE_FS) == 0 &&
+			  fchdir(root_fd) == 0 ? 1 : -1;
+	}
+	if (own_cwd > 0 && fchdir(fd) == 0) {
+		got = getcwd(buf, len) && buf[0] == '/';
+		if (fchdir(root_fd) < 0 && chdir("/") < 0)
+			own_cwd = -1;
+	}
+	return got ? 0 : fd_path(fd, buf, len);
 }
 
 static bool same_file(const struct stat *a, const struct stat *b)
@@ -679,20 +695,39 @@ static void cwd_drop(struct proc *p)
 	p->cwd_fd = -1;
 }
 
+static void cwd_drop_each(struct proc *p, void *arg)
+{
+	(void)arg;
+	cwd_drop(p);
+}
+
+/*
+ * Every kept cwd is stale: close them now rather than at each task's next
+ * lookup.  A directory the supervisor holds keeps its mount busy, and a
+ * command that left a mount (cd ..) could not unmount it (EBUSY) while
+ * the supervisor still held its old cwd there.
+ */
+static void cwd_stale(void)
+{
+	cwd_gen++;
+	if (n_cwd_kept)
+		procs_each(cwd_drop_each, NULL);
+}
+
 void resolve_note_call(pid_t tid, int nr)
 {
 	tid_set_del(&cwd_inflight, tid);
 	tid_set_del(&root_inflight, tid);
 	if (rules_moves_root(nr)) {
 		root_gen++;
-		cwd_gen++;
+		cwd_stale();
 		if (!tid_set_add(&root_inflight, tid))
 			root_off = true;
 		return;
 	}
 	if (nr != SYS_chdir && nr != SYS_fchdir && nr != SYS_umask)
 		return;
-	cwd_gen++;
+	cwd_stale();
 	if (!tid_set_add(&cwd_inflight, tid))
 		cwd_off = true;
 }

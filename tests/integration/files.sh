@@ -194,6 +194,15 @@ EOF
 		"$B/try-chroot" --bind "$W/jail" "$W/mnt" "$W/readme.txt" "$W/mnt/inside.txt"
 	check unshare-then-open-root-content grep -qx "INSIDE jail" "$SG_OUT"
 	check unshare-left-no-mount test ! -e "$W/mnt/inside.txt"
+	# Paths looked up in a mount keep nothing of it busy once the call
+	# is answered: the command can unmount it (no EBUSY from a cwd or an
+	# fd the supervisor left there).
+	c umount-after-use      chroot 0      "--type syscall --syscall openat --path $W/mnt/d/f --action allow" \
+		unshare -rm sh -c 'mount -t tmpfs none mnt && cd mnt && mkdir d && echo x > d/f && cat d/f && cd d && cat f && cat ./f && cd ../.. && umount mnt'
+	# The same, with nothing looked up between the last relative name in
+	# the mount and the umount (cd / and absolute names only).
+	c umount-after-relative chroot 0      "--type syscall --syscall openat --path $W/mnt/f --action allow" \
+		unshare -rm sh -c "mount -t tmpfs none mnt && cd mnt && echo x > f && cat f && cd / && umount '$W/mnt'"
 	# The kept root is the directory, not its stat: "/" stat'ed after a
 	# change to it shows the change (root only: it touches "/").
 	if [ "$U" = root ]; then
