@@ -66,9 +66,9 @@ static unsigned n_remembered;
 static const struct question *forced;
 static pthread_mutex_t tty_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* sysgate's cwd when the run began, where hooks run: the event loop's
- * own moves with the paths it looks up (dir_fd_path() in resolve.c).
- * -1 when it could not be opened (removed): the hook fails. */
+/* sysgate's cwd when the run began, where hooks run: the event loop's is
+ * not it once it reads paths back (dir_fd_path() in resolve.c leaves it
+ * at /).  -1 when it could not be opened (removed): the hook fails. */
 static int home_fd = -1;
 /* sysgate's own file-system credentials, read before any call: a question
  * is asked on a thread made while the loop may hold a caller's (--user),
@@ -217,9 +217,9 @@ static void ask_hook(struct question *q)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	/* Security: in sysgate's directory, never in the last one the loop
-	 * looked a path up in (the command's): a hook named by a relative
-	 * path must not be one the command put there. */
+	/* Security: in sysgate's directory, never in one the loop passed
+	 * through (the command's): a hook named by a relative path must not
+	 * be one the command put there. */
 	rc = home_fd < 0 ? ENOENT :
 	     posix_spawn_file_actions_addfchdir_np(&fa, home_fd);
 	if (rc == 0)

@@ -6,11 +6,11 @@
  * Performance: with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, RECV and SEND wake
  * the other side on the waker's CPU, so the caller and the event loop take
  * turns on one CPU (choose_wake() in notify.c turns it off for a reply
- * sent while other work waits).  ADDFD has no such flag: it wakes the caller (which
- * installs the fd itself) with a plain wake-up, which the scheduler sends
- * to an idle CPU when there is one, and on a VM whose idle vCPUs halt,
- * waking one costs tens of microseconds; the two tasks then drift apart
- * for the rest of the call.  An emulated open took twice the time of the
+ * sent while other work waits).  ADDFD has no such flag: it wakes the
+ * caller (which installs the fd itself) with a plain wake-up, which the
+ * scheduler sends to an idle CPU when there is one, and on a VM whose
+ * idle vCPUs halt, waking one costs tens of microseconds; the two tasks
+ * then drift apart for the rest of the call.  An emulated open took twice the time of the
  * same loop run on one CPU (bench rows (c2) and (c3)).  For the length of
  * the ADDFD the caller is bound to the loop's CPU, and the call stays on
  * it (bench (c): 70 -> 35 us).  Binding the event loop as well, for the

@@ -528,8 +528,8 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	if (r < 0)
 		goto fail;
 	/* Faster wake-ups of the waiting task where the kernel has it
-	 * (kernel < 6.6: the ordinary wake-up is fine); notify_wake_mode()
-	 * turns it off and on again as the load changes. */
+	 * (kernel < 6.6: the ordinary wake-up is fine); choose_wake() in
+	 * notify.c turns it off and on again as the load changes. */
 	out->sync_wake = ioctl(out->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 			       SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
 	return 0;
