@@ -60,8 +60,8 @@ struct proc {
 			     * yet, -2 the shared root ... */
 	uint64_t root_gen;  /* ... at this root generation */
 	int cwd_fd;         /* its working directory as last looked up
-			     * (resolve.c), -1: none kept */
-	uint64_t cwd_gen;   /* ... at this chdir generation */
+			     * (resolve.c; closed when it may have
+			     * changed), -1: none kept */
 	int umask;          /* its umask as last read (resolve.c) ... */
 	uint64_t umask_gen; /* ... at this generation, 0: not read */
 	struct creds *creds; /* --user: its credentials as last read

@@ -633,12 +633,12 @@ static int open_root(pid_t tid, int *root, struct stat *st)
  * four (root_fixed), the root a task had at its first walk is its root
  * for good, and a new task starts with its parent's.  When it may allow
  * one, every filter notifies each of them (rules_moves_root()), and, as
- * for chdir below, each such notification makes every kept root and cwd
- * stale (root_gen, cwd_gen), and none is used or kept while a task that
- * asked is not yet seen again (root_inflight): the move happens after
- * the supervisor answers, at a time it does not see.  Tasks whose root is
- * the same directory of the same mount (mount id, device, inode: the
- * same path, hence the same walk) share one fd.  Only the main thread
+ * for chdir below, each such notification makes every kept root stale
+ * (root_gen) and closes every kept cwd (cwd_stale()), and none is used or
+ * kept while a task that asked is not yet seen again (root_inflight): the
+ * move happens after the supervisor answers, at a time it does not see.
+ * Tasks whose root is the same directory of the same mount (mount id,
+ * device, inode: the same path, hence the same walk) share one fd.  Only the main thread
  * (which owns the process table) uses the cache; other threads open
  * /proc/TID/root as before.
  */
@@ -664,7 +664,7 @@ void resolve_set_root_fixed(bool fixed)
  * Security: a cwd changes by chdir or fchdir of a task sharing it, and
  * both are always notified (rules_always_notified()).  The change happens
  * after the supervisor answers, at a time it does not see, so at each
- * such notification every kept cwd becomes stale (cwd_gen), and none is
+ * such notification every kept cwd is closed (cwd_stale()), and none is
  * used or kept while a task that asked is not yet seen making its next
  * call or at a ptrace stop (a task's calls are sequential: by then its
  * change is done, or was never made, or the call was interrupted and will
@@ -702,8 +702,8 @@ static void cwd_drop_each(struct proc *p, void *arg)
 }
 
 /*
- * Every kept cwd is stale: close them now rather than at each task's next
- * lookup.  A directory the supervisor holds keeps its mount busy, and a
+ * Every kept cwd is stale (and the kept umasks, cwd_gen): close them now
+ * rather than at each task's next lookup.  A directory the supervisor holds keeps its mount busy, and a
  * command that left a mount (cd ..) could not unmount it (EBUSY) while
  * the supervisor still held its old cwd there.
  */
@@ -764,9 +764,9 @@ static int task_cwd(pid_t tid)
 	if (root_off || root_inflight.n || cwd_off || cwd_inflight.n ||
 	    !tracee_on_main_thread() || !(p = procs_find(tid)))
 		return -1;
-	if (p->cwd_fd >= 0 && p->cwd_gen == cwd_gen)
+	/* A kept one is current: cwd_stale() closes the stale ones. */
+	if (p->cwd_fd >= 0)
 		return p->cwd_fd;
-	cwd_drop(p);
 	if (n_cwd_kept >= CWD_KEPT_MAX)
 		return -1;
 	snprintf(link, sizeof(link), "/proc/%d/cwd", tid);
@@ -775,7 +775,6 @@ static int task_cwd(pid_t tid)
 		return -1;	/* open_start() says why */
 	n_cwd_kept++;
 	p->cwd_fd = fd;
-	p->cwd_gen = cwd_gen;
 	return fd;
 }
 
