@@ -12,13 +12,13 @@
  *
  *	struct audit_writer *w;
  *	audit_open_path("run.jsonl", AUDIT_SYNC_INTERVAL, run_id, &w);
- *	struct audit_rec *r = audit_begin(w, "syscall");   // seq, ts, run, type
+ *	struct audit_rec *r = audit_begin(w, "syscall");   // type
  *	audit_int(r, "pid", 1234);
  *	audit_str(r, "syscall", "openat");
  *	audit_obj_begin(r, "args");
  *	audit_bytes(r, "path", tracee_path, len);           // escaped
  *	audit_obj_end(r);
- *	if (audit_commit(r) < 0) ...                        // hash + '\n' + into the file
+ *	if (audit_commit(r) < 0) ...     // seq, ts, run + fields + hash + '\n' into the file
  *	...
  *	audit_close(w);
  *
@@ -46,7 +46,8 @@
  * longer ones are cut and marked with "truncated": true by the caller. */
 #define AUDIT_MAX_STR 4096
 /* Longest line of a trail, newline included.  The writer refuses to build a
- * longer record (-EMSGSIZE) and the verifier rejects one. */
+ * longer record (-EMSGSIZE: it counts the head it will add at the commit
+ * at its longest, a 20-digit seq) and the verifier rejects one. */
 #define AUDIT_MAX_LINE (1024 * 1024)
 /* Deepest nesting of objects/arrays inside a record. */
 #define AUDIT_MAX_DEPTH 16
@@ -105,26 +106,36 @@ void audit_last_hash(const struct audit_writer *w,
 uint64_t audit_last_seq(const struct audit_writer *w);
 
 /* Sync now if the interval has passed (AUDIT_SYNC_INTERVAL). Returns 0/-errno.
- * The fdatasync runs without the writer's mutex: records go on meanwhile. */
+ * The fdatasync runs without the writer's mutex: records go on meanwhile.
+ * Until the interval has passed (and in the other modes) it only returns
+ * the sticky error, without taking the mutex: cheap after every record. */
 int audit_tick(struct audit_writer *w);
 
 /*
- * Start a record: writes seq, ts, run and type.  The builder is owned by the
- * writer and reused (records are formatted into a per-writer buffer: once
- * warm, nothing is allocated per record); only one record is open at a
- * time.  Never fails: an error (out of memory) is remembered and returned
- * by audit_commit().
+ * Start a record of the given type.  Its head (seq, ts, run) is written
+ * when it is committed: seq is its place in the chain, given in the order
+ * records are committed, and ts the time of that commit.  The fields are
+ * formatted into a builder of the writer's, reused (once warm, nothing is
+ * allocated per record).  Never fails in a writer used by one thread at a
+ * time: an error (out of memory) is remembered and returned by
+ * audit_commit().  NULL for a NULL writer, a second audit_begin() on the
+ * thread that has a record of this writer open (a bug; that record stays
+ * open), or no memory for another thread's builder; every field function
+ * ignores a NULL record and audit_commit(NULL) returns -EINVAL, so
+ * callers fail closed.
  *
- * Threads: audit_begin() takes the writer's (recursive) mutex and
- * audit_commit()/audit_abort() release it, so a thread that begins a record
- * blocks other threads' audit_begin/tick/close until it commits; records
- * never interleave and seq follows file order.  Every audit_begin() must be
- * paired with exactly one commit or abort on the same thread.  The owning
- * thread may call audit_last_hash()/audit_last_seq()/audit_tick() while the
- * record is open.  A second audit_begin() on the thread that holds an open
- * record is a bug and returns NULL (the open record stays open).  Returns
- * NULL for a NULL writer; every field function ignores a NULL record and
- * audit_commit(NULL) returns -EINVAL, so callers fail closed.
+ * Threads: each thread builds its record without the writer's mutex, so
+ * several threads format records at once; audit_commit() takes the mutex
+ * to give the record its place in the chain and append it, so records
+ * never interleave and seq follows file order.  Every audit_begin() must
+ * be paired with exactly one commit or abort on the same thread.
+ *
+ * Pinning: audit_rec_prev_hash(), audit_rec_seq() and audit_put_final()
+ * name the open record's place in the chain, so they take the writer's
+ * (recursive) mutex and keep it until the record's commit or abort: other
+ * threads' commits wait meanwhile, and this thread may still call
+ * audit_last_hash()/audit_last_seq()/audit_tick() but must not commit
+ * another record first (-EINVAL, that record dropped).
  */
 struct audit_rec *audit_begin(struct audit_writer *w, const char *type);
 
@@ -133,7 +144,8 @@ void audit_rec_prev_hash(const struct audit_rec *r,
 			 unsigned char hash[AUDIT_HASH_BYTES]);
 
 /* The seq of the open record (0 for NULL or a record not open): unlike
- * audit_last_seq() after the commit, it cannot race with other threads. */
+ * audit_last_seq() after the commit, it cannot race with other threads.
+ * Pins the record (above); audit_commit_seq() does not. */
 uint64_t audit_rec_seq(const struct audit_rec *r);
 
 /*
@@ -179,14 +191,14 @@ void audit_arr_begin(struct audit_rec *r, const char *key);
 void audit_arr_end(struct audit_rec *r);
 
 /*
- * Finish the record (hash, newline) and hand it to the trail: copy it into
+ * Finish the record (head, hash, newline) and hand it to the trail: copy it into
  * the map (reserving space first) or write(2) it, retrying short writes.
  * Returns 0 once the record is in the file (handed to the kernel; with
  * AUDIT_SYNC_EVERY also fdatasynced), or -errno (ENOSPC, EFBIG, EIO,
  * ENOMEM...): the caller must then fail closed.
  *
- * Group commit: the record is hashed and appended to the writer's buffer
- * under the mutex, which is then released.  If no other thread is writing,
+ * Group commit: the record gets its head, is hashed and is appended to the
+ * writer's buffer under the mutex, which is then released.  If no other thread is writing,
  * this thread writes everything that waits in the buffer with one write(2)
  * (and one fdatasync with AUDIT_SYNC_EVERY), without the mutex, so that
  * other threads build and commit records meanwhile; otherwise it waits for
@@ -217,6 +229,11 @@ void audit_arr_end(struct audit_rec *r);
  * for another thread's.
  */
 int audit_commit(struct audit_rec *r);
+
+/* The same, and *seq (may be NULL) gets the seq the record took, when it
+ * took one (the return is 0, or the error of writing it): what the caller
+ * refers to later, without pinning the record. */
+int audit_commit_seq(struct audit_rec *r, uint64_t *seq);
 
 /* Drop an open record without writing it (error paths). */
 void audit_abort(struct audit_rec *r);

@@ -64,16 +64,24 @@ struct key_ref {
 };
 
 /*
- * The record being built.  It is written straight into the writer's fill
- * buffer (buf), after the records committed before it that wait to be
- * written: the record is buf[start..len).  Key offsets are into buf.
+ * A record being built: its body, everything after the head that
+ * audit_commit() gives it (seq, ts, run), starting with  ,"type":  in
+ * buf[0..len).  Key offsets are into buf.  Builders are the writer's,
+ * kept in a pool and reused: each thread builds its record in one of its
+ * own, without the writer's lock (see "Group commit" below).
  */
 struct audit_rec {
 	struct audit_writer *w;
+	struct audit_rec *next;	/* in the writer's pool of free builders */
+	struct audit_rec *all;	/* every builder of the writer */
 	char *buf;
-	size_t start, len, cap;
+	size_t len, cap;
 	int err;	/* first builder error: -ENOMEM, -EMSGSIZE, -EINVAL */
 	bool open;
+	/* The writer's lock is held for this record (audit_rec_seq(),
+	 * audit_rec_prev_hash() or audit_put_final() named its place in the
+	 * chain) until its commit or abort. */
+	bool pinned;
 	unsigned int depth;
 	/* Per nesting level (0 = the record object): is it an array, does
 	 * the next member need a comma before it, and where its keys start
@@ -91,9 +99,12 @@ struct audit_rec {
 };
 
 /*
- * Group commit.  Records are built and hashed one at a time under the lock
- * (the chain is sequential), each appended to the fill buffer (rec.buf).
- * A committing thread whose record is not yet written becomes the flusher
+ * Group commit.  Each thread builds its record's body in a builder of its
+ * own, without the lock (formatting and escaping, most of a record's
+ * cost, run in parallel).  The commit takes the lock and appends the
+ * record to the fill buffer: the head (seq, ts, run: the record's place
+ * in the chain is decided there, so seq follows file order), the body,
+ * then the hash over both (the chain is sequential).  A committing thread whose record is not yet written becomes the flusher
  * if nobody is writing: it takes the whole fill buffer, gives the builder
  * the spare one, and writes the batch with one write(2) (plus one
  * fdatasync with AUDIT_SYNC_EVERY) WITHOUT the lock, so that other threads
@@ -115,16 +126,18 @@ struct audit_rec {
  */
 struct audit_writer {
 	/*
-	 * Held from audit_begin() to audit_commit()/audit_abort() (and from
-	 * audit_batch_begin() to audit_batch_end()), so the records of
-	 * several threads never interleave and seq/hash follow file order.
-	 * Recursive so that the thread holding an open record may still call
+	 * Held while a record is appended to the chain (in audit_commit()),
+	 * from audit_batch_begin() to audit_batch_end(), and for a pinned
+	 * record from its pinning to its commit, so that records never
+	 * interleave and seq/hash follow file order.  Recursive so that the
+	 * thread holding a pinned record may still call
 	 * audit_last_hash()/audit_last_seq()/audit_tick(), and a batch may
-	 * begin records.  Released while a batch is written and while
+	 * commit records.  Released while a batch is written and while
 	 * waiting on `done` (only ever held once there).
 	 */
 	pthread_mutex_t lock;
 	pthread_cond_t done;
+	uint64_t id;		/* unique for the process's life (tl_open) */
 	int fd;
 	enum audit_sync sync;
 	char *run_json;		/* the run id, escaped, without quotes */
@@ -148,9 +161,25 @@ struct audit_writer {
 	unsigned int flush_gen;
 	int batch_err;		/* sticky error a commit of the batch met */
 	struct timespec last_sync; /* CLOCK_MONOTONIC */
+	/* The fill buffer: whole records, hashed, waiting to be written. */
+	char *fill;
+	size_t fill_len, fill_cap;
 	/* The buffer not being filled: free, or being written. */
 	char *spare;
 	size_t spare_cap;
+	/* Builders: the free ones (pool, under pool_lock, held for a few
+	 * instructions), and all of them (freed by audit_close). */
+	pthread_spinlock_t pool_lock;
+	struct audit_rec *pool, *builders;
+	struct audit_rec *pinned;	/* the pinned record, under lock */
+	struct audit_rec *batch_rec;	/* begun by the batch's thread */
+	/* Longest head audit_commit() puts before a body:
+	 * {"seq":<20>,"ts":<timestamp>,"run":"<run_json>" */
+	size_t head_max;
+	/* AUDIT_SYNC_INTERVAL: CLOCK_MONOTONIC ns from which audit_tick()
+	 * takes the lock to look whether a sync is due (atomic: read
+	 * without the lock). */
+	uint64_t sync_due_ns;
 	/* The map sink: map != NULL when records are copied into a shared
 	 * mapping of the trail instead of written with write(2).  map holds
 	 * the file's bytes [map_off, map_off + MAP_WINDOW); data_end is the
@@ -166,8 +195,20 @@ struct audit_writer {
 	time_t ts_sec;
 	char ts_head[64];
 	size_t ts_head_len;
-	struct audit_rec rec;
 };
+
+/* ts_head's longest:  "YYYY-MM-DDTHH:MM:SS.  (a year of any width) plus
+ * the microseconds,  NNNNNNZ"  */
+#define TS_MAX (sizeof(((struct audit_writer *)0)->ts_head) + 8)
+
+/* Writer ids (audit_writer.id): never 0, never reused. */
+static uint64_t next_writer_id = 1;
+
+/* This thread's open record: the id of its writer (0: none).  A second
+ * audit_begin() on the same writer is refused (audit/audit.h). */
+static __thread uint64_t tl_open;
+/* The writer whose batch this thread holds (its id; 0: none). */
+static __thread uint64_t tl_batch;
 
 /*
  * Take the writer's mutex.  It is held for a few microseconds at a time
@@ -198,23 +239,22 @@ static void rec_fail(struct audit_rec *r, int err)
 		r->err = err;
 }
 
-/* Make room for want bytes in the fill buffer (which may hold other
- * records waiting to be written before this one). */
-static int rec_grow(struct audit_rec *r, size_t want)
+/* Make room for want bytes in *buf (a builder's, or the fill buffer). */
+static int buf_grow(char **buf, size_t *cap, size_t want)
 {
-	size_t cap;
+	size_t c;
 	char *nb;
 
-	if (want <= r->cap)
+	if (want <= *cap)
 		return 0;
-	cap = r->cap ? r->cap : REC_INITIAL_CAP;
-	while (cap < want)
-		cap *= 2;
-	nb = realloc(r->buf, cap);
+	c = *cap ? *cap : REC_INITIAL_CAP;
+	while (c < want)
+		c *= 2;
+	nb = realloc(*buf, c);
 	if (!nb)
 		return -ENOMEM;
-	r->buf = nb;
-	r->cap = cap;
+	*buf = nb;
+	*cap = c;
 	return 0;
 }
 
@@ -223,7 +263,7 @@ static int rec_grow(struct audit_rec *r, size_t want)
  * whatever we write. */
 static inline size_t rec_left(const struct audit_rec *r)
 {
-	return AUDIT_MAX_LINE - HASH_SUFFIX_LEN - (r->len - r->start);
+	return AUDIT_MAX_LINE - HASH_SUFFIX_LEN - r->w->head_max - r->len;
 }
 
 /* Room for n more bytes: where to write them, or NULL (error remembered).
@@ -239,7 +279,7 @@ static inline char *rec_room(struct audit_rec *r, size_t n)
 		return NULL;
 	}
 	if (n > r->cap - r->len) {
-		rc = rec_grow(r, r->len + n);
+		rc = buf_grow(&r->buf, &r->cap, r->len + n);
 		if (rc < 0) {
 			rec_fail(r, rc);
 			return NULL;
@@ -420,8 +460,13 @@ static bool key_seen(const struct audit_rec *r, size_t off, size_t len,
 {
 	const char *k = r->buf + off;
 
-	/* "hash" ends every record; nobody else may use it up there. */
-	if (r->depth == 0 && len == 4 && memcmp(k, "hash", 4) == 0)
+	/* The head (seq, ts, run) starts every record and "hash" ends it;
+	 * nobody else may use them up there. */
+	if (r->depth == 0 &&
+	    ((len == 4 && memcmp(k, "hash", 4) == 0) ||
+	     (len == 3 && (memcmp(k, "seq", 3) == 0 ||
+			   memcmp(k, "run", 3) == 0)) ||
+	     (len == 2 && memcmp(k, "ts", 2) == 0)))
 		return true;
 	if (!(r->level_bits[r->depth] & bit))
 		return false;
@@ -1040,13 +1085,15 @@ static int sink_close(struct audit_writer *w)
 
 /* ---- writer ---------------------------------------------------------- */
 
+static void note_sync(struct audit_writer *w);
+
 int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 		  struct audit_writer **out)
 {
 	struct audit_writer *w = NULL;
 	pthread_mutexattr_t attr;
 	size_t id_len, esc_len;
-	bool have_lock = false;
+	bool have_lock = false, have_cond = false, have_spin = false;
 	int rc;
 
 	if (fd < 0 || !run_id || !out)
@@ -1088,28 +1135,45 @@ int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 		have_lock = true;
 		rc = pthread_cond_init(&w->done, NULL);
 	}
+	if (rc == 0) {
+		have_cond = true;
+		rc = pthread_spin_init(&w->pool_lock, PTHREAD_PROCESS_PRIVATE);
+	}
 	if (rc != 0) {
 		rc = -rc;
 		goto fail;
 	}
+	have_spin = true;
+	/* One builder from the start: a writer used by one thread at a
+	 * time never needs another, and its audit_begin() cannot fail. */
+	rc = -ENOMEM;
+	w->pool = w->builders = calloc(1, sizeof(*w->pool));
+	if (!w->pool)
+		goto fail;
+	w->pool->w = w;
+	w->id = __atomic_fetch_add(&next_writer_id, 1, __ATOMIC_RELAXED);
+	w->head_max = 7 + 20 + 6 + TS_MAX + 8 + w->run_json_len + 1;
 	w->fd = fd;
 	w->sync = sync;
-	w->rec.w = w;
 	w->ts_sec = (time_t)-1;
 	w->spin = sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	clock_gettime(CLOCK_MONOTONIC, &w->last_sync);
+	note_sync(w);
 	rc = sink_open(w);
-	if (rc < 0) {
-		pthread_cond_destroy(&w->done);
+	if (rc < 0)
 		goto fail;
-	}
 	*out = w;
 	return 0;
 fail:
+	if (have_spin)
+		pthread_spin_destroy(&w->pool_lock);
+	if (have_cond)
+		pthread_cond_destroy(&w->done);
 	if (have_lock)
 		pthread_mutex_destroy(&w->lock);
-	if (w)
+	if (w) {
+		free(w->pool);
 		free(w->run_json);
+	}
 	free(w);
 	return rc;
 }
@@ -1147,6 +1211,11 @@ static void note_sync(struct audit_writer *w)
 {
 	clock_gettime(CLOCK_MONOTONIC, &w->last_sync);
 	w->dirty = false;
+	__atomic_store_n(&w->sync_due_ns,
+			 (uint64_t)w->last_sync.tv_sec * 1000000000u +
+				 (uint64_t)w->last_sync.tv_nsec +
+				 AUDIT_SYNC_INTERVAL_MS * 1000000u,
+			 __ATOMIC_RELAXED);
 }
 
 /*
@@ -1158,7 +1227,7 @@ static void note_sync(struct audit_writer *w)
 static void set_sticky(struct audit_writer *w, int err)
 {
 	if (w->err == 0)
-		w->err = err;
+		__atomic_store_n(&w->err, err, __ATOMIC_RELAXED);
 	w->seq = w->written_seq;
 	memcpy(w->last_hash, w->written_hash, AUDIT_HASH_BYTES);
 	__atomic_store_n(&w->flush_gen, w->flush_gen + 1, __ATOMIC_RELEASE);
@@ -1187,8 +1256,14 @@ int audit_close(struct audit_writer *w)
 	pthread_mutex_unlock(&w->lock);
 	pthread_cond_destroy(&w->done);
 	pthread_mutex_destroy(&w->lock);
-	free(w->rec.buf);
-	free(w->rec.keys);
+	pthread_spin_destroy(&w->pool_lock);
+	for (struct audit_rec *r = w->builders, *next; r; r = next) {
+		next = r->all;
+		free(r->buf);
+		free(r->keys);
+		free(r);
+	}
+	free(w->fill);
 	free(w->spare);
 	free(w->run_json);
 	free(w);
@@ -1216,6 +1291,14 @@ uint64_t audit_last_seq(const struct audit_writer *w)
 	return seq;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
 static int64_t elapsed_ms(const struct timespec *since)
 {
 	struct timespec now;
@@ -1231,6 +1314,12 @@ int audit_tick(struct audit_writer *w)
 
 	if (!w)
 		return -EINVAL;
+	/* Called after each record (or turn): without the lock unless a
+	 * sync may be due.  err and sync_due_ns are written under the lock
+	 * with atomic stores; a stale look only defers to the next tick. */
+	if (w->sync != AUDIT_SYNC_INTERVAL || now_ns() <
+	    __atomic_load_n(&w->sync_due_ns, __ATOMIC_RELAXED))
+		return __atomic_load_n(&w->err, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&w->lock);
 	if (w->err) {
 		rc = w->err;
@@ -1254,41 +1343,31 @@ int audit_tick(struct audit_writer *w)
 	return rc;
 }
 
-/* "2026-11-29T14:03:07.123456Z" (RFC 3339, UTC), quotes included.  The
- * part up to the seconds is formatted once per second. */
-static void put_timestamp(struct audit_rec *r)
+/* "2026-11-29T14:03:07.123456Z" (RFC 3339, UTC), quotes included, at d
+ * (room for TS_MAX bytes).  The part up to the seconds is formatted once
+ * per second.  Lock held.  Returns its length, or -EIO. */
+static int put_timestamp(struct audit_writer *w, char *d)
 {
-	struct audit_writer *w = r->w;
 	struct timespec ts;
 	unsigned long us;
-	char *d;
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0) {
-		rec_fail(r, -EIO);
-		return;
-	}
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+		return -EIO;
 	if (ts.tv_sec != w->ts_sec) {
 		struct tm tm;
 		int n;
 
-		if (!gmtime_r(&ts.tv_sec, &tm)) {
-			rec_fail(r, -EIO);
-			return;
-		}
+		if (!gmtime_r(&ts.tv_sec, &tm))
+			return -EIO;
 		n = snprintf(w->ts_head, sizeof(w->ts_head),
 			     "\"%04d-%02d-%02dT%02d:%02d:%02d.",
 			     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 			     tm.tm_hour, tm.tm_min, tm.tm_sec);
-		if (n < 0 || (size_t)n >= sizeof(w->ts_head)) {
-			rec_fail(r, -EIO);
-			return;
-		}
+		if (n < 0 || (size_t)n >= sizeof(w->ts_head))
+			return -EIO;
 		w->ts_head_len = (size_t)n;
 		w->ts_sec = ts.tv_sec;
 	}
-	d = rec_room(r, w->ts_head_len + 8);
-	if (!d)
-		return;
 	memcpy(d, w->ts_head, w->ts_head_len);
 	d += w->ts_head_len;
 	us = (unsigned long)ts.tv_nsec / 1000; /* 0..999999: 6 digits */
@@ -1297,7 +1376,55 @@ static void put_timestamp(struct audit_rec *r)
 		us /= 10;
 	}
 	memcpy(d + 6, "Z\"", 2);
-	r->len += w->ts_head_len + 8;
+	return (int)(w->ts_head_len + 8);
+}
+
+/* A free builder of w, or a new one (NULL: out of memory). */
+static struct audit_rec *builder_get(struct audit_writer *w)
+{
+	struct audit_rec *r;
+
+	pthread_spin_lock(&w->pool_lock);
+	r = w->pool;
+	if (r)
+		w->pool = r->next;
+	pthread_spin_unlock(&w->pool_lock);
+	if (r)
+		return r;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->w = w;
+	pthread_spin_lock(&w->pool_lock);
+	r->all = w->builders;
+	w->builders = r;
+	pthread_spin_unlock(&w->pool_lock);
+	return r;
+}
+
+/* The record is done with (committed or dropped): its builder goes back
+ * to the pool and, when it was pinned, the pin's hold on the lock is
+ * kept by the caller (unlock says whether to let it go here). */
+static void builder_put(struct audit_rec *r, bool unlock)
+{
+	struct audit_writer *w = r->w;
+
+	r->open = false;
+	r->len = 0;
+	if (tl_open == w->id)
+		tl_open = 0;
+	if (r->pinned) {
+		r->pinned = false;
+		w->pinned = NULL;
+		if (unlock)
+			pthread_mutex_unlock(&w->lock);
+	}
+	if (tl_batch == w->id && w->batch_rec == r)
+		w->batch_rec = NULL;	/* the batch's lock is held */
+	pthread_spin_lock(&w->pool_lock);
+	r->next = w->pool;
+	w->pool = r;
+	pthread_spin_unlock(&w->pool_lock);
 }
 
 struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
@@ -1306,36 +1433,23 @@ struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
 
 	if (!w)
 		return NULL;
-	lock_writer(w);
-	r = &w->rec;
-	if (r->open) {
-		/* The same thread began twice: a caller bug. */
-		pthread_mutex_unlock(&w->lock);
+	if (tl_open == w->id)
+		return NULL;	/* the same thread began twice: a caller bug */
+	r = builder_get(w);
+	if (!r)
 		return NULL;
-	}
 	r->open = true;
-	r->start = r->len;
+	r->len = 0;
 	r->err = 0;
 	r->depth = 0;
 	r->nkeys = 0;
 	r->level_keys[0] = 0;
 	r->level_bits[0] = 0;
 	r->is_arr[0] = false;
-	r->comma[0] = false;
-	put_char(r, '{');
-	audit_uint(r, "seq", w->seq + 1);
-	if (put_key(r, "ts"))
-		put_timestamp(r);
-	if (put_key(r, "run")) {
-		char *d = rec_room(r, w->run_json_len + 2);
-
-		if (d) {
-			d[0] = '"';
-			memcpy(d + 1, w->run_json, w->run_json_len);
-			d[1 + w->run_json_len] = '"';
-			r->len += w->run_json_len + 2;
-		}
-	}
+	r->comma[0] = true;	/* after the head */
+	tl_open = w->id;
+	if (tl_batch == w->id)
+		w->batch_rec = r;	/* this thread holds the batch's lock */
 	if (type)
 		audit_str(r, "type", type);
 	else
@@ -1343,15 +1457,39 @@ struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
 	return r;
 }
 
+/*
+ * Fix the open record's place in the chain: take the lock (which its
+ * commit or abort lets go), so that no other record is committed before
+ * it and the previous hash and seq it names stay true.
+ */
+static bool rec_pin(struct audit_rec *r)
+{
+	if (!r || !r->open)
+		return false;
+	if (!r->pinned) {
+		lock_writer(r->w);
+		r->pinned = true;
+		r->w->pinned = r;
+	}
+	return true;
+}
+
 void audit_rec_prev_hash(const struct audit_rec *r,
 			 unsigned char hash[AUDIT_HASH_BYTES])
 {
-	memcpy(hash, r->w->last_hash, AUDIT_HASH_BYTES);
+	struct audit_rec *mr = (struct audit_rec *)r;
+
+	if (rec_pin(mr))
+		memcpy(hash, r->w->last_hash, AUDIT_HASH_BYTES);
+	else
+		memset(hash, 0, AUDIT_HASH_BYTES);
 }
 
 uint64_t audit_rec_seq(const struct audit_rec *r)
 {
-	return r && r->open ? r->w->seq + 1 : 0;
+	struct audit_rec *mr = (struct audit_rec *)r;
+
+	return rec_pin(mr) ? r->w->seq + 1 : 0;
 }
 
 void audit_put_final(struct audit_rec *r, const unsigned char *sk)
@@ -1360,7 +1498,7 @@ void audit_put_final(struct audit_rec *r, const unsigned char *sk)
 	char sig[2 * AUDIT_SIG_BYTES + 1];
 	char pk[2 * AUDIT_PUBKEY_BYTES + 1];
 
-	if (!r || !r->open)
+	if (!rec_pin(r))
 		return;
 	sodium_bin2hex(hex, sizeof(hex), r->w->last_hash, AUDIT_HASH_BYTES);
 	audit_str(r, "final_hash", hex);
@@ -1374,18 +1512,10 @@ void audit_put_final(struct audit_rec *r, const unsigned char *sk)
 	audit_str(r, "pubkey", pk);
 }
 
-/* Drop the open record's bytes and release the builder (and the lock). */
-static void rec_drop(struct audit_rec *r)
-{
-	r->len = r->start;
-	r->open = false;
-	pthread_mutex_unlock(&r->w->lock);
-}
-
 void audit_abort(struct audit_rec *r)
 {
 	if (r && r->open)
-		rec_drop(r);
+		builder_put(r, true);
 }
 
 /*
@@ -1419,9 +1549,8 @@ static void count_whole(struct audit_writer *w, const char *buf, size_t done)
  */
 static void flush_batch(struct audit_writer *w)
 {
-	struct audit_rec *r = &w->rec;
-	char *buf = r->buf;
-	size_t len = r->len, cap = r->cap, done = 0;
+	char *buf = w->fill;
+	size_t len = w->fill_len, cap = w->fill_cap, done = 0;
 	uint64_t last = w->seq;
 	unsigned char last_hash[AUDIT_HASH_BYTES];
 	int rc, src = 0;
@@ -1432,12 +1561,12 @@ static void flush_batch(struct audit_writer *w)
 		 * cheaper under the lock than letting it go and taking it
 		 * back while other threads want it. */
 		rc = sink_write(w, buf, len, &done);
-		r->len = 0;
+		w->fill_len = 0;
 	} else {
-		/* The builder gets the spare buffer for the next batch. */
-		r->buf = w->spare;
-		r->cap = w->spare_cap;
-		r->len = 0;
+		/* The spare buffer gathers the next batch. */
+		w->fill = w->spare;
+		w->fill_cap = w->spare_cap;
+		w->fill_len = 0;
 		w->spare = NULL;
 		w->spare_cap = 0;
 		w->flushing = true;
@@ -1549,12 +1678,74 @@ static int wait_done(struct audit_writer *w, uint64_t seq)
 	}
 }
 
-int audit_commit(struct audit_rec *r)
+/*
+ * Lock held.  Append the record to the fill buffer: the head that places
+ * it in the chain, its body, the hash over both.  Returns 0, or -ENOMEM,
+ * -EIO (the clock) with nothing appended.
+ */
+static int append_rec(struct audit_writer *w, const struct audit_rec *r)
 {
-	struct audit_writer *w;
 	unsigned char hash[AUDIT_HASH_BYTES];
 	crypto_generichash_state st;
-	char *d;
+	char digits[20], *line, *d, *num;
+	int rc, n;
+
+	/* rec_left() kept head, body and hash suffix within a line. */
+	rc = buf_grow(&w->fill, &w->fill_cap,
+		      w->fill_len + w->head_max + r->len + HASH_SUFFIX_LEN);
+	if (rc < 0)
+		return rc;
+	line = d = w->fill + w->fill_len;
+	memcpy(d, "{\"seq\":", 7);
+	d += 7;
+	num = u64_digits(digits, w->seq + 1);
+	memcpy(d, num, (size_t)(digits + sizeof(digits) - num));
+	d += digits + sizeof(digits) - num;
+	memcpy(d, ",\"ts\":", 6);
+	d += 6;
+	n = put_timestamp(w, d);
+	if (n < 0)
+		return n;
+	d += n;
+	memcpy(d, ",\"run\":\"", 8);
+	d += 8;
+	memcpy(d, w->run_json, w->run_json_len);
+	d += w->run_json_len;
+	*d++ = '"';
+	memcpy(d, r->buf, r->len);
+	d += r->len;
+
+	/* hash = BLAKE2b-256(previous hash || line up to ,"hash") */
+	st = w->hash0;
+	crypto_generichash_update(&st, w->last_hash, AUDIT_HASH_BYTES);
+	crypto_generichash_update(&st, (const unsigned char *)line,
+				  (size_t)(d - line));
+	crypto_generichash_final(&st, hash, AUDIT_HASH_BYTES);
+	memcpy(d, HASH_KEY, HASH_KEY_LEN);
+	d += HASH_KEY_LEN;
+	for (size_t i = 0; i < AUDIT_HASH_BYTES; i++) {
+		*d++ = hex_digits[hash[i] >> 4];
+		*d++ = hex_digits[hash[i] & 0xf];
+	}
+	memcpy(d, "\"}\n", 3);
+	d += 3;
+	w->fill_len = (size_t)(d - w->fill);
+
+	/* The record is committed: it takes the next seq and its hash heads
+	 * the chain, but it is not in the file yet. */
+	w->seq++;
+	memcpy(w->last_hash, hash, AUDIT_HASH_BYTES);
+	return 0;
+}
+
+int audit_commit(struct audit_rec *r)
+{
+	return audit_commit_seq(r, NULL);
+}
+
+int audit_commit_seq(struct audit_rec *r, uint64_t *seq)
+{
+	struct audit_writer *w;
 	int rc;
 
 	if (!r || !r->open)
@@ -1563,48 +1754,29 @@ int audit_commit(struct audit_rec *r)
 	rc = r->err;
 	if (rc == 0 && r->depth != 0)
 		rc = -EINVAL;
+	/* From here on, this commit holds the lock once: the pin's hold, or
+	 * its own. */
+	if (!r->pinned)
+		lock_writer(w);
+	/* Another record pinned by this thread (the lock is ours) names the
+	 * place this one would take: a caller bug. */
+	if (rc == 0 && w->pinned && w->pinned != r)
+		rc = -EINVAL;
 	if (rc == 0 && w->err) {
 		rc = w->err;
 		if (w->in_batch && w->batch_err == 0)
 			w->batch_err = rc;
 	}
-	if (rc < 0) {
-		rec_drop(r);
-		return rc;
-	}
-
-	/* hash = BLAKE2b-256(previous hash || line up to ,"hash") */
-	st = w->hash0;
-	crypto_generichash_update(&st, w->last_hash, AUDIT_HASH_BYTES);
-	crypto_generichash_update(&st, (const unsigned char *)r->buf + r->start,
-				  r->len - r->start);
-	crypto_generichash_final(&st, hash, AUDIT_HASH_BYTES);
-
-	/* rec_room() kept the line short enough for the suffix. */
-	rc = rec_grow(r, r->len + HASH_SUFFIX_LEN);
-	if (rc < 0) {
-		rec_drop(r);
-		return rc;
-	}
-	d = r->buf + r->len;
-	memcpy(d, HASH_KEY, HASH_KEY_LEN);
-	d += HASH_KEY_LEN;
-	for (size_t i = 0; i < AUDIT_HASH_BYTES; i++) {
-		*d++ = hex_digits[hash[i] >> 4];
-		*d++ = hex_digits[hash[i] & 0xf];
-	}
-	memcpy(d, "\"}\n", 3);
-	r->len += HASH_SUFFIX_LEN;
-
-	/* The record is committed: it takes the next seq and its hash heads
-	 * the chain, but it is not in the file yet. */
-	w->seq++;
-	memcpy(w->last_hash, hash, AUDIT_HASH_BYTES);
-	r->open = false;
-	if (w->in_batch) {
-		/* audit_batch_end() writes it (the lock stays held). */
+	if (rc == 0)
+		rc = append_rec(w, r);
+	if (rc == 0 && seq)
+		*seq = w->seq;
+	builder_put(r, false);
+	if (rc < 0 || w->in_batch) {
+		/* Dropped; or in a batch, which audit_batch_end() writes
+		 * (its lock stays held). */
 		pthread_mutex_unlock(&w->lock);
-		return 0;
+		return rc;
 	}
 	/* Security: return only once this record is in the file (and synced
 	 * with AUDIT_SYNC_EVERY): the caller answers the call after this. */
@@ -1618,13 +1790,15 @@ int audit_batch_begin(struct audit_writer *w)
 	if (!w)
 		return -EINVAL;
 	pthread_mutex_lock(&w->lock);
-	if (w->in_batch || w->rec.open) {
+	if (w->in_batch || tl_open == w->id) {
 		/* The same thread, inside a batch or a record: a caller bug. */
 		pthread_mutex_unlock(&w->lock);
 		return -EINVAL;
 	}
 	w->in_batch = true;
 	w->batch_err = 0;
+	w->batch_rec = NULL;
+	tl_batch = w->id;
 	return 0;	/* the lock stays held until audit_batch_end() */
 }
 
@@ -1639,12 +1813,13 @@ int audit_batch_end(struct audit_writer *w)
 		pthread_mutex_unlock(&w->lock);
 		return -EINVAL;
 	}
-	if (w->rec.open) {
+	if (w->batch_rec) {
 		/* A record left open is dropped, and the batch fails. */
-		rec_drop(&w->rec);
+		builder_put(w->batch_rec, true);
 		w->batch_err = -EINVAL;
 	}
 	w->in_batch = false;
+	tl_batch = 0;
 	/* Drop the hold audit_batch_begin() took: we now hold it once. */
 	pthread_mutex_unlock(&w->lock);
 	/* The records committed in the batch are written even when it

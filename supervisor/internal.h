@@ -565,8 +565,9 @@ long regs_on_stop(struct proc *p, int event, int sig);
 void regs_forget(struct proc *p);
 
 /* Write the call's record (before the reply).  0 or -errno: on failure the
- * caller must fail closed. */
-int record_call(struct sup *s, const struct call *c);
+ * caller must fail closed.  *seq (may be NULL) gets the record's seq, when
+ * the call is recorded. */
+int record_call(struct sup *s, const struct call *c, uint64_t *seq);
 /* The result of a call recorded before its change was made. */
 int record_result(struct sup *s, const struct call *c);
 int record_run_start(struct sup *s);

@@ -455,7 +455,7 @@ int notify_finish(struct sup *s, struct call *c, bool cont)
 	else if (c->pre_seq)
 		r = record_result(s, c);
 	else
-		r = record_call(s, c);
+		r = record_call(s, c, NULL);
 	if (r < 0) {
 		sup_fail(s, "cannot write the audit trail: %s", strerror(-r));
 		pthread_mutex_unlock(&finish_lock);
@@ -480,6 +480,7 @@ int notify_finish(struct sup *s, struct call *c, bool cont)
  */
 int notify_record_before_change(struct sup *s, struct call *c)
 {
+	uint64_t seq = 0;
 	int r;
 
 	pthread_mutex_lock(&finish_lock);
@@ -488,7 +489,7 @@ int notify_record_before_change(struct sup *s, struct call *c)
 		return -EIO;
 	}
 	c->pending = true;
-	r = record_call(s, c);
+	r = record_call(s, c, &seq);
 	c->pending = false;
 	if (r < 0) {
 		sup_fail(s, "cannot write the audit trail: %s", strerror(-r));
@@ -496,10 +497,11 @@ int notify_record_before_change(struct sup *s, struct call *c)
 		return -EIO;
 	}
 	s->counts[call_action(c)]++;
-	/* Only a recorded decision gets a result record. */
-	c->pre_seq = c->v.audit ? audit_last_seq(s->audit) : 0;
-	if (!c->v.audit)
-		c->pre_seq = UINT64_MAX;
+	/* Only a recorded decision gets a result record, which refers to
+	 * the seq this record's commit gave it (not the trail's last seq,
+	 * which is the same only while no other thread records meanwhile:
+	 * today they all take finish_lock or are this thread). */
+	c->pre_seq = c->v.audit ? seq : UINT64_MAX;
 	pthread_mutex_unlock(&finish_lock);
 	return 0;
 }
@@ -2626,7 +2628,7 @@ static int scalar_rewrite(struct sup *s, struct call *c)
 	c->v.action = RULES_ALLOW;
 	c->note = "restarted with the rewritten arguments";
 	pthread_mutex_lock(&finish_lock);
-	rc = s->failed ? -EIO : record_call(s, c);
+	rc = s->failed ? -EIO : record_call(s, c, NULL);
 	if (rc == 0)
 		s->counts[RULES_REWRITE]++;
 	pthread_mutex_unlock(&finish_lock);

@@ -327,7 +327,7 @@ static void add_args(struct audit_rec *r, const struct call *c,
 	}
 }
 
-int record_call(struct sup *s, const struct call *c)
+int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 {
 	struct audit_rec *r;
 	char human[PATH_MAX + 32] = "";
@@ -387,7 +387,7 @@ int record_call(struct sup *s, const struct call *c)
 		audit_str(r, "note", c->note);
 	if (c->stack)
 		add_stack(r, c->stack);
-	return audit_commit(r);
+	return audit_commit_seq(r, seq);
 }
 
 int record_result(struct sup *s, const struct call *c)

@@ -332,6 +332,16 @@ static void test_misuse(void)
 	r = audit_begin(w, "t");
 	audit_int(r, "seq", 5); /* the fixed members are keys too */
 	CU_ASSERT_EQUAL(audit_commit(r), -EINVAL);
+	/* ...though the head (seq, ts, run) is only written at the commit */
+	r = audit_begin(w, "t");
+	audit_str(r, "ts", "x");
+	CU_ASSERT_EQUAL(audit_commit(r), -EINVAL);
+	r = audit_begin(w, "t");
+	audit_str(r, "run", "x");
+	CU_ASSERT_EQUAL(audit_commit(r), -EINVAL);
+	r = audit_begin(w, "t");
+	audit_str(r, "type", "x");
+	CU_ASSERT_EQUAL(audit_commit(r), -EINVAL);
 	r = audit_begin(w, "t");
 	audit_str(r, "hash", "x"); /* reserved for the chain */
 	CU_ASSERT_EQUAL(audit_commit(r), -EINVAL);
@@ -346,6 +356,9 @@ static void test_misuse(void)
 	audit_obj_begin(r, "p");
 	audit_int(r, "k", 1); /* same key, another object: fine */
 	audit_str(r, "hash", "x"); /* and "hash" is only reserved on top */
+	audit_int(r, "seq", 1); /* like the head's keys */
+	audit_str(r, "ts", "x");
+	audit_str(r, "run", "x");
 	audit_obj_end(r);
 	audit_int(r, "k", 1);
 	CU_ASSERT_EQUAL(audit_commit(r), 0);
@@ -406,7 +419,8 @@ static void test_misuse(void)
 	CU_ASSERT_FATAL(text != NULL);
 	CU_ASSERT(strncmp(text, "{\"seq\":1,", 9) == 0);
 	CU_ASSERT(strstr(text, "{\"seq\":2,") != NULL);
-	CU_ASSERT(strstr(text, "\"p\":{\"k\":1,\"hash\":\"x\"},\"k\":1,") != NULL);
+	CU_ASSERT(strstr(text, "\"p\":{\"k\":1,\"hash\":\"x\",\"seq\":1,"
+			 "\"ts\":\"x\",\"run\":\"x\"},\"k\":1,") != NULL);
 	CU_ASSERT(strstr(text, "{\"seq\":3,") != NULL);
 	CU_ASSERT(strstr(text, "\"axb\":1,\"ayb\":2,\"\":3,") != NULL);
 	CU_ASSERT(strstr(text, "{\"seq\":4,") != NULL);
@@ -928,6 +942,19 @@ static void test_no_alloc_when_warm(void)
 
 /* ---- threads --------------------------------------------------------- */
 
+/* End the run (run.end), close the writer: the trail at path verifies. */
+static void end_close_verify(struct audit_writer *w, const char *path)
+{
+	struct audit_rec *r = audit_begin(w, "run.end");
+	char why[WHY_LEN];
+
+	audit_put_final(r, NULL);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
+	CU_ASSERT_STRING_EQUAL(why, "");
+}
+
 static void *thread_writer(void *arg)
 {
 	struct audit_writer *w = arg;
@@ -976,6 +1003,134 @@ static void test_threads(void)
 	CU_ASSERT_EQUAL(audit_close(w), 0);
 	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
 	CU_ASSERT_STRING_EQUAL(why, "");
+	unlink(path);
+}
+
+/*
+ * Records are built without the writer's lock.  One thread keeps a record
+ * open while another begins, builds and commits one; the second takes the
+ * first place in the chain, the one committed first.  And a record whose
+ * place was named (audit_rec_seq) keeps it: the other thread's commit
+ * waits for it.
+ */
+struct side {
+	struct audit_writer *w;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stage;		/* 1: about to commit, 2: committed */
+	int rc;
+	uint64_t seq;
+};
+
+static void *side_writer(void *arg)
+{
+	struct side *sd = arg;
+	struct audit_rec *r = audit_begin(sd->w, "side");
+	uint64_t seq = 0;
+	int rc;
+
+	audit_int(r, "n", 1);
+	pthread_mutex_lock(&sd->mu);
+	sd->stage = 1;
+	pthread_cond_broadcast(&sd->cv);
+	pthread_mutex_unlock(&sd->mu);
+	rc = audit_commit_seq(r, &seq);
+	pthread_mutex_lock(&sd->mu);
+	sd->stage = 2;
+	sd->rc = rc;
+	sd->seq = seq;
+	pthread_cond_broadcast(&sd->cv);
+	pthread_mutex_unlock(&sd->mu);
+	return NULL;
+}
+
+/* Wait (at most 20 s: only a hang reaches it) for sd->stage >= stage. */
+static bool side_reached(struct side *sd, int stage)
+{
+	struct timespec until;
+	bool ok = true;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 20;
+	pthread_mutex_lock(&sd->mu);
+	while (sd->stage < stage && ok)
+		ok = pthread_cond_timedwait(&sd->cv, &sd->mu, &until) == 0 ||
+		     sd->stage >= stage;
+	ok = sd->stage >= stage;
+	pthread_mutex_unlock(&sd->mu);
+	return ok;
+}
+
+/* Is line number seq (from 1) of text the record seq, of that type? */
+static bool seq_line_has(const char *text, int seq, const char *type)
+{
+	char head[32], want[64];
+	const char *nl;
+
+	for (int i = 1; i < seq && text; i++)
+		text = (nl = strchr(text, '\n')) ? nl + 1 : NULL;
+	if (!text || !(nl = strchr(text, '\n')))
+		return false;
+	snprintf(head, sizeof(head), "{\"seq\":%d,", seq);
+	snprintf(want, sizeof(want), ",\"type\":\"%s\",", type);
+	return strncmp(text, head, strlen(head)) == 0 &&
+	       memmem(text, (size_t)(nl - text), want, strlen(want)) != NULL;
+}
+
+static void test_threads_build_apart(void)
+{
+	char path[128];
+	struct audit_writer *w = NULL;
+	struct side sd = { .mu = PTHREAD_MUTEX_INITIALIZER,
+			   .cv = PTHREAD_COND_INITIALIZER };
+	struct audit_rec *r;
+	uint64_t seq = 0;
+	pthread_t t;
+	char *text;
+
+	tmp_path(path, sizeof(path), "apart");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_INTERVAL, "apart",
+					&w) == 0);
+	sd.w = w;
+
+	/* An open record does not hold the other thread up. */
+	r = audit_begin(w, "first-begun");
+	audit_int(r, "n", 0);
+	CU_ASSERT_FATAL(pthread_create(&t, NULL, side_writer, &sd) == 0);
+	CU_ASSERT(side_reached(&sd, 2));
+	audit_int(r, "m", 0);
+	CU_ASSERT_EQUAL(audit_commit_seq(r, &seq), 0);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(sd.rc, 0);
+	CU_ASSERT_EQUAL(sd.seq, 1);
+	CU_ASSERT_EQUAL(seq, 2);
+
+	/* A pinned record keeps its place: seq 3 is this one. */
+	sd.stage = 0;
+	r = audit_begin(w, "pinned");
+	CU_ASSERT_EQUAL(audit_rec_seq(r), 3);
+	CU_ASSERT_FATAL(pthread_create(&t, NULL, side_writer, &sd) == 0);
+	CU_ASSERT(side_reached(&sd, 1));
+	/* Give the other commit time to go wrong, were it not held. */
+	usleep(20000);
+	pthread_mutex_lock(&sd.mu);
+	CU_ASSERT_EQUAL(sd.stage, 1);
+	pthread_mutex_unlock(&sd.mu);
+	audit_int(r, "n", 3);
+	CU_ASSERT_EQUAL(audit_commit_seq(r, &seq), 0);
+	CU_ASSERT_EQUAL(seq, 3);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(sd.rc, 0);
+	CU_ASSERT_EQUAL(sd.seq, 4);
+
+	end_close_verify(w, path);
+	text = slurp(path, NULL);
+	CU_ASSERT_FATAL(text != NULL);
+	CU_ASSERT(seq_line_has(text, 1, "side"));
+	CU_ASSERT(seq_line_has(text, 2, "first-begun"));
+	CU_ASSERT(seq_line_has(text, 3, "pinned"));
+	CU_ASSERT(seq_line_has(text, 4, "side"));
+	free(text);
 	unlink(path);
 }
 
@@ -1342,7 +1497,7 @@ static void test_map_one_writer(void)
 
 static void test_batch(void)
 {
-	char path[128], why[WHY_LEN];
+	char path[128];
 	struct audit_writer *w = NULL;
 	struct audit_rec *r;
 	unsigned long before = 0, own;
@@ -1409,12 +1564,7 @@ static void test_batch(void)
 	CU_ASSERT_EQUAL(audit_batch_begin(w), 0);
 	CU_ASSERT_EQUAL(audit_batch_end(w), 0);
 
-	r = audit_begin(w, "run.end");
-	audit_put_final(r, NULL);
-	CU_ASSERT_EQUAL(audit_commit(r), 0);
-	CU_ASSERT_EQUAL(audit_close(w), 0);
-	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
-	CU_ASSERT_STRING_EQUAL(why, "");
+	end_close_verify(w, path);
 	{
 		AUTO_FREE char *text = slurp(path, NULL);
 
@@ -2254,6 +2404,7 @@ static const struct {
 	{ "map sink: one writer at a time", test_map_one_writer },
 	{ "no allocation per record once warm", test_no_alloc_when_warm },
 	{ "threads do not interleave", test_threads },
+	{ "threads build records apart", test_threads_build_apart },
 	{ "fast escaper agrees with audit_escape", test_esc_fast },
 	{ "numbers at the edges", test_numbers },
 	{ "batches: begin, commit, end", test_batch },
