@@ -61,8 +61,9 @@ struct audit_rec;
 
 enum audit_sync {
 	AUDIT_SYNC_NONE = 0,     /* into the file (map or write(2)) only */
-	AUDIT_SYNC_INTERVAL = 1, /* each record into the file, fdatasync at most every
-				  * AUDIT_SYNC_INTERVAL_MS via audit_tick() */
+	AUDIT_SYNC_INTERVAL = 1, /* each record into the file, fdatasync every
+				  * AUDIT_SYNC_INTERVAL_MS while records come,
+				  * by the writer's own thread */
 	AUDIT_SYNC_EVERY = 2,    /* fdatasync after every record */
 };
 #define AUDIT_SYNC_INTERVAL_MS 200
@@ -105,10 +106,16 @@ void audit_last_hash(const struct audit_writer *w,
 		     unsigned char hash[AUDIT_HASH_BYTES]);
 uint64_t audit_last_seq(const struct audit_writer *w);
 
-/* Sync now if the interval has passed (AUDIT_SYNC_INTERVAL). Returns 0/-errno.
- * The fdatasync runs without the writer's mutex: records go on meanwhile.
- * Until the interval has passed (and in the other modes) it only returns
- * the sticky error, without taking the mutex: cheap after every record. */
+/*
+ * The sticky error (0 or -errno), without the writer's mutex: cheap after
+ * every record.  With AUDIT_SYNC_INTERVAL the writer's own thread (the
+ * syncer, started by audit_open_*, every signal blocked, joined by
+ * audit_close) calls fdatasync once AUDIT_SYNC_INTERVAL_MS have passed
+ * since the last sync and records were written, without the mutex, so
+ * records go on meanwhile and no committing thread waits for the disk; its
+ * failure is sticky like a write's.  Should no thread be had, audit_tick()
+ * syncs instead when the interval has passed.
+ */
 int audit_tick(struct audit_writer *w);
 
 /*

@@ -153,7 +153,7 @@ struct audit_writer {
 	int err;		/* sticky write/sync error, 0 or -errno */
 	bool dirty;		/* records written since the last sync */
 	bool flushing;		/* a batch is being written (lock released) */
-	bool syncing;		/* audit_tick's fdatasync is running */
+	bool syncing;		/* an interval's fdatasync is running */
 	bool in_batch;		/* between audit_batch_begin and _end */
 	bool spin;		/* more than one CPU: waiters spin first */
 	/* +1 (atomic store, under the lock) whenever a flush ends or an
@@ -178,8 +178,16 @@ struct audit_writer {
 	size_t head_max;
 	/* AUDIT_SYNC_INTERVAL: CLOCK_MONOTONIC ns from which audit_tick()
 	 * takes the lock to look whether a sync is due (atomic: read
-	 * without the lock). */
+	 * without the lock); only without the syncer. */
 	uint64_t sync_due_ns;
+	/* AUDIT_SYNC_INTERVAL: the writer's own thread that syncs the trail
+	 * once an interval has passed since the last sync and records were
+	 * written, so that no committing thread (the supervisor's event
+	 * loop) waits for the disk.  sync_cv (CLOCK_MONOTONIC) wakes it when
+	 * the trail gets dirty and at close (stopping). */
+	pthread_t syncer;
+	bool have_syncer, syncer_tried, stopping;
+	pthread_cond_t sync_cv;
 	/* The map sink: map != NULL when records are copied into a shared
 	 * mapping of the trail instead of written with write(2).  map holds
 	 * the file's bytes [map_off, map_off + MAP_WINDOW); data_end is the
@@ -1086,6 +1094,7 @@ static int sink_close(struct audit_writer *w)
 /* ---- writer ---------------------------------------------------------- */
 
 static void note_sync(struct audit_writer *w);
+static void syncer_stop(struct audit_writer *w);
 
 int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 		  struct audit_writer **out)
@@ -1218,6 +1227,15 @@ static void note_sync(struct audit_writer *w)
 			 __ATOMIC_RELAXED);
 }
 
+/* Lock held.  Records were written: the syncer (if any) starts counting
+ * the interval down. */
+static void mark_dirty(struct audit_writer *w)
+{
+	if (!w->dirty && w->have_syncer)
+		pthread_cond_signal(&w->sync_cv);
+	w->dirty = true;
+}
+
 /*
  * Lock held.  Make err sticky (the first one stays) and set the chain back
  * to the last record wholly in the file: records committed but not written
@@ -1240,6 +1258,7 @@ int audit_close(struct audit_writer *w)
 
 	if (!w)
 		return 0;
+	syncer_stop(w);
 	pthread_mutex_lock(&w->lock);
 	rc = w->err;
 	s = sink_close(w);
@@ -1291,6 +1310,8 @@ uint64_t audit_last_seq(const struct audit_writer *w)
 	return seq;
 }
 
+static void syncer_start(struct audit_writer *w);
+
 static uint64_t now_ns(void)
 {
 	struct timespec now;
@@ -1308,39 +1329,134 @@ static int64_t elapsed_ms(const struct timespec *since)
 	       (now.tv_nsec - since->tv_nsec) / 1000000;
 }
 
+/*
+ * Lock held once.  fdatasync the trail without the lock, so that records
+ * go on being written meanwhile; a record written after note_sync() sets
+ * dirty again and waits for the next interval.  Returns 0 or -errno (then
+ * sticky).
+ */
+static int sync_now(struct audit_writer *w)
+{
+	int rc;
+
+	note_sync(w);
+	w->syncing = true;
+	pthread_mutex_unlock(&w->lock);
+	rc = sync_fd(w->fd);
+	pthread_mutex_lock(&w->lock);
+	w->syncing = false;
+	if (rc < 0)
+		set_sticky(w, rc);
+	return rc < 0 ? rc : w->err;
+}
+
+static bool sync_due(struct audit_writer *w)
+{
+	return w->err == 0 && w->dirty && !w->syncing &&
+	       elapsed_ms(&w->last_sync) >= AUDIT_SYNC_INTERVAL_MS;
+}
+
 int audit_tick(struct audit_writer *w)
 {
 	int rc = 0;
 
 	if (!w)
 		return -EINVAL;
-	/* Called after each record (or turn): without the lock unless a
-	 * sync may be due.  err and sync_due_ns are written under the lock
-	 * with atomic stores; a stale look only defers to the next tick. */
-	if (w->sync != AUDIT_SYNC_INTERVAL || now_ns() <
+	/* Called after each record (or turn): without the lock unless the
+	 * first sync may be due (AUDIT_SYNC_INTERVAL, no syncer yet).  err,
+	 * have_syncer and sync_due_ns are written under the lock with atomic
+	 * stores; a stale look only defers to the next tick. */
+	if (w->sync != AUDIT_SYNC_INTERVAL ||
+	    __atomic_load_n(&w->have_syncer, __ATOMIC_RELAXED) || now_ns() <
 	    __atomic_load_n(&w->sync_due_ns, __ATOMIC_RELAXED))
 		return __atomic_load_n(&w->err, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&w->lock);
-	if (w->err) {
-		rc = w->err;
-	} else if (w->sync == AUDIT_SYNC_INTERVAL && w->dirty && !w->syncing &&
-		   elapsed_ms(&w->last_sync) >= AUDIT_SYNC_INTERVAL_MS) {
-		/* Sync without the lock, so records go on being written
-		 * meanwhile; a record written after this point sets dirty
-		 * again and waits for the next interval. */
-		note_sync(w);
-		w->syncing = true;
-		pthread_mutex_unlock(&w->lock);
-		rc = sync_fd(w->fd);
-		pthread_mutex_lock(&w->lock);
-		w->syncing = false;
-		if (rc < 0)
-			set_sticky(w, rc);
-		else if (w->err)
-			rc = w->err;
+	if (sync_due(w)) {
+		/* The syncer starts with the first sync that is due, so that
+		 * a run shorter than the interval creates no thread (one
+		 * costs about 0.1 ms of start-up); it syncs at once. */
+		if (!w->have_syncer && !w->syncer_tried)
+			syncer_start(w);
+		if (!w->have_syncer)
+			rc = sync_now(w);
 	}
+	if (rc == 0)
+		rc = w->err;
 	pthread_mutex_unlock(&w->lock);
 	return rc;
+}
+
+/* The syncer (AUDIT_SYNC_INTERVAL): sleeps while the trail is clean, and
+ * syncs it once an interval has passed since the last sync. */
+static void *syncer_main(void *arg)
+{
+	struct audit_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stopping) {
+		struct timespec at = w->last_sync;
+
+		if (sync_due(w)) {
+			sync_now(w);
+			continue;
+		}
+		if (!w->dirty || w->err || w->syncing) {
+			pthread_cond_wait(&w->sync_cv, &w->lock);
+			continue;
+		}
+		at.tv_sec += AUDIT_SYNC_INTERVAL_MS / 1000;
+		at.tv_nsec += (AUDIT_SYNC_INTERVAL_MS % 1000) * 1000000L;
+		if (at.tv_nsec >= 1000000000L) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&w->sync_cv, &w->lock, &at);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/*
+ * Lock held.  Start the syncer, with every signal blocked (a signal meant
+ * for the process, e.g. for the supervisor's signalfd, must not land on
+ * it).  Without it (no thread to be had), audit_tick() syncs itself.
+ */
+static void syncer_start(struct audit_writer *w)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	bool ok;
+
+	w->syncer_tried = true;
+	if (pthread_condattr_init(&ca) != 0)
+		return;
+	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
+	    pthread_cond_init(&w->sync_cv, &ca) != 0) {
+		pthread_condattr_destroy(&ca);
+		return;
+	}
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(&w->syncer, NULL, syncer_main, w) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ok)
+		__atomic_store_n(&w->have_syncer, true, __ATOMIC_RELAXED);
+	else
+		pthread_cond_destroy(&w->sync_cv);
+}
+
+static void syncer_stop(struct audit_writer *w)
+{
+	if (!w->have_syncer)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_signal(&w->sync_cv);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->syncer, NULL);
+	pthread_cond_destroy(&w->sync_cv);
+	w->have_syncer = false;
 }
 
 /* "2026-11-29T14:03:07.123456Z" (RFC 3339, UTC), quotes included, at d
@@ -1594,7 +1710,7 @@ static void flush_batch(struct audit_writer *w)
 	}
 	w->written_seq = last;
 	memcpy(w->written_hash, last_hash, AUDIT_HASH_BYTES);
-	w->dirty = true;
+	mark_dirty(w);
 	if (src < 0) {
 		/* Written whole but not synced: the records count, their
 		 * commits return the error. */

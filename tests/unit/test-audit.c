@@ -81,6 +81,28 @@ void *__wrap_reallocarray(void *p, size_t n, size_t size)
 	return __real_reallocarray(p, n, size);
 }
 
+/* fdatasync from libaudit.a (-Wl,--wrap=fdatasync): counted, with the
+ * thread that called it last, and failed with fail_sync as errno while
+ * that is not 0. */
+int __real_fdatasync(int fd);
+int __wrap_fdatasync(int fd);
+static unsigned long sync_calls;	/* __atomic */
+static pid_t sync_tid;			/* __atomic */
+static int fail_sync;			/* __atomic */
+
+int __wrap_fdatasync(int fd)
+{
+	int e = __atomic_load_n(&fail_sync, __ATOMIC_SEQ_CST);
+
+	__atomic_store_n(&sync_tid, gettid(), __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&sync_calls, 1, __ATOMIC_SEQ_CST);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return __real_fdatasync(fd);
+}
+
 /* ---- helpers --------------------------------------------------------- */
 
 /* A fresh file name in the test directory. */
@@ -1131,6 +1153,72 @@ static void test_threads_build_apart(void)
 	CU_ASSERT(seq_line_has(text, 3, "pinned"));
 	CU_ASSERT(seq_line_has(text, 4, "side"));
 	free(text);
+	unlink(path);
+}
+
+/*
+ * --audit-sync interval: once the interval has passed, audit_tick() (the
+ * supervisor's loop) starts the writer's own thread, which syncs the trail
+ * from then on: the ticking thread never waits for the disk.  Its failure
+ * is sticky like any other.
+ */
+static bool tick_until_synced(struct audit_writer *w, unsigned long above)
+{
+	/* 10 s: only a writer that never syncs reaches it. */
+	for (int i = 0; i < 1000; i++) {
+		audit_tick(w);
+		if (__atomic_load_n(&sync_calls, __ATOMIC_SEQ_CST) > above)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void test_interval_syncer(void)
+{
+	char path[128];
+	struct audit_writer *w = NULL;
+	struct audit_rec *r;
+	unsigned long before;
+	int rc = 0;
+
+	tmp_path(path, sizeof(path), "syncer");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_INTERVAL, "sy",
+					&w) == 0);
+	before = __atomic_load_n(&sync_calls, __ATOMIC_SEQ_CST);
+	r = audit_begin(w, "t");
+	audit_int(r, "i", 1);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	CU_ASSERT(tick_until_synced(w, before));
+	CU_ASSERT_NOT_EQUAL(__atomic_load_n(&sync_tid, __ATOMIC_SEQ_CST),
+			    gettid());
+	/* Then without audit_tick(). */
+	before = __atomic_load_n(&sync_calls, __ATOMIC_SEQ_CST);
+	r = audit_begin(w, "t");
+	audit_int(r, "i", 2);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	for (int i = 0; i < 1000 &&
+	     __atomic_load_n(&sync_calls, __ATOMIC_SEQ_CST) == before; i++)
+		usleep(10000);
+	CU_ASSERT(__atomic_load_n(&sync_calls, __ATOMIC_SEQ_CST) > before);
+	CU_ASSERT_NOT_EQUAL(__atomic_load_n(&sync_tid, __ATOMIC_SEQ_CST),
+			    gettid());
+
+	/* A failing sync: the next commits and ticks return its error. */
+	__atomic_store_n(&fail_sync, EIO, __ATOMIC_SEQ_CST);
+	before = __atomic_load_n(&sync_calls, __ATOMIC_SEQ_CST);
+	r = audit_begin(w, "t");
+	audit_int(r, "i", 3);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	CU_ASSERT(tick_until_synced(w, before));
+	for (int i = 0; i < 1000 && (rc = audit_tick(w)) == 0; i++)
+		usleep(10000);
+	CU_ASSERT_EQUAL(rc, -EIO);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "t")), -EIO);
+	__atomic_store_n(&fail_sync, 0, __ATOMIC_SEQ_CST);
+	CU_ASSERT_EQUAL(audit_close(w), -EIO);
+	/* The records were written whole before the failed sync. */
+	CU_ASSERT_EQUAL(file_lines(path), 3);
 	unlink(path);
 }
 
@@ -2405,6 +2493,7 @@ static const struct {
 	{ "no allocation per record once warm", test_no_alloc_when_warm },
 	{ "threads do not interleave", test_threads },
 	{ "threads build records apart", test_threads_build_apart },
+	{ "interval: the writer's thread syncs", test_interval_syncer },
 	{ "fast escaper agrees with audit_escape", test_esc_fast },
 	{ "numbers at the edges", test_numbers },
 	{ "batches: begin, commit, end", test_batch },
