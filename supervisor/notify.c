@@ -15,6 +15,7 @@
 #include <linux/audit.h>
 #include <linux/openat2.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -902,7 +903,12 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
 #define WORKERS_IDLE_MAX 4
 
 struct worker {
-	pthread_cond_t cv;
+	/* Posted once per job handed to it.  Posted after workers_lock is
+	 * let go: a condition variable signalled under the lock woke the
+	 * worker only for it to sleep again on the lock (two wake-ups per
+	 * job).  The worker may end and free itself as soon as its
+	 * sem_wait returns, which glibc's sem_post allows (since 2.21). */
+	sem_t wake;
 	struct call_job *job;	/* handed to it, under workers_lock */
 	void *(*fn)(void *);
 	pid_t tid;
@@ -933,17 +939,20 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&workers_lock);
 	w->tid = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_unlock(&workers_lock);
 	for (;;) {
 		struct call_job *j;
 		void *(*fn)(void *);
 		bool had_creds;
 
-		while (!w->job)
-			pthread_cond_wait(&w->cv, &workers_lock);
+		while (sem_wait(&w->wake) < 0)
+			;	/* EINTR */
+		/* Handed over under workers_lock before the post, which
+		 * orders it before this (sem_post/sem_wait synchronize
+		 * memory); nobody else touches an idle worker's job. */
 		j = w->job;
 		fn = w->fn;
 		w->job = NULL;
-		pthread_mutex_unlock(&workers_lock);
 		had_creds = j->have_creds;
 		fn(j);		/* frees j */
 		if (had_creds && ok)
@@ -954,9 +963,10 @@ static void *worker_main(void *arg)
 		w->next = workers_idle;
 		workers_idle = w;
 		n_workers_idle++;
+		pthread_mutex_unlock(&workers_lock);
 	}
 	pthread_mutex_unlock(&workers_lock);
-	pthread_cond_destroy(&w->cv);
+	sem_destroy(&w->wake);
 	free(w);
 	return NULL;
 }
@@ -989,15 +999,16 @@ int call_job_start(struct call_job *j, void *(*fn)(void *))
 		w->job = j;
 		w->fn = fn;
 		worker_bind_here(w);
-		pthread_cond_signal(&w->cv);
 		pthread_mutex_unlock(&workers_lock);
+		sem_post(&w->wake);
 		return 0;
 	}
 	pthread_mutex_unlock(&workers_lock);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	if (pthread_cond_init(&w->cv, NULL) != 0) {
+	/* Its first job is handed over here: one post already. */
+	if (sem_init(&w->wake, 0, 1) != 0) {
 		free(w);
 		return -ENOMEM;
 	}
@@ -1009,7 +1020,7 @@ int call_job_start(struct call_job *j, void *(*fn)(void *))
 	rc = pthread_create(&t, &at, worker_main, w);
 	pthread_attr_destroy(&at);
 	if (rc != 0) {
-		pthread_cond_destroy(&w->cv);
+		sem_destroy(&w->wake);
 		free(w);
 	}
 	return -rc;
