@@ -104,9 +104,10 @@ struct audit_rec {
  * cost, run in parallel).  The commit takes the lock and appends the
  * record to the fill buffer: the head (seq, ts, run: the record's place
  * in the chain is decided there, so seq follows file order), the body,
- * then the hash over both (the chain is sequential).  A committing thread whose record is not yet written becomes the flusher
- * if nobody is writing: it takes the whole fill buffer, gives the builder
- * the spare one, and writes the batch with one write(2) (plus one
+ * then the hash over both (the chain is sequential).  A committing
+ * thread whose record is not yet written becomes the flusher if nobody is
+ * writing: it takes the whole fill buffer, leaves the spare one to gather
+ * the next batch, and writes the batch with one write(2) (plus one
  * fdatasync with AUDIT_SYNC_EVERY) WITHOUT the lock, so that other threads
  * build and commit the next batch meanwhile.  Everyone else waits on
  * `done` until the records up to its own are written (done_seq) or an
