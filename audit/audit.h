@@ -18,7 +18,7 @@
  *	audit_obj_begin(r, "args");
  *	audit_bytes(r, "path", tracee_path, len);           // escaped
  *	audit_obj_end(r);
- *	if (audit_commit(r) < 0) ...     // seq, ts, run + fields + hash + '\n' into the file
+ *	if (audit_commit(r) < 0) ...   // head + fields + hash + '\n' into the file
  *	...
  *	audit_close(w);
  *
@@ -198,18 +198,20 @@ void audit_arr_begin(struct audit_rec *r, const char *key);
 void audit_arr_end(struct audit_rec *r);
 
 /*
- * Finish the record (head, hash, newline) and hand it to the trail: copy it into
- * the map (reserving space first) or write(2) it, retrying short writes.
+ * Finish the record (head, hash, newline) and hand it to the trail: copy it
+ * into the map (reserving space first) or write(2) it, retrying short
+ * writes.
  * Returns 0 once the record is in the file (handed to the kernel; with
  * AUDIT_SYNC_EVERY also fdatasynced), or -errno (ENOSPC, EFBIG, EIO,
  * ENOMEM...): the caller must then fail closed.
  *
  * Group commit: the record gets its head, is hashed and is appended to the
- * writer's buffer under the mutex, which is then released.  If no other thread is writing,
- * this thread writes everything that waits in the buffer with one write(2)
- * (and one fdatasync with AUDIT_SYNC_EVERY), without the mutex, so that
- * other threads build and commit records meanwhile; otherwise it waits for
- * that write to finish and then writes what has gathered.  Either way
+ * writer's buffer under the mutex, which is then released.  If no other
+ * thread is writing, this thread writes everything that waits in the
+ * buffer with one write(2) (and one fdatasync with AUDIT_SYNC_EVERY),
+ * without the mutex, so that other threads build and commit records
+ * meanwhile; otherwise it waits for that write to finish and then writes
+ * what has gathered.  Either way
  * audit_commit() returns only once ITS record is in the file (and synced
  * when asked).  A record is never split between batches: each line goes to
  * the kernel in one write(2) (a short write is continued, as before).  The
