@@ -638,9 +638,9 @@ static int open_root(pid_t tid, int *root, struct stat *st)
  * kept while a task that asked is not yet seen again (root_inflight): the
  * move happens after the supervisor answers, at a time it does not see.
  * Tasks whose root is the same directory of the same mount (mount id,
- * device, inode: the same path, hence the same walk) share one fd.  Only the main thread
- * (which owns the process table) uses the cache; other threads open
- * /proc/TID/root as before.
+ * device, inode: the same path, hence the same walk) share one fd.  Only
+ * the main thread (which owns the process table) uses the cache; other
+ * threads open /proc/TID/root as before.
  */
 static bool root_fixed;
 static bool root_off;		/* too many moves in flight: not kept */
@@ -703,9 +703,10 @@ static void cwd_drop_each(struct proc *p, void *arg)
 
 /*
  * Every kept cwd is stale (and the kept umasks, cwd_gen): close them now
- * rather than at each task's next lookup.  A directory the supervisor holds keeps its mount busy, and a
- * command that left a mount (cd ..) could not unmount it (EBUSY) while
- * the supervisor still held its old cwd there.
+ * rather than at each task's next lookup.  A directory the supervisor
+ * holds keeps its mount busy, and a command that left a mount (cd ..)
+ * could not unmount it (EBUSY) while the supervisor still held its old
+ * cwd there.
  */
 static void cwd_stale(void)
 {
