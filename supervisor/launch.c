@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Starting the command: fork, let the tracer seize the child, then in the
- * child a short linear list of checked calls (no new privileges, the guard
- * filter where the policy filter does not hold the guards itself, the
- * policy filter with its listener) and execve.  The supervisor
- * takes the listener from the child with pidfd_getfd at one ptrace stop:
- * the child's seccomp() is followed by an int3 (a breakpoint trap, not a
- * syscall), so that the child needs no syscall of its own after the filter
- * is on besides the execve that the policy decides.
+ * Starting the command: fork (launch_fork, before the policy is loaded:
+ * the child resets its signals and waits), let the tracer seize the child
+ * (launch_start), then in the child a short linear list of checked calls
+ * (the policy's resource limits, --user's identity, no CAP_SYS_PTRACE, no
+ * new privileges, the guard filter where the policy filter does not hold
+ * the guards itself, the policy filter with its listener) and execve.  The
+ * supervisor takes the listener from the child with pidfd_getfd at one
+ * ptrace stop: the child's seccomp() is followed by an int3 (a breakpoint
+ * trap, not a syscall), so that the child needs no syscall of its own after
+ * the filter is on besides the execve that the policy decides.
  */
 #include "config.h"
 
@@ -130,6 +132,8 @@ seccomp_load_trap(unsigned long flags, const struct sock_fprog *prog)
 struct go_hdr {
 	char go;
 	unsigned short guard_len, policy_len;
+	unsigned short n_rlimits;
+	struct launch_rlimit rlimits[ARRAY_SIZE(((struct launch_spec *)0)->rlimits)];
 };
 
 /* Where the child reads the filters to (touched in the child only). */
@@ -233,9 +237,9 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	long fd;
 
 	/*
-	 * The set-up comes first, untraced: the supervisor follows the
-	 * child syscall by syscall only from the go byte to the policy
-	 * filter, so that start-up costs a handful of stops, not hundreds.
+	 * What needs nothing of the policy comes first, while the supervisor
+	 * loads the policy and opens the trail (launch_fork is called before
+	 * both): nothing here is visible outside the child.
 	 */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		child_fail("PR_SET_PDEATHSIG");
@@ -245,10 +249,29 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		child_fail("sigprocmask");
-	/* Its own process group, in the foreground of the terminal if
-	 * sysgate was: ^C reaches the tree, job control keeps working. */
 	if (setpgid(0, 0) < 0)
 		child_fail("setpgid");
+	umask(ls->umask);
+
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(CHILD_FAIL);
+	close(ready_fd);
+	/*
+	 * The go message carries the resource limits and the two filters,
+	 * built by the supervisor once it had the policy.  Anything short of
+	 * all of it (the supervisor went away, or gave up before the command
+	 * could start) ends the child before its exec.
+	 */
+	if (read_full(go_fd, &hdr, sizeof(hdr)) < 0 || hdr.go != 'g' ||
+	    hdr.n_rlimits > ARRAY_SIZE(hdr.rlimits) ||
+	    hdr.guard_len > BPF_MAXINSNS ||
+	    hdr.policy_len == 0 || hdr.policy_len > BPF_MAXINSNS ||
+	    read_full(go_fd, child_insns, ((size_t)hdr.guard_len + hdr.policy_len) *
+		      sizeof(struct sock_filter)) < 0)
+		_exit(CHILD_FAIL);
+
+	/* In the foreground of the terminal if sysgate was (its own process
+	 * group): ^C reaches the tree, job control keeps working. */
 	if (ls->foreground_tty >= 0) {
 		signal(SIGTTOU, SIG_IGN);
 		if (tcsetpgrp(ls->foreground_tty, getpid()) < 0) {
@@ -256,14 +279,13 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 		}
 		signal(SIGTTOU, SIG_DFL);
 	}
-	umask(ls->umask);
-	for (unsigned i = 0; i < ls->n_rlimits; i++) {
-		struct rlimit rl = { ls->rlimits[i].value, ls->rlimits[i].value };
+	for (unsigned i = 0; i < hdr.n_rlimits; i++) {
+		struct rlimit rl = { hdr.rlimits[i].value, hdr.rlimits[i].value };
 
 		/* RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later. */
-		if (ls->rlimits[i].resource == RLIMIT_CPU)
+		if (hdr.rlimits[i].resource == RLIMIT_CPU)
 			rl.rlim_max = rl.rlim_cur + 1;
-		if (setrlimit(ls->rlimits[i].resource, &rl) < 0)
+		if (setrlimit(hdr.rlimits[i].resource, &rl) < 0)
 			child_fail("setting a resource limit");
 	}
 
@@ -288,20 +310,6 @@ child_main(const struct launch_spec *ls, int go_fd, int ready_fd, pid_t parent)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail("PR_SET_NO_NEW_PRIVS");
 
-	if (write(ready_fd, "r", 1) != 1)
-		_exit(CHILD_FAIL);
-	close(ready_fd);
-	/*
-	 * The go message carries the two filters, built by the supervisor
-	 * while this child set itself up.  Anything short of all of it
-	 * (the supervisor went away) ends the child before its exec.
-	 */
-	if (read_full(go_fd, &hdr, sizeof(hdr)) < 0 || hdr.go != 'g' ||
-	    hdr.guard_len > BPF_MAXINSNS ||
-	    hdr.policy_len == 0 || hdr.policy_len > BPF_MAXINSNS ||
-	    read_full(go_fd, child_insns, ((size_t)hdr.guard_len + hdr.policy_len) *
-		      sizeof(struct sock_filter)) < 0)
-		_exit(CHILD_FAIL);
 	guard.len = hdr.guard_len;
 	guard.filter = child_insns;
 	policy.len = hdr.policy_len;
@@ -415,22 +423,15 @@ static int write_full(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-int launch_start(const struct launch_spec *ls, struct launch_result *out)
+int launch_fork(const struct launch_spec *ls, struct launch_child *lc)
 {
-	struct sock_fprog guard = { 0 }, policy = { 0 };
 	int go[2], ready[2];
 	pid_t parent = getpid();
-	char b;
-	ssize_t n;
 	pid_t pid;
-	int st;
 	int r;
-	AUTO_CLOSE int pidfd = -1;
 
-	out->pid = -1;
-	out->listener = -1;
-	out->early_status = -1;
-	out->build_failed = false;
+	lc->pid = -1;
+	lc->go = lc->ready = -1;
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(ready, O_CLOEXEC) < 0) {
@@ -455,24 +456,73 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	}
 	close(go[0]);
 	close(ready[1]);
-	out->pid = pid;
-	/* The filters are built while the child sets itself up. */
+	lc->pid = pid;
+	lc->parent = parent;
+	lc->go = go[1];
+	lc->ready = ready[0];
+	return 0;
+}
+
+/* Close what is left of lc's pipes. */
+static void child_pipes_close(struct launch_child *lc)
+{
+	if (lc->go >= 0)
+		close(lc->go);
+	if (lc->ready >= 0)
+		close(lc->ready);
+	lc->go = lc->ready = -1;
+}
+
+void launch_abandon(struct launch_child *lc)
+{
+	int st;
+
+	if (lc->pid < 0)
+		return;
+	/* Without its go message the child ends by itself; the kill makes
+	 * it sure, and at once. */
+	child_pipes_close(lc);
+	kill(lc->pid, SIGKILL);
+	while (waitpid(lc->pid, &st, __WALL) < 0 && errno == EINTR)
+		;
+	lc->pid = -1;
+}
+
+int launch_start(const struct launch_spec *ls, struct launch_child *lc,
+		 struct launch_result *out)
+{
+	struct sock_fprog guard = { 0 }, policy = { 0 };
+	char b;
+	ssize_t n;
+	pid_t pid;
+	int st;
+	int r;
+	AUTO_CLOSE int pidfd = -1;
+
+	out->pid = -1;
+	out->listener = -1;
+	out->early_status = -1;
+	out->build_failed = false;
+	if (lc->pid < 0 && (r = launch_fork(ls, lc)) < 0)
+		return r;
+	pid = lc->pid;
+	/* The filters are built while the child may still set itself up. */
 	r = ls->build(ls->build_arg, &guard, &policy);
 	if (r < 0) {
 		out->build_failed = true;
-		close(ready[0]);
 		goto fail;
 	}
 	/* The child's set-up is done (or it failed and exited). */
 	do
-		n = read(ready[0], &b, 1);
+		n = read(lc->ready, &b, 1);
 	while (n < 0 && errno == EINTR);
-	close(ready[0]);
+	close(lc->ready);
+	lc->ready = -1;
 	if (n != 1) {
-		close(go[1]);
+		child_pipes_close(lc);
 		while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
 			;
-		out->pid = -1;
+		lc->pid = -1;
 		out->early_status = st;
 		free(guard.filter);
 		free(policy.filter);
@@ -506,27 +556,40 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 	}
 	/* Seized: the child stops at its trap, no stop is needed before. */
 	{
-		struct go_hdr hdr = { 'g', guard.len, policy.len };
+		struct go_hdr hdr = { 'g', guard.len, policy.len,
+				      (unsigned short)ls->n_rlimits, { { 0, 0 } } };
 		struct iovec iov[3] = {
 			{ &hdr, sizeof(hdr) },
 			{ guard.filter, guard.len * sizeof(struct sock_filter) },
 			{ policy.filter, policy.len * sizeof(struct sock_filter) },
 		};
 
-		r = write_full(go[1], iov, 3);
+		if (ls->n_rlimits > ARRAY_SIZE(hdr.rlimits)) {
+			r = -EINVAL;
+			goto fail;
+		}
+		memcpy(hdr.rlimits, ls->rlimits,
+		       ls->n_rlimits * sizeof(hdr.rlimits[0]));
+		r = write_full(lc->go, iov, 3);
 		free(guard.filter);
 		free(policy.filter);
 		guard.filter = policy.filter = NULL;
 		if (r < 0)
 			goto fail;
 	}
-	close(go[1]);
-	go[1] = -1;
+	close(lc->go);
+	lc->go = -1;
 	r = take_listener(pid, pidfd, &out->listener, &out->early_status);
+	lc->pid = -1;	/* the result's now */
 	if (r == -ECHILD)
 		return r;	/* the child ended before its exec: status set */
-	if (r < 0)
-		goto fail;
+	if (r < 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+			;
+		return r;
+	}
+	out->pid = pid;
 	/* Faster wake-ups of the waiting task where the kernel has it
 	 * (kernel < 6.6: the ordinary wake-up is fine); choose_wake() in
 	 * notify.c turns it off and on again as the load changes. */
@@ -536,11 +599,6 @@ int launch_start(const struct launch_spec *ls, struct launch_result *out)
 fail:
 	free(guard.filter);
 	free(policy.filter);
-	if (go[1] >= 0)
-		close(go[1]);
-	kill(pid, SIGKILL);
-	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
-		;
-	out->pid = -1;
+	launch_abandon(lc);
 	return r;
 }

@@ -704,18 +704,94 @@ static void final_cgroup_checks(struct sup *s)
 	check_pids(s);
 }
 
+/*
+ * The command's launch, made ready by supervisor_prepare() before the policy
+ * is loaded: the program found, its environment, and the child forked, so
+ * that its set-up overlaps the supervisor's (issue 5: start-up).
+ */
+static struct {
+	bool done;
+	int find_err;            /* find_program's error, 0: found */
+	bool groups_err;         /* --user: more groups than we keep */
+	char prog[PATH_MAX];
+	char **env;
+	int tty;
+	pid_t our_pgrp;
+	gid_t groups[CREDS_MAX_GROUPS];
+	struct launch_spec ls;
+	struct launch_child lc;
+} prep;
+
+static void free_env(char **env)
+{
+	if (!env)
+		return;
+	for (char **e = env; *e; e++)
+		if (!strncmp(*e, "TMPDIR=", 7) || !strncmp(*e, "SYSGATE_RUN=", 12))
+			free(*e);
+	free(env);
+}
+
+void supervisor_prepare(const struct supervisor_opts *opts)
+{
+	struct launch_spec *ls = &prep.ls;
+
+	memset(&prep, 0, sizeof(prep));
+	prep.done = true;
+	prep.lc.pid = -1;
+	prep.tty = -1;
+	prep.our_pgrp = getpgrp();
+	prep.find_err = find_program(opts->argv[0], prep.prog, sizeof(prep.prog));
+	prep.env = child_env(opts);
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == prep.our_pgrp)
+		prep.tty = STDIN_FILENO;
+	{
+		mode_t um = umask(0);
+
+		umask(um);
+		ls->umask = um;
+	}
+	ls->path = prep.prog;
+	ls->argv = opts->argv;
+	ls->envp = prep.env;
+	ls->foreground_tty = prep.tty;
+	if (opts->user) {
+		int ng = CREDS_MAX_GROUPS;
+
+		if (getgrouplist(opts->user_name, opts->gid, prep.groups, &ng) < 0) {
+			prep.groups_err = true;
+		} else {
+			ls->set_user = true;
+			ls->uid = opts->uid;
+			ls->gid = opts->gid;
+			ls->groups = prep.groups;
+			ls->n_groups = ng;
+		}
+	}
+	/* A failed fork is tried again by launch_start, which reports it. */
+	if (!prep.find_err && prep.env && !prep.groups_err)
+		(void)launch_fork(ls, &prep.lc);
+}
+
+void supervisor_abandon(void)
+{
+	launch_abandon(&prep.lc);
+	free_env(prep.env);
+	prep.env = NULL;
+	prep.done = false;
+}
+
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
-	struct launch_spec ls = { 0 };
+	struct launch_spec *ls = &prep.ls;
 	struct launch_result lr;
-	char prog[PATH_MAX];
 	sigset_t mask;
-	char **env = NULL;
-	int tty = -1;
-	pid_t our_pgrp = getpgrp();
 	int status;
 	int r;
+
+	if (!prep.done)
+		supervisor_prepare(opts);
 
 	/* s is static, so zero on the first run: clearing its 130 KiB again
 	 * would fault in every page of it at start-up. */
@@ -759,6 +835,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 	if (seccomp_notify_sizes_get(&s) < 0) {
 		fprintf(stderr, "sysgate: seccomp user notification is not available: %s\n",
 			strerror(errno));
+		supervisor_abandon();
 		return SUPERVISOR_EXIT_FAILURE;
 	}
 
@@ -768,10 +845,11 @@ int supervisor_run(const struct supervisor_opts *opts)
 	if (record_run_start(&s) < 0) {
 		fprintf(stderr, "sysgate: cannot write the audit trail\n");
 		cgroup_release(&s.cg);
+		supervisor_abandon();
 		return SUPERVISOR_EXIT_FAILURE;
 	}
 
-	r = find_program(opts->argv[0], prog, sizeof(prog));
+	r = prep.find_err;
 	if (r < 0) {
 		fprintf(stderr, "sysgate: %s: %s\n", opts->argv[0],
 			r == -ENOENT ? "command not found" : strerror(-r));
@@ -792,9 +870,12 @@ int supervisor_run(const struct supervisor_opts *opts)
 		sup_fail(&s, "cannot set up questions: %s", strerror(errno));
 		goto end;
 	}
-	env = child_env(opts);
-	if (!env) {
+	if (!prep.env) {
 		sup_fail(&s, "out of memory");
+		goto end;
+	}
+	if (prep.groups_err) {
+		sup_fail(&s, "--user %s: too many groups", opts->user_name);
 		goto end;
 	}
 
@@ -812,36 +893,11 @@ int supervisor_run(const struct supervisor_opts *opts)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == our_pgrp)
-		tty = STDIN_FILENO;
 
-	{
-		mode_t um = umask(0);
-
-		umask(um);
-		ls.umask = um;
-	}
-	ls.path = prog;
-	ls.argv = opts->argv;
-	ls.envp = env;
-	ls.build = build_filters;
-	ls.build_arg = opts->rules;
-	ls.foreground_tty = tty;
-	if (opts->user) {
-		static gid_t groups[CREDS_MAX_GROUPS];
-		int ng = CREDS_MAX_GROUPS;
-
-		if (getgrouplist(opts->user_name, opts->gid, groups, &ng) < 0) {
-			sup_fail(&s, "--user %s: too many groups", opts->user_name);
-			goto end;
-		}
-		ls.set_user = true;
-		ls.uid = opts->uid;
-		ls.gid = opts->gid;
-		ls.groups = groups;
-		ls.n_groups = ng;
+	ls->build = build_filters;
+	ls->build_arg = opts->rules;
+	if (opts->user)
 		s.as_caller = true;
-	}
 	{
 		static const struct {
 			enum rules_limit l;
@@ -867,9 +923,9 @@ int supervisor_run(const struct supervisor_opts *opts)
 			/* CPU is counted in ms in the policy, s by the kernel. */
 			if (map[i].l == RULES_LIMIT_CPU)
 				v = (v + 999) / 1000;
-			ls.rlimits[ls.n_rlimits].resource = map[i].res;
-			ls.rlimits[ls.n_rlimits].value = (rlim_t)v;
-			ls.n_rlimits++;
+			ls->rlimits[ls->n_rlimits].resource = map[i].res;
+			ls->rlimits[ls->n_rlimits].value = (rlim_t)v;
+			ls->n_rlimits++;
 		}
 	}
 	{
@@ -883,10 +939,10 @@ int supervisor_run(const struct supervisor_opts *opts)
 		}
 	}
 	if (s.cg.n) {
-		ls.place = place_child;
-		ls.place_arg = &s.cg;
+		ls->place = place_child;
+		ls->place_arg = &s.cg;
 	}
-	r = launch_start(&ls, &lr);
+	r = launch_start(ls, &prep.lc, &lr);
 	if (r == -ECHILD) {
 		s.child_status = lr.early_status;
 		goto end;
@@ -945,9 +1001,11 @@ int supervisor_run(const struct supervisor_opts *opts)
 	run_loop(&s);
 
 end:
-	if (tty >= 0) {
+	/* A child forked for a command that could not start. */
+	launch_abandon(&prep.lc);
+	if (prep.tty >= 0) {
 		signal(SIGTTOU, SIG_IGN);
-		tcsetpgrp(tty, our_pgrp);
+		tcsetpgrp(prep.tty, prep.our_pgrp);
 		signal(SIGTTOU, SIG_DFL);
 	}
 	final_cgroup_checks(&s);
@@ -972,11 +1030,8 @@ end:
 		close(s.listener);
 	if (s.sigfd > 0)
 		close(s.sigfd);
-	if (env) {
-		for (char **e = env; *e; e++)
-			if (!strncmp(*e, "TMPDIR=", 7) || !strncmp(*e, "SYSGATE_RUN=", 12))
-				free(*e);
-		free(env);
-	}
+	free_env(prep.env);
+	prep.env = NULL;
+	prep.done = false;
 	return status;
 }

@@ -372,6 +372,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 				return SUPERVISOR_EXIT_FAILURE;
 			}
 			audit_fd = (int)v;
+			/* Security: not for the tree, whose child is forked
+			 * before the trail is opened (supervisor_prepare). */
+			fcntl(audit_fd, F_SETFD, FD_CLOEXEC);
 			break;
 		}
 		case 'S':
@@ -430,15 +433,6 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		fprintf(stderr, "sysgate: -a and --audit-fd cannot be used together\n");
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	if (sodium_init() < 0) {
-		fprintf(stderr, "sysgate: libsodium cannot be initialised\n");
-		return SUPERVISOR_EXIT_FAILURE;
-	}
-	if (key_arg && (r = audit_load_secret_key(key_arg, sk)) < 0) {
-		fprintf(stderr, "sysgate: --sign-key %s: %s\n", key_arg, strerror(-r));
-		return SUPERVISOR_EXIT_FAILURE;
-	}
-
 	if (user_arg) {
 		if (getuid() != 0) {
 			fprintf(stderr, "sysgate: --user needs root (sysgate is running as uid %u)\n",
@@ -469,13 +463,36 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	t = getenv("TMPDIR");
 	snprintf(tmpdir, sizeof(tmpdir), "%s/sysgate-%s",
 		 t && t[0] == '/' ? t : "/tmp", run_id);
+
+	o.run_id = run_id;
+	o.tmpdir = tmpdir;
+	o.argv = argv + optind;
+	if (pw) {
+		o.user = true;
+		o.uid = pw->pw_uid;
+		o.gid = pw->pw_gid;
+		o.user_name = pw->pw_name;
+	}
+	/* The child sets itself up while the policy loads; it runs nothing
+	 * of the command before supervisor_run, and is ended on any error
+	 * before (fail_early). */
+	supervisor_prepare(&o);
+
+	if (sodium_init() < 0) {
+		fprintf(stderr, "sysgate: libsodium cannot be initialised\n");
+		goto fail_early;
+	}
+	if (key_arg && (r = audit_load_secret_key(key_arg, sk)) < 0) {
+		fprintf(stderr, "sysgate: --sign-key %s: %s\n", key_arg, strerror(-r));
+		goto fail_early;
+	}
 	tools_vars(&vars, cwd, sizeof(cwd), tmpdir, run_id);
 
 	/* The whole policy is understood before anything starts. */
 	r = tools_load_policy(policy_arg, &vars, &rs, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "%s\n", err);
-		return SUPERVISOR_EXIT_FAILURE;
+		goto fail_early;
 	}
 	{
 		char *text = NULL;
@@ -492,7 +509,6 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	}
 
 	if (audit_fd >= 0) {
-		fcntl(audit_fd, F_SETFD, FD_CLOEXEC);
 		r = audit_open_fd(audit_fd, sync, run_id, &aw);
 		audit_path[0] = '\0';
 	} else {
@@ -503,8 +519,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 						 audit_path, sizeof(audit_path))) < 0) {
 			fprintf(stderr, "sysgate: no place for the audit trail: %s (use -a FILE)\n",
 				strerror(-r));
-			rules_free(rs);
-			return SUPERVISOR_EXIT_FAILURE;
+			goto fail_early;
 		}
 		r = audit_open_path(audit_path, sync, run_id, &aw);
 	}
@@ -512,34 +527,22 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		fprintf(stderr, "sysgate: cannot open the audit trail %s: %s%s\n",
 			audit_fd >= 0 ? "fd" : audit_path, strerror(-r),
 			r == -EBUSY ? " (another sysgate is writing it)" : "");
-		rules_free(rs);
-		return SUPERVISOR_EXIT_FAILURE;
+		goto fail_early;
 	}
 	if (mkdir(tmpdir, 0700) < 0 ||
 	    (pw && chown(tmpdir, pw->pw_uid, pw->pw_gid) < 0)) {
 		fprintf(stderr, "sysgate: cannot create the private temp dir %s: %s\n",
 			tmpdir, strerror(errno));
-		audit_close(aw);
-		rules_free(rs);
-		return SUPERVISOR_EXIT_FAILURE;
+		goto fail_early;
 	}
 
 	o.rules = rs;
 	o.audit = aw;
 	o.audit_path = audit_fd >= 0 ? NULL : audit_path;
-	o.run_id = run_id;
 	o.policy_hash_hex = policy_hash;
-	o.tmpdir = tmpdir;
 	o.sign_key = key_arg ? sk : NULL;
-	o.argv = argv + optind;
 	o.sysgate_argv = all_argv;
 	o.verbosity = verb;
-	if (pw) {
-		o.user = true;
-		o.uid = pw->pw_uid;
-		o.gid = pw->pw_gid;
-		o.user_name = pw->pw_name;
-	}
 	o.denials_fd = denials_fd;
 	status = supervisor_run(&o);
 
@@ -556,6 +559,14 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	sodium_memzero(sk, sizeof(sk));
 	rules_free(rs);
 	return status;
+
+fail_early:
+	supervisor_abandon();
+	if (aw)
+		audit_close(aw);
+	sodium_memzero(sk, sizeof(sk));
+	rules_free(rs);
+	return SUPERVISOR_EXIT_FAILURE;
 }
 
 int main(int argc, char **argv)

@@ -53,4 +53,14 @@ struct supervisor_opts {
  */
 int supervisor_run(const struct supervisor_opts *opts);
 
+/*
+ * Optional, before supervisor_run and before the policy is loaded (only
+ * argv, tmpdir, run_id and the user fields of opts are read): find the
+ * program and fork the child, which sets itself up meanwhile.  Errors are
+ * reported by supervisor_run.  supervisor_abandon() ends such a child where
+ * supervisor_run is not called after all.
+ */
+void supervisor_prepare(const struct supervisor_opts *opts);
+void supervisor_abandon(void);
+
 #endif

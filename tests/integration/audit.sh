@@ -144,6 +144,22 @@ EOF
 	check killed-tree-died test "$gone" = 1
 	sg_reap_tmpdir "$trail"
 	check killed-sleep-was-recorded test -n "$spid"
+
+	# --audit-fd N: the trail written to an fd the caller opened.  Neither
+	# it nor --denials-fd's reaches the tree (the child is forked before
+	# the trail is opened: the fds must be close-on-exec by then), or the
+	# command could write into its own trail.
+	local fdtrail=$R/fd-trail.$U.jsonl fddenials=$R/fd-denials.$U.jsonl
+	rm -f "$fdtrail" "$fddenials"
+	exec 3>"$fdtrail" 4>"$fddenials"
+	sg_raw run --audit-fd 3 --denials-fd 4 -- sh -c \
+		'for f in 3 4; do [ -e /proc/self/fd/$f ] && echo "inherited fd $f"; done; cat /etc/shadow; exit 0'
+	exec 3>&- 4>&-
+	check audit-fd-run test "$SG_RC" = 0
+	check audit-fd-not-inherited test ! -s "$SG_OUT"
+	check audit-fd-trail-verifies "$SYSGATE" verify "$fdtrail"
+	check audit-fd-trail-has-exec $PY "$AUDITQ" "$fdtrail" --type proc.exec --argv0 sh
+	check audit-fd-denial-written test -s "$fddenials"
 }
 
 sg_main cases
