@@ -2341,6 +2341,13 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 		}
 	}
 	if (!ok) {
+		struct stat gone;
+
+		/* A task with no memory any more (/proc/PID/exe: ENOENT) is
+		 * ending, killed during its execve: the program never runs,
+		 * and its exit follows.  Nothing to kill or record. */
+		if (stat(link, &gone) < 0 && errno == ENOENT)
+			return;
 		/* Security: the checked and the loaded program differ (a
 		 * racing thread swapped the path or the file): kill before
 		 * the new program runs a single instruction. */
