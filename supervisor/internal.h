@@ -109,6 +109,7 @@ struct sup {
 	bool have_audit_ino;
 	int child_status;         /* wait status of the command, -1 until known */
 	bool child_execd;         /* the command's first exec succeeded */
+	bool sealed;              /* made non-dumpable (seal()) */
 	int first_exec_err;       /* errno of a denied first exec */
 	const char *first_exec_rule;
 	bool failed;              /* a failure of sysgate itself: exit 125 */

@@ -12,9 +12,9 @@
  * Two steps, so that the child's set-up overlaps the supervisor's own
  * (issue 5: start-up): launch_fork() as soon as the command is known,
  * before the policy is loaded; launch_start() once the filters can be
- * built.  The child copies the spec at the fork: what it reads (marked
- * "fork") must be set before launch_fork; the rest is read by the
- * supervisor in launch_start or sent with the go message.
+ * built.  The child reads the fields marked "fork" (set before
+ * launch_fork, unchanged after); the rest is read by the supervisor in
+ * launch_start or sent with the go message.
  */
 struct launch_spec {
 	const char *path;            /* fork: resolved program path */
@@ -62,6 +62,11 @@ struct launch_child {
 	pid_t parent;
 	int go;                      /* write end of the go pipe */
 	int ready;                   /* read end of the ready pipe */
+	int pidfd;                   /* once seized, else -1 */
+	/* launch_go_early: the filters sent (malloc'd), which launch_start
+	 * compares with those it builds. */
+	bool went;
+	struct sock_fprog sent_guard, sent_policy;
 };
 
 struct launch_result {
@@ -74,9 +79,24 @@ struct launch_result {
 				      * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */
 };
 
-/* Fork the child: it resets its signals, takes its own process group and
- * waits for launch_start.  0 or -errno (lc->pid is -1 then). */
+/* Start the child (clone(CLONE_VM): it shares our memory until its
+ * execve, see launch.c): it resets its signals, takes its own process group
+ * and waits for launch_start.  What ls points to stays as it is until
+ * launch_start has returned or launch_abandon was called.  0 or -errno
+ * (lc->pid is -1 then). */
 int launch_fork(const struct launch_spec *ls, struct launch_child *lc);
+
+/*
+ * Seize lc's child and send it its go message now, with these filters
+ * (malloc'd; lc keeps them) and no resource limits: where the filters are
+ * known before the policy is loaded (the built-in policy's, compiled with
+ * sysgate), the child loads them meanwhile.  launch_start then checks that
+ * they are exactly what it builds for the policy loaded, with no limits
+ * and no cgroup to place the child in, or starts a new child.  0, or
+ * -errno (the child is then ended: launch_start starts a new one).
+ */
+int launch_go_early(struct launch_child *lc, struct sock_fprog *guard,
+		    struct sock_fprog *policy);
 
 /* Kill a child launch_fork made and launch_start was not given, and wait
  * for it (an error before the command could start). */

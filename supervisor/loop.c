@@ -228,6 +228,24 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 		sup_fail(s, "cannot write the audit trail");
 }
 
+/*
+ * Security: not dumpable, so that no process of the same user can ptrace
+ * the supervisor or open its /proc files (its listener fd above all).
+ * Only once the command's child has its own memory, at its exec stop
+ * (before the program runs an instruction) or its end: up to its execve it
+ * shares the supervisor's (launch.c), whose dumpable flag it would share,
+ * and an unprivileged supervisor could then open none of its /proc files
+ * to check that execve.  Until then the tree runs nothing but sysgate's
+ * own code.
+ */
+static void seal(struct sup *s)
+{
+	if (s->sealed)
+		return;
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
+		s->sealed = true;
+}
+
 static void on_stop(struct sup *s, pid_t pid, int st)
 {
 	struct proc *p = procs_find(pid);
@@ -268,6 +286,8 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		break;
 	case PTRACE_EVENT_EXEC: {
 		unsigned long former = 0;
+
+		seal(s);
 
 		ptrace(PTRACE_GETEVENTMSG, pid, 0, &former);
 		/* The exec'ing thread takes the leader's tid. */
@@ -330,8 +350,10 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 {
 	struct proc *p = procs_find(pid);
 
-	if (pid == s->child)
+	if (pid == s->child) {
 		s->child_status = st;
+		seal(s);	/* it never exec'd */
+	}
 	if (!p)
 		return;
 	if (p->fork_inflight) {
@@ -738,7 +760,7 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 
 	memset(&prep, 0, sizeof(prep));
 	prep.done = true;
-	prep.lc.pid = -1;
+	prep.lc = (struct launch_child){ .pid = -1, .go = -1, .ready = -1, .pidfd = -1 };
 	prep.tty = -1;
 	prep.our_pgrp = getpgrp();
 	prep.find_err = find_program(opts->argv[0], prep.prog, sizeof(prep.prog));
@@ -769,13 +791,32 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 		}
 	}
 	/* A failed fork is tried again by launch_start, which reports it. */
-	if (!prep.find_err && prep.env && !prep.groups_err)
-		(void)launch_fork(ls, &prep.lc);
+	if (prep.find_err || !prep.env || prep.groups_err ||
+	    launch_fork(ls, &prep.lc) < 0)
+		return;
+	/*
+	 * The built-in policy's filters are known now (compiled with
+	 * sysgate): the child loads them while the policy is read, and
+	 * launch_start checks that they are the policy's.  Any failure
+	 * here: launch_start starts a new child the ordinary way.
+	 */
+	if (opts->builtin_policy && rules_prebuilt_default.len) {
+		struct sock_fprog guard = { 0 }, policy = { 0 };
+
+		if (copy_prebuilt(&rules_prebuilt_default, &policy) == 0)
+			(void)launch_go_early(&prep.lc, &guard, &policy);
+	}
 }
 
 void supervisor_abandon(void)
 {
 	launch_abandon(&prep.lc);
+	/* The child may have taken the terminal's foreground already. */
+	if (prep.tty >= 0) {
+		signal(SIGTTOU, SIG_IGN);
+		tcsetpgrp(prep.tty, prep.our_pgrp);
+		signal(SIGTTOU, SIG_DFL);
+	}
 	free_env(prep.env);
 	prep.env = NULL;
 	prep.done = false;
@@ -975,13 +1016,6 @@ int supervisor_run(const struct supervisor_opts *opts)
 			(void)setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
-	/*
-	 * Security: not dumpable, so that no process of the same user can
-	 * ptrace the supervisor or open its /proc files (its listener fd
-	 * above all).  Only now: a child forked from a non-dumpable parent
-	 * could not be seized by an unprivileged supervisor.
-	 */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	{
 		struct proc *p = procs_add(lr.pid, lr.pid, s.self);
 
@@ -999,6 +1033,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 	/* Emulated creates apply the caller's umask themselves. */
 	umask(0);
 	run_loop(&s);
+	seal(&s);
 
 end:
 	/* A child forked for a command that could not start. */

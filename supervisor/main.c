@@ -467,6 +467,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.run_id = run_id;
 	o.tmpdir = tmpdir;
 	o.argv = argv + optind;
+	o.builtin_policy = !policy_arg;
 	if (pw) {
 		o.user = true;
 		o.uid = pw->pw_uid;

@@ -43,6 +43,8 @@ struct supervisor_opts {
 	uid_t uid;
 	gid_t gid;
 	const char *user_name;
+	bool builtin_policy;           /* rules is the built-in policy (no
+					* -r), known to supervisor_prepare */
 };
 
 /*
@@ -55,8 +57,9 @@ int supervisor_run(const struct supervisor_opts *opts);
 
 /*
  * Optional, before supervisor_run and before the policy is loaded (only
- * argv, tmpdir, run_id and the user fields of opts are read): find the
- * program and fork the child, which sets itself up meanwhile.  Errors are
+ * argv, tmpdir, run_id, builtin_policy and the user fields of opts are
+ * read): find the program and start the child, which sets itself up (and
+ * with the built-in policy loads its filter) meanwhile.  Errors are
  * reported by supervisor_run.  supervisor_abandon() ends such a child where
  * supervisor_run is not called after all.
  */
