@@ -66,28 +66,24 @@
  */
 #define CHILD_FN __attribute__((no_sanitize_address, noinline))
 
-static CHILD_FN long child_sys(long nr, long a1, long a2, long a3, long a4,
-			       long a5)
+static CHILD_FN long child_sys(long nr, long a1, long a2, long a3, long a4)
 {
 	long ret;
 	register long r10 __asm__("r10") = a4;
-	register long r8 __asm__("r8") = a5;
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8)
+			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10)
 			 : "rcx", "r11", "memory");
 	return ret;
 }
 
-#define SYS0(nr) child_sys((nr), 0, 0, 0, 0, 0)
-#define SYS1(nr, a) child_sys((nr), (long)(a), 0, 0, 0, 0)
-#define SYS2(nr, a, b) child_sys((nr), (long)(a), (long)(b), 0, 0, 0)
-#define SYS3(nr, a, b, c) child_sys((nr), (long)(a), (long)(b), (long)(c), 0, 0)
+#define SYS0(nr) child_sys((nr), 0, 0, 0, 0)
+#define SYS1(nr, a) child_sys((nr), (long)(a), 0, 0, 0)
+#define SYS2(nr, a, b) child_sys((nr), (long)(a), (long)(b), 0, 0)
+#define SYS3(nr, a, b, c) child_sys((nr), (long)(a), (long)(b), (long)(c), 0)
 #define SYS4(nr, a, b, c, d) \
-	child_sys((nr), (long)(a), (long)(b), (long)(c), (long)(d), 0)
-#define SYS5(nr, a, b, c, d, e) \
-	child_sys((nr), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
+	child_sys((nr), (long)(a), (long)(b), (long)(c), (long)(d))
 
 static CHILD_FN size_t child_strlen(const char *s)
 {
