@@ -728,7 +728,7 @@ static void final_cgroup_checks(struct sup *s)
 
 /*
  * The command's launch, made ready by supervisor_prepare() before the policy
- * is loaded: the program found, its environment, and the child forked, so
+ * is loaded: the program found, its environment, and the child started, so
  * that its set-up overlaps the supervisor's (issue 5: start-up).
  */
 static struct {
@@ -790,7 +790,7 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 			ls->n_groups = ng;
 		}
 	}
-	/* A failed fork is tried again by launch_start, which reports it. */
+	/* A failed start is tried again by launch_start, which reports it. */
 	if (prep.find_err || !prep.env || prep.groups_err ||
 	    launch_fork(ls, &prep.lc) < 0)
 		return;
@@ -811,7 +811,7 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 void supervisor_abandon(void)
 {
 	launch_abandon(&prep.lc);
-	/* The child may have taken the terminal's foreground already. */
+	/* The child may have taken the terminal's foreground. */
 	if (prep.tty >= 0) {
 		signal(SIGTTOU, SIG_IGN);
 		tcsetpgrp(prep.tty, prep.our_pgrp);
@@ -1036,13 +1036,9 @@ int supervisor_run(const struct supervisor_opts *opts)
 	seal(&s);
 
 end:
-	/* A child forked for a command that could not start. */
-	launch_abandon(&prep.lc);
-	if (prep.tty >= 0) {
-		signal(SIGTTOU, SIG_IGN);
-		tcsetpgrp(prep.tty, prep.our_pgrp);
-		signal(SIGTTOU, SIG_DFL);
-	}
+	/* A child started for a command that could not start; the terminal
+	 * back; the environment, needed no more. */
+	supervisor_abandon();
 	final_cgroup_checks(&s);
 	/* Every process of the tree is gone (or was never started). */
 	cgroup_release(&s.cg);
@@ -1065,8 +1061,5 @@ end:
 		close(s.listener);
 	if (s.sigfd > 0)
 		close(s.sigfd);
-	free_env(prep.env);
-	prep.env = NULL;
-	prep.done = false;
 	return status;
 }
