@@ -2198,6 +2198,13 @@ static void test_groups(void)
 	CU_ASSERT_FALSE(rules_nr_has(set, __NR_socket));
 	CU_ASSERT_EQUAL(rules_group_lookup("@exec", set), 0);
 	CU_ASSERT_TRUE(rules_nr_has(set, __NR_execveat));
+	/* A lookup adds to the set, and looks the same the next time (the
+	 * numbers are looked up once, rules/syscalls.c). */
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_connect));
+	memset(stat_set, 0, sizeof(stat_set));
+	CU_ASSERT_EQUAL(rules_group_lookup("@network", stat_set), 0);
+	CU_ASSERT_EQUAL(rules_group_lookup("@exec", stat_set), 0);
+	CU_ASSERT_EQUAL(memcmp(set, stat_set, sizeof(set)), 0);
 	CU_ASSERT_EQUAL(rules_group_lookup("@nope", set), -ENOENT);
 }
 
