@@ -96,6 +96,12 @@ struct denial {
 
 #define SUP_MAX_DENIALS 256
 
+/* A task bound to the event loop's CPU for a while (cpubind.c). */
+struct cpubind {
+	pid_t caller;		/* the caller bound (0: not) */
+	cpu_set_t mask;		/* its own mask */
+};
+
 struct sup {
 	const struct supervisor_opts *opts;
 	const struct rules_set *rules;
@@ -103,6 +109,7 @@ struct sup {
 	int listener;             /* seccomp user-notification fd */
 	int sigfd;
 	pid_t child;              /* the command's first process */
+	struct cpubind child_bind; /* it on our CPU until its exec (loop.c) */
 	pid_t self;               /* the supervisor's pid */
 	dev_t audit_dev;          /* the trail file, protected from the tree */
 	ino_t audit_ino;
@@ -356,12 +363,9 @@ static inline void tid_set_del(struct tid_set *ts, pid_t tid)
 }
 
 /* ------------------------------------------------------------------ */
-/* An ADDFD's caller kept on the event loop's CPU (cpubind.c).         */
+/* An ADDFD's caller (and the command's child, from its listener's    */
+/* hand-off to its exec) kept on the event loop's CPU (cpubind.c).     */
 
-struct cpubind {
-	pid_t caller;		/* the caller bound (0: not) */
-	cpu_set_t mask;		/* its own mask */
-};
 /*
  * Bind the caller tid (asleep in its notified call) to the CPU the event
  * loop runs on, for an ADDFD; nothing where that cannot be done (not the

@@ -432,7 +432,8 @@ static CHILD_FN int child_main(void *arg)
  * listener fd out of it.  A trap that reports an error (the kernel lacks
  * WAIT_KILLABLE_RECV) is resumed: the child tries again or fails.
  */
-static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
+static int take_listener(const struct launch_spec *ls, pid_t pid, int pidfd,
+			 int *listener, int *status)
 {
 	int st;
 
@@ -476,6 +477,8 @@ static int take_listener(pid_t pid, int pidfd, int *listener, int *status)
 					if (fd < 0)
 						return -errno;
 					*listener = fd;
+					if (ls->handoff)
+						ls->handoff(pid, ls->handoff_arg);
 					if (ptrace(PTRACE_CONT, pid, 0, 0) < 0)
 						return -errno;
 					return 0;
@@ -762,7 +765,7 @@ int launch_start(const struct launch_spec *ls, struct launch_child *lc,
 	free(guard.filter);
 	free(policy.filter);
 	guard.filter = policy.filter = NULL;
-	r = take_listener(pid, lc->pidfd, &out->listener, &out->early_status);
+	r = take_listener(ls, pid, lc->pidfd, &out->listener, &out->early_status);
 	child_release(lc);
 	lc->pid = -1;	/* the result's now */
 	if (r == -ECHILD)

@@ -54,6 +54,13 @@ struct launch_spec {
 	 */
 	int (*place)(pid_t pid, void *arg);
 	void *place_arg;
+	/*
+	 * Called with the child's pid when its listener has been taken, the
+	 * child stopped at its trap, just before it is let go on to its
+	 * execve (NULL: none).
+	 */
+	void (*handoff)(pid_t pid, void *arg);
+	void *handoff_arg;
 };
 
 /* A child forked by launch_fork, waiting for launch_start. */

@@ -288,6 +288,14 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		unsigned long former = 0;
 
 		seal(s);
+		/* The command's own mask back before it runs (handoff()). */
+		if (s->child_bind.caller && s->child_bind.caller == pid) {
+			int r = cpubind_leave(&s->child_bind);
+
+			if (r < 0)
+				fprintf(stderr, "sysgate: warning: the CPU mask of the command (%d) could not be put back (%s); it stays on one CPU\n",
+					(int)pid, strerror(-r));
+		}
 
 		ptrace(PTRACE_GETEVENTMSG, pid, 0, &former);
 		/* The exec'ing thread takes the leader's tid. */
@@ -822,6 +830,25 @@ void supervisor_abandon(void)
 	prep.done = false;
 }
 
+/*
+ * Performance: the command's child, let go at the listener hand-off
+ * (launch.c), runs on our CPU until its exec stop.  It did its set-up on
+ * the other CPU (launch.c, spread()) and then slept at its trap, and that
+ * CPU with it: woken there, it waited for the idle vCPU to come back,
+ * from tens of microseconds to over a millisecond on the VM, on the
+ * start's critical path (its execve's notification, and the event loop
+ * after it, then ran there as well).  On our CPU it runs as soon as the
+ * loop sleeps.  Its own mask is back at its exec stop (on_stop()), before
+ * the command runs an instruction of its own; until then it runs
+ * sysgate's code and its execve.
+ */
+static void handoff(pid_t pid, void *arg)
+{
+	struct sup *s = arg;
+
+	cpubind_enter(pid, &s->child_bind);
+}
+
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
@@ -839,6 +866,8 @@ int supervisor_run(const struct supervisor_opts *opts)
 	if (sup_global)
 		memset(&s, 0, sizeof(s));
 	sup_global = &s;
+	/* The event loop's thread, from the launch on (handoff()). */
+	tracee_set_main_thread();
 	s.opts = opts;
 	s.rules = opts->rules;
 	s.audit = opts->audit;
@@ -983,6 +1012,8 @@ int supervisor_run(const struct supervisor_opts *opts)
 		ls->place = place_child;
 		ls->place_arg = &s.cg;
 	}
+	ls->handoff = handoff;
+	ls->handoff_arg = &s;
 	r = launch_start(ls, &prep.lc, &lr);
 	if (r == -ECHILD) {
 		s.child_status = lr.early_status;
