@@ -100,6 +100,7 @@ struct denial {
 struct cpubind {
 	pid_t caller;		/* the caller bound (0: not) */
 	cpu_set_t mask;		/* its own mask */
+	bool self;		/* the event loop bound as well */
 };
 
 struct sup {

@@ -181,6 +181,23 @@ PYEOF
 	c affinity-one-cpu      procs 0 "--type syscall --path $W/readme.txt --action allow --min 200" \
 		taskset -c 0 "$B/try-affinity" "$W/readme.txt" 200 1
 	check affinity-one-cpu-unbound grep -qx 'bound-seen 0' "$SG_OUT"
+	# After a pause the event loop binds itself as well for an ADDFD
+	# (cpubind.c): its own mask is back after each one.  Read from
+	# outside (the tree may not read the supervisor's /proc): the command
+	# names its parent, the supervisor, and waits.
+	local own mark=$W/mask.pid seen= sgp
+	own=$(grep Cpus_allowed_list /proc/self/status)
+	rm -f "$mark"
+	"${SG_AS[@]}" "$SYSGATE" run -q -r "$P/procs.ini" -a "$R/mask.jsonl" -- \
+		sh -c 'for i in 1 2 3; do cat /etc/hostname; sleep 0.01; done >/dev/null; echo $PPID > "$1.tmp"; mv "$1.tmp" "$1"; sleep 2' _ "$mark" &
+	sgp=$!
+	for _ in $(seq 200); do
+		[ -s "$mark" ] && break
+		sleep 0.05
+	done
+	[ -s "$mark" ] && seen=$(grep Cpus_allowed_list "/proc/$(cat "$mark")/status")
+	wait "$sgp"
+	check supervisor-mask-kept test "$seen" = "$own"
 }
 
 sg_main cases
