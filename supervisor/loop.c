@@ -289,7 +289,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 
 		seal(s);
 		/* The command's own mask back before it runs (handoff()). */
-		if (s->child_bind.caller && s->child_bind.caller == pid) {
+		if (s->child_bind.caller == pid) {
 			int r = cpubind_leave(&s->child_bind);
 
 			if (r < 0)
@@ -415,7 +415,6 @@ static int run_loop(struct sup *s)
 		sup_fail(s, "out of memory");
 		return -ENOMEM;
 	}
-	tracee_set_main_thread();
 	pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = s->listener, .events = POLLIN };
 	/* Answers of action = ask. */
@@ -840,7 +839,9 @@ void supervisor_abandon(void)
  * after it, then ran there as well).  On our CPU it runs as soon as the
  * loop sleeps.  Its own mask is back at its exec stop (on_stop()), before
  * the command runs an instruction of its own; until then it runs
- * sysgate's code and its execve.
+ * sysgate's code and its execve.  The loop, bound for the same span
+ * where cpubind_enter() binds it too (after a pause: the first binding
+ * of the run always is), gets its own mask back at the same moment.
  */
 static void handoff(pid_t pid, void *arg)
 {
@@ -866,7 +867,8 @@ int supervisor_run(const struct supervisor_opts *opts)
 	if (sup_global)
 		memset(&s, 0, sizeof(s));
 	sup_global = &s;
-	/* The event loop's thread, from the launch on (handoff()). */
+	/* The event loop's thread (run_loop()), from the launch on
+	 * (handoff()). */
 	tracee_set_main_thread();
 	s.opts = opts;
 	s.rules = opts->rules;
