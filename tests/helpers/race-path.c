@@ -7,7 +7,8 @@
  * thread makes the call OP on whatever the buffer holds, in a loop.  The
  * SECONDS are shared among the OPs.
  *
- *   race-path [--flipper thread|vm|shm] [--out FILE] SECONDS
+ *   race-path [--flipper thread|vm|shm] [--out FILE] [--until-refused]
+ *             SECONDS
  *             ALLOWED_DIR DENIED_DIR OP...
  *
  * --flipper thread  a thread of this process (default);
@@ -19,6 +20,13 @@
  *                   answer they got (inode numbers, link targets, xattr
  *                   values, successful access checks) to FILE, for the
  *                   test to compare with what it knows from outside.
+ * --until-refused   (under a policy that refuses DENIED_DIR with EACCES)
+ *                   an OP whose calls were never refused in its share of
+ *                   the SECONDS goes on until one is, for at most ten
+ *                   shares: on a loaded machine (a sanitizer build, two
+ *                   CPUs) the flipper may not run in a short share, and
+ *                   the test wants the supervisor to have seen the denied
+ *                   path of every OP.
  *
  * The attacker does not judge its own success: the test looks at
  * DENIED_DIR (and at FILE) from outside.  Exit 0 when every OP ran (the
@@ -61,6 +69,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -425,6 +434,7 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL;
 	double secs, slice;
+	bool until_refused = false;
 	int i = 1, nops, k, bad = 0;
 	char *end;
 
@@ -442,13 +452,16 @@ int main(int argc, char **argv)
 				victim_usage("--flipper thread|vm|shm ...");
 		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--until-refused")) {
+			until_refused = true;
 		} else {
 			break;
 		}
 	}
 	if (argc - i < 4)
-		victim_usage("[--flipper thread|vm|shm] [--out FILE] SECONDS "
-			     "ALLOWED_DIR DENIED_DIR OP...");
+		victim_usage("[--flipper thread|vm|shm] [--out FILE] "
+			     "[--until-refused] SECONDS ALLOWED_DIR DENIED_DIR "
+			     "OP...");
 	secs = strtod(argv[i], &end);
 	if (end == argv[i] || *end || secs <= 0)
 		victim_usage("SECONDS: a positive number");
@@ -464,9 +477,10 @@ int main(int argc, char **argv)
 		const char *op = argv[i + 3 + k];
 		char a[PLEN], d[PLEN], x[PLEN + 2];
 		unsigned long tries = 0, ok = 0, flips, nerr[4] = { 0 };
+		unsigned long refused = 0;
 		int errs[4] = { 0 }, e;
 		size_t la, ld;
-		double stop_at;
+		double start, stop_at;
 
 		if (snprintf(a, sizeof a, "%s/%s", argv[i + 1], op) >= PLEN ||
 		    snprintf(d, sizeof d, "%s/%s", argv[i + 2], op) >= PLEN)
@@ -486,17 +500,25 @@ int main(int argc, char **argv)
 			touch(a);
 
 		flipper_start();
-		stop_at = now() + slice;
-		while (now() < stop_at) {
-			long r = one(op, a, x);
+		start = now();
+		stop_at = start + slice;
+		for (;;) {
+			double t = now();
+			long r;
 			int j;
 
+			if (t >= stop_at &&
+			    (!until_refused || refused || t >= start + 10 * slice))
+				break;
+			r = one(op, a, x);
 			tries++;
 			if (r >= 0) {
 				ok++;
 				continue;
 			}
 			e = errno;
+			if (e == EACCES)
+				refused++;
 			for (j = 0; j < 4 && errs[j] && errs[j] != e; j++)
 				;
 			if (j < 4) {

@@ -137,7 +137,7 @@ fs_case() {
 	fs_prepare "$a" "$d" "$@"
 	snap "$O" >"$R/$name.before"
 	c "$name" race2-fs 0 "$(denials_of "$@")" \
-		"$B/race-path" --flipper "$fl" "$SECS" "$a" "$d" "$@"
+		"$B/race-path" --flipper "$fl" --until-refused "$SECS" "$a" "$d" "$@"
 	snap "$O" >"$R/$name.after"
 	ch=$(changed "$R/$name.before" "$R/$name.after")
 	if [ -z "$ch" ]; then
@@ -212,7 +212,7 @@ stat_case() {
 	stat_prepare "$@"
 	rm -f "$W/seen"
 	c "$name" race2-stat 0 "$(denials_of "$@")" \
-		"$B/race-path" --flipper "$fl" --out "$W/seen" "$SECS" "$W/rc/p0" "$W/rc/p1" "$@"
+		"$B/race-path" --flipper "$fl" --until-refused --out "$W/seen" "$SECS" "$W/rc/p0" "$W/rc/p1" "$@"
 	if [ ! -s "$W/seen" ]; then
 		SG_ERR='' sg_report_fail "$name-nothing-learnt" "the attacker wrote no answers to $W/seen"
 	elif [ -n "$(leaks "$W/seen")" ]; then
