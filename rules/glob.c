@@ -4,6 +4,7 @@
  * stack and run over the path once, so matching costs O(path * pattern)
  * whatever the input: no backtracking, no allocation.
  */
+#define _GNU_SOURCE	/* memmem */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -210,6 +211,55 @@ static bool has_wild(const char *p, size_t n)
 	return false;
 }
 
+/*
+ * The bytes every match of the NFA g (states st) must hold, so that most
+ * paths are turned away by a memcmp or a memmem instead of the NFA (the
+ * built-in policy's "** /.env.*" is tried on every path a rule is checked
+ * against).  The states form one line: only a G_SPLIT skips ahead, over
+ * the two states of its optional "/" "**" or "**" "/", and STAR and ANY
+ * loop on themselves.  So every accepting run goes through every other
+ * G_LIT state in order, and a run of such states next to each other
+ * consumes their bytes next to each other: that string is in every match.
+ * A run that ends at G_ACCEPT ends every match.
+ */
+static void find_needed(struct rules_glob *g, const struct glob_state *st)
+{
+	size_t n = g->n_states, k, best = 0, best_at = 0, run = 0, tail = 0;
+	bool optional[GLOB_STATES_MAX] = { false };
+
+	for (k = 0; k < n; k++)
+		if (st[k].kind == G_SPLIT && k + 2 < n)
+			optional[k + 1] = optional[k + 2] = true;
+	for (k = g->n_lead; k < n; k++) {
+		if (st[k].kind == G_LIT && !optional[k]) {
+			run++;
+			continue;
+		}
+		if (st[k].kind == G_ACCEPT) {
+			tail = run;	/* k == n - 1 */
+			break;
+		}
+		if (run > best) {
+			best = run;
+			best_at = k - run;
+		}
+		run = 0;
+	}
+	if (!best && !tail)
+		return;
+	g->bytes = malloc(best + tail + 1);
+	if (!g->bytes)
+		return;	/* the NFA alone gives the same answers */
+	for (k = 0; k < best; k++)
+		g->bytes[k] = (char)st[best_at + k].c;
+	for (k = 0; k < tail; k++)
+		g->bytes[best + k] = (char)st[n - 1 - tail + k].c;
+	g->need = g->bytes;
+	g->need_len = best;
+	g->tail = g->bytes + best;
+	g->tail_len = tail;
+}
+
 int rules_glob_compile(const char *pattern, struct rules_glob *g)
 {
 	struct glob_state st[GLOB_STATES_MAX];
@@ -255,6 +305,7 @@ int rules_glob_compile(const char *pattern, struct rules_glob *g)
 		;
 	g->n_lead = k;
 	g->form = RULES_GLOB_NFA;
+	find_needed(g, st);
 	return 0;
 }
 
@@ -263,6 +314,7 @@ void rules_glob_release(struct rules_glob *g)
 	if (!g)
 		return;
 	free(g->states);
+	free(g->bytes);
 	*g = (struct rules_glob){ .form = RULES_GLOB_NONE };
 }
 
@@ -341,8 +393,16 @@ bool rules_glob_match_compiled(const struct rules_glob *g, const char *s,
 		for (size_t k = 0; k < g->n_lead; k++)
 			if ((uint8_t)s[k] != g->states[k].c)
 				return false;
-		return run_states(g->states, g->n_states, g->n_lead,
-				  s + g->n_lead, len - g->n_lead);
+		s += g->n_lead;
+		len -= g->n_lead;
+		/* Bytes every match holds (find_needed()). */
+		if (g->tail_len &&
+		    (len < g->tail_len ||
+		     memcmp(s + len - g->tail_len, g->tail, g->tail_len)))
+			return false;
+		if (g->need_len && !memmem(s, len, g->need, g->need_len))
+			return false;
+		return run_states(g->states, g->n_states, g->n_lead, s, len);
 	}
 	return false;
 }

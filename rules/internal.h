@@ -126,6 +126,14 @@ struct rules_glob {
 	struct glob_state *states;	/* RULES_GLOB_NFA; owned */
 	size_t n_states;
 	size_t n_lead;		/* leading states that are literal bytes */
+	/* RULES_GLOB_NFA: bytes every match holds, tried before the NFA.
+	 * need: the longest other run of literal states that no '**' can
+	 * skip (found anywhere after the leading bytes); tail: the literal
+	 * states just before the end (the last bytes of every match).  Both
+	 * point into bytes, owned. */
+	char *bytes;
+	const char *need, *tail;
+	size_t need_len, tail_len;
 };
 
 struct rules_rule {
