@@ -56,7 +56,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "supervisor/internal.h"
@@ -68,14 +67,6 @@ static cpu_set_t own;		/* the event loop's own mask, */
 static bool have_own;		/* once read */
 static uint64_t last_end_us;	/* when the last binding ended */
 #define SELF_AFTER_US 50
-
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 void cpubind_note_call(pid_t tid, int nr, uint64_t arg0)
 {
@@ -136,7 +127,7 @@ int cpubind_enter(pid_t tid, struct cpubind *b)
 	if (sched_setaffinity(tid, sizeof(one), &one) < 0)
 		return 0;	/* gone, or not ours to bind */
 	b->caller = tid;
-	if (now_us() - last_end_us > SELF_AFTER_US &&
+	if (sup_now_us() - last_end_us > SELF_AFTER_US &&
 	    (have_own || (have_own = sched_getaffinity(0, sizeof(own), &own) == 0)) &&
 	    CPU_ISSET(cpu, &own))
 		b->self = sched_setaffinity(0, sizeof(one), &one) == 0;
@@ -157,7 +148,7 @@ int cpubind_leave(struct cpubind *b)
 		if (put_back(0, &own) < 0)
 			off = true;
 	}
-	last_end_us = now_us();
+	last_end_us = sup_now_us();
 	if (put_back(tid, &b->mask) == 0 || errno == ESRCH)
 		return 0;
 	/*
