@@ -375,6 +375,7 @@ int ask_resolve(struct sup *s, struct call *c)
 	tree_pgrp = s->child;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	cpubind_release_self();	/* not a one-CPU mask for the thread */
 	if (pthread_create(&t, &at, ask_thread, q) != 0) {
 		pthread_attr_destroy(&at);
 		free(q);

@@ -372,12 +372,19 @@ static inline void tid_set_del(struct tid_set *ts, pid_t tid)
  * loop runs on, for an ADDFD; nothing where that cannot be done (not the
  * loop thread, one CPU, a mask that leaves the CPU out or names it alone,
  * a cross-task sched_setaffinity in flight).  Always returns 0; b says
- * what was bound.
+ * what was bound.  run: the call is one of a run of calls from one caller
+ * alone; the event loop, bound too, then stays bound after the call.
  */
-int cpubind_enter(pid_t tid, struct cpubind *b);
+int cpubind_enter(pid_t tid, struct cpubind *b, bool run);
 /* Put the caller's mask back, before the reply: 0, or -errno when it could
  * not be (binding is then given up for the run). */
 int cpubind_leave(struct cpubind *b);
+/* Is the event loop kept bound to its CPU between calls (a run's)? */
+bool cpubind_self_kept(void);
+/* The event loop's own mask back, if it was kept bound: another caller
+ * came, the loop found no work for a while, or a long-lived thread is
+ * about to be started (it would inherit the mask). */
+void cpubind_release_self(void);
 /* Every notification, first thing, on the loop thread: tid made call nr
  * with first argument arg0 (a sched_setaffinity of another task stops
  * binding until tid is seen again). */

@@ -63,6 +63,9 @@ void sup_kill_tree(void)
 
 /* How often the tree's cgroup counters are read while a limit needs it. */
 #define CGROUP_CHECK_MS 100
+/* How long the event loop, kept bound to its CPU for a run of calls
+ * (cpubind.c), waits for the next one before it lets the binding go. */
+#define KEEP_IDLE_US 50
 
 static uint64_t limit_value(struct sup *s, enum rules_limit l)
 {
@@ -445,8 +448,24 @@ static int run_loop(struct sup *s)
 		 * only when the loop is about to wait. */
 		n = s->sync_wake && !s->sync_on ? poll(pfd, 3, 0) : 0;
 		if (n == 0) {
+			bool kept = cpubind_self_kept();
+
 			notify_wake_idle(s);
-			n = poll(pfd, 3, timeout);
+			if (kept) {
+				/* A run of calls comes in quick succession:
+				 * past a short wait the loop's binding to its
+				 * CPU is given up (cpubind.c), and the loop
+				 * sleeps as usual. */
+				struct timespec keep = { 0, KEEP_IDLE_US * 1000 };
+
+				n = ppoll(pfd, 3, &keep, NULL);
+				if (n == 0) {
+					cpubind_release_self();
+					n = poll(pfd, 3, timeout);
+				}
+			} else {
+				n = poll(pfd, 3, timeout);
+			}
 		}
 
 		if (n < 0 && errno != EINTR) {
@@ -847,7 +866,7 @@ static void handoff(pid_t pid, void *arg)
 {
 	struct sup *s = arg;
 
-	cpubind_enter(pid, &s->child_bind);
+	cpubind_enter(pid, &s->child_bind, false);
 }
 
 int supervisor_run(const struct supervisor_opts *opts)

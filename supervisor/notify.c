@@ -132,7 +132,7 @@ static enum op path_op(int nr)
 /* Replies                                                             */
 
 /* Notifications from one caller in a row after which choose_wake() stops
- * looking for other work. */
+ * looking for other work, and an ADDFD keeps the loop bound (cpubind.c). */
 #define WAKE_ALONE 16
 
 static void set_sync(struct sup *s, bool on)
@@ -1291,7 +1291,8 @@ static int handle_open(struct sup *s, struct call *c)
 
 		/* The caller on this CPU for the ADDFD's wake-up (cpubind.c);
 		 * its mask is back before the reply. */
-		cpubind_enter(c->tid, &bind);
+		cpubind_enter(c->tid, &bind,
+			      s->notifications - s->caller_switch > WAKE_ALONE);
 		int remote = add_fd(s, c->req->id, nf, o.flags & O_CLOEXEC);
 		int unbound = cpubind_leave(&bind);
 
@@ -2856,6 +2857,8 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 	if ((pid_t)req->pid != s->last_caller) {
 		s->last_caller = (pid_t)req->pid;
 		s->caller_switch = s->notifications;
+		/* Two callers: the loop free to run where one is idle. */
+		cpubind_release_self();
 	}
 	return notify_handle_req(s, req);
 }
