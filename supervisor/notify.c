@@ -135,6 +135,12 @@ static enum op path_op(int nr)
  * looking for other work, and an ADDFD keeps the loop bound (cpubind.c). */
 #define WAKE_ALONE 16
 
+/* Are the last notifications a run from one caller alone? */
+static bool caller_alone(const struct sup *s)
+{
+	return s->notifications - s->caller_switch > WAKE_ALONE;
+}
+
 static void set_sync(struct sup *s, bool on)
 {
 	if (s->sync_on == on)
@@ -173,7 +179,7 @@ static void choose_wake(struct sup *s)
 		return;
 	/* One caller alone (a loop of calls): nothing else can be waiting
 	 * that the look would find often enough to pay for itself. */
-	if (s->sync_on && s->notifications - s->caller_switch > WAKE_ALONE)
+	if (s->sync_on && caller_alone(s))
 		return;
 	set_sync(s, poll(p, 2, 0) == 0);
 }
@@ -1291,8 +1297,7 @@ static int handle_open(struct sup *s, struct call *c)
 
 		/* The caller on this CPU for the ADDFD's wake-up (cpubind.c);
 		 * its mask is back before the reply. */
-		cpubind_enter(c->tid, &bind,
-			      s->notifications - s->caller_switch > WAKE_ALONE);
+		cpubind_enter(c->tid, &bind, caller_alone(s));
 		int remote = add_fd(s, c->req->id, nf, o.flags & O_CLOEXEC);
 		int unbound = cpubind_leave(&bind);
 
