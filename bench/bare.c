@@ -41,6 +41,21 @@
  *                pointers only, warm libunwind cache) at each stop
  * For OP exec the child is also ptraced with the fork/exec/exit events
  * sysgate asks for, and each new process's first stop is resumed.
+ *
+ * bench-bare floor -- CMD [ARG...]: run CMD (exit status passed on) under
+ * the floor of a supervisor that checks paths, for the workload table: a
+ * filter that notifies the calls sysgate's default policy names (the open
+ * family, the calls that change the file system, exec, connect and bind),
+ * every process of the tree ptraced with the fork/exec events sysgate asks
+ * for (its stops resumed, its signals delivered), SYNC_WAKE_UP where the
+ * kernel has it, and one thread that answers each notification with the
+ * least a supervisor that decides on the path must do: read the path
+ * from the caller's memory and check the notification id; then an open
+ * is carried out here (relative to the caller's cwd or dirfd) and
+ * installed with ADDFD, the caller bound to this CPU for it as sysgate
+ * binds it, and every other call is let through (CONTINUE).  No rules, no
+ * record, no symlink walk, no exec check: what is left of sysgate's cost
+ * beside it is its own.
  */
 #include "config.h"
 
@@ -124,6 +139,39 @@ static int parse_mech(const char *s, enum mech *m)
 	}
 	return -EINVAL;
 }
+
+/* Calls of the floor mode: those sysgate's default policy notifies. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+enum floor_kind { FLOOR_OPEN, FLOOR_PATH, FLOOR_ADDR };
+
+static const struct floor_call {
+	int nr;
+	int arg;		/* the path (or address) argument */
+	enum floor_kind kind;
+} floor_calls[] = {
+	{ SYS_open, 0, FLOOR_OPEN }, { SYS_openat, 1, FLOOR_OPEN },
+	{ SYS_creat, 0, FLOOR_OPEN }, { SYS_openat2, 1, FLOOR_PATH },
+	{ SYS_execve, 0, FLOOR_PATH }, { SYS_execveat, 1, FLOOR_PATH },
+	{ SYS_connect, 1, FLOOR_ADDR }, { SYS_bind, 1, FLOOR_ADDR },
+	{ SYS_mkdir, 0, FLOOR_PATH }, { SYS_mkdirat, 1, FLOOR_PATH },
+	{ SYS_mknod, 0, FLOOR_PATH }, { SYS_mknodat, 1, FLOOR_PATH },
+	{ SYS_rmdir, 0, FLOOR_PATH }, { SYS_unlink, 0, FLOOR_PATH },
+	{ SYS_unlinkat, 1, FLOOR_PATH }, { SYS_rename, 0, FLOOR_PATH },
+	{ SYS_renameat, 1, FLOOR_PATH }, { SYS_renameat2, 1, FLOOR_PATH },
+	{ SYS_link, 0, FLOOR_PATH }, { SYS_linkat, 1, FLOOR_PATH },
+	{ SYS_symlink, 1, FLOOR_PATH }, { SYS_symlinkat, 2, FLOOR_PATH },
+	{ SYS_chmod, 0, FLOOR_PATH }, { SYS_fchmodat, 1, FLOOR_PATH },
+	{ SYS_fchmodat2, 1, FLOOR_PATH }, { SYS_chown, 0, FLOOR_PATH },
+	{ SYS_lchown, 0, FLOOR_PATH }, { SYS_fchownat, 1, FLOOR_PATH },
+	{ SYS_truncate, 0, FLOOR_PATH }, { SYS_chdir, 0, FLOOR_PATH },
+};
+#define N_FLOOR_CALLS (sizeof(floor_calls) / sizeof(floor_calls[0]))
 
 static bool is_stop(enum mech m)
 {
@@ -327,6 +375,145 @@ static void answer(struct responder *r, const struct seccomp_notif *req)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* floor -- CMD: the workload table's floor                              */
+
+/* The floor's filter: x86_64 calls of floor_calls notified, all else
+ * allowed (the kernel's action cache skips the filter for those). */
+static long load_floor_filter(void)
+{
+	struct sock_filter f[4 + N_FLOOR_CALLS + 2];
+	struct sock_fprog prog = { .len = 0, .filter = f };
+	unsigned short n = 0;
+
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	for (size_t i = 0; i < N_FLOOR_CALLS; i++) {
+		/* Equal: jump over the rest of the list and the ALLOW. */
+		unsigned char skip = (unsigned char)(N_FLOOR_CALLS - 1 - i + 1);
+
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (uint32_t)floor_calls[i].nr, skip, 0);
+	}
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	prog.len = n;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		       SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+}
+
+/* An open, carried out here: relative to the caller's cwd or dirfd, with
+ * the flags it gave, installed in it with ADDFD (the caller bound to this
+ * CPU), answered with the number. */
+static void floor_open(struct responder *r, const struct seccomp_notif *req,
+		       const char *path)
+{
+	int nr = req->data.nr;
+	int flags = (int)(nr == SYS_openat ? req->data.args[2] :
+			  nr == SYS_open ? req->data.args[1] :
+			  O_CREAT | O_WRONLY | O_TRUNC);
+	mode_t mode = (mode_t)(nr == SYS_openat ? req->data.args[3] :
+			       nr == SYS_open ? req->data.args[2] :
+			       req->data.args[1]);
+	int dirfd = nr == SYS_openat ? (int)req->data.args[0] : AT_FDCWD;
+	pid_t tid = (pid_t)req->pid;
+	int base = AT_FDCWD, fd, err;
+
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD) {
+			char link[64];
+
+			snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+			base = open(link, O_PATH | O_CLOEXEC);
+		} else {
+			/* The caller's own fd table (a thread may have one
+			 * of its own): a thread pidfd where the kernel has
+			 * them (6.9+), else the task's pidfd. */
+			int pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+
+			if (pidfd < 0)
+				pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
+			base = pidfd < 0 ? -1 : pidfd_getfd(pidfd, dirfd, 0);
+			err = errno;
+			if (pidfd >= 0)
+				close(pidfd);
+			errno = err;
+		}
+		if (base < 0) {
+			send_reply(r, req->id, 0, errno == ESRCH ? ESRCH : EBADF, 0);
+			return;
+		}
+	}
+	fd = openat(base, path, flags | O_CLOEXEC, mode);
+	err = errno;
+	if (base >= 0)
+		close(base);
+	if (fd < 0) {
+		send_reply(r, req->id, 0, err, 0);
+		return;
+	}
+	send_fd(r, req, fd, flags & O_CLOEXEC);
+	close(fd);
+}
+
+static void floor_answer(struct responder *r, const struct seccomp_notif *req)
+{
+	const struct floor_call *fc = NULL;
+	char buf[4096];
+	size_t len = sizeof(buf);
+	uint64_t id = req->id;
+	ssize_t n;
+
+	for (size_t i = 0; i < N_FLOOR_CALLS; i++)
+		if (floor_calls[i].nr == req->data.nr)
+			fc = &floor_calls[i];
+	if (!fc) {
+		send_reply(r, req->id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		return;
+	}
+	if (fc->kind == FLOOR_ADDR)
+		len = req->data.args[2] < sizeof(buf) ? (size_t)req->data.args[2] : sizeof(buf);
+	/* The path, read once; short reads end at the caller's mapping. */
+	n = peek((pid_t)req->pid, req->data.args[fc->arg], buf, len);
+	if (n < 0 || (fc->kind != FLOOR_ADDR && !memchr(buf, '\0', (size_t)n))) {
+		send_reply(r, req->id, 0, EFAULT, 0);
+		return;
+	}
+	/* Was it the caller's memory?  (The id is still alive.) */
+	if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
+		return;
+	if (fc->kind == FLOOR_OPEN)
+		floor_open(r, req, buf);
+	else
+		send_reply(r, req->id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+}
+
+static void *floor_thread(void *arg)
+{
+	struct responder *r = arg;
+	struct seccomp_notif *req = calloc(1, r->sizes.seccomp_notif);
+
+	if (!req)
+		die("calloc");
+	for (;;) {
+		memset(req, 0, r->sizes.seccomp_notif);
+		if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+			if (errno == ENOENT || errno == EINTR)
+				continue;
+			break;
+		}
+		floor_answer(r, req);
+	}
+	free(req);
+	return NULL;
+}
+
 static void *responder_thread(void *arg)
 {
 	struct responder *r = arg;
@@ -518,6 +705,84 @@ child_main(enum mech m, struct bench_ctx *ctx, long n, int batches, int go_fd,
 	_exit(0);
 }
 
+/*
+ * floor -- CMD: the child loads the floor's filter, hands its listener
+ * over and execs CMD, traced as sysgate traces its tree; this thread
+ * resumes the stops, floor_thread answers the notifications.  Exits with
+ * CMD's status (128+N for a signal, as a shell shows it).
+ */
+static int floor_main(char **cmd)
+{
+	static struct responder resp;
+	int go[2], ctl[2], num, st;
+	pthread_t t;
+	pid_t child;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ctl, O_CLOEXEC) < 0)
+		die("pipe");
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		long fd;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		fd = load_floor_filter();
+		if (fd < 0) {
+			fprintf(stderr, "bench-bare: seccomp: %s\n", strerror(errno));
+			_exit(126);
+		}
+		num = (int)fd;
+		if (write(ctl[1], &num, sizeof(num)) != sizeof(num) ||
+		    read(go[0], &c, 1) != 1)
+			_exit(126);
+		close(num);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "bench-bare: %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	close(ctl[1]);
+	/* The events sysgate asks for (supervisor/launch.c). */
+	if (ptrace(PTRACE_SEIZE, child, 0,
+		   (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD |
+				  PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK |
+				  PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+				  PTRACE_O_TRACEEXEC)) < 0)
+		die("PTRACE_SEIZE");
+	if (write(go[1], "g", 1) != 1)
+		die("write");
+	if (read(ctl[0], &num, sizeof(num)) != sizeof(num)) {
+		fprintf(stderr, "bench-bare: the child could not load its filter\n");
+		return 126;
+	}
+	resp.pidfd = pidfd_open(child, 0);
+	if (resp.pidfd < 0)
+		die("pidfd_open");
+	resp.listener = pidfd_getfd(resp.pidfd, num, 0);
+	if (resp.listener < 0)
+		die("pidfd_getfd");
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &resp.sizes) < 0)
+		die("SECCOMP_GET_NOTIF_SIZES");
+	/* As sysgate: SYNC_WAKE_UP where the kernel has it (6.6+). */
+	(void)ioctl(resp.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	resp.bind = true;
+	if (pthread_create(&t, NULL, floor_thread, &resp) != 0)
+		die("pthread_create");
+	pthread_detach(t);
+	if (write(go[1], "g", 1) != 1)
+		die("write");
+	st = tracer_loop(child, false);
+	fflush(stdout);
+	if (st >= 0 && WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return st >= 0 && WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct responder resp;
@@ -529,9 +794,12 @@ int main(int argc, char **argv)
 	long n;
 	int batches;
 
+	if (argc >= 4 && !strcmp(argv[1], "floor") && !strcmp(argv[2], "--"))
+		_exit(floor_main(argv + 3));
 	if (argc != 5 || parse_mech(argv[1], &m) < 0 ||
 	    bench_op_parse(argv[2], &op) < 0) {
-		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|notif-sync-open-bind|notif-sync-open-bind-send|notif-sync-read|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n");
+		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|notif-sync-open-bind|notif-sync-open-bind-send|notif-sync-read|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n"
+				"       bench-bare floor -- CMD [ARG...]\n");
 		return 2;
 	}
 	n = atol(argv[3]);
