@@ -106,6 +106,7 @@ struct responder {
 	bool addfd_send;	/* answer with the ADDFD (SECCOMP_ADDFD_FLAG_SEND) */
 	bool read_path;		/* open-deny: read the caller's path and check
 				 * the id before the answer */
+	bool floor;		/* floor -- CMD: floor_answer() answers */
 	enum bench_op op;
 	struct seccomp_notif_sizes sizes;
 };
@@ -494,26 +495,6 @@ static void floor_answer(struct responder *r, const struct seccomp_notif *req)
 		send_reply(r, req->id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
-static void *floor_thread(void *arg)
-{
-	struct responder *r = arg;
-	struct seccomp_notif *req = calloc(1, r->sizes.seccomp_notif);
-
-	if (!req)
-		die("calloc");
-	for (;;) {
-		memset(req, 0, r->sizes.seccomp_notif);
-		if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
-			if (errno == ENOENT || errno == EINTR)
-				continue;
-			break;
-		}
-		floor_answer(r, req);
-	}
-	free(req);
-	return NULL;
-}
-
 static void *responder_thread(void *arg)
 {
 	struct responder *r = arg;
@@ -528,7 +509,10 @@ static void *responder_thread(void *arg)
 				continue;
 			break;
 		}
-		answer(r, req);
+		if (r->floor)
+			floor_answer(r, req);
+		else
+			answer(r, req);
 	}
 	free(req);
 	return NULL;
@@ -705,6 +689,34 @@ child_main(enum mech m, struct bench_ctx *ctx, long n, int batches, int go_fd,
 	_exit(0);
 }
 
+/* The pipes to the child (go: parent to child, ctl: back) and the child. */
+static pid_t fork_child(int go[2], int ctl[2])
+{
+	pid_t child;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ctl, O_CLOEXEC) < 0)
+		die("pipe");
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		die("fork");
+	return child;
+}
+
+/* Take the child's listener (its fd number num) and the notification
+ * sizes into r. */
+static void take_listener(struct responder *r, pid_t child, int num)
+{
+	r->pidfd = pidfd_open(child, 0);
+	if (r->pidfd < 0)
+		die("pidfd_open");
+	r->listener = pidfd_getfd(r->pidfd, num, 0);
+	if (r->listener < 0)
+		die("pidfd_getfd");
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &r->sizes) < 0)
+		die("SECCOMP_GET_NOTIF_SIZES");
+}
+
 /*
  * floor -- CMD: the child loads the floor's filter, hands its listener
  * over and execs CMD, traced as sysgate traces its tree; this thread
@@ -719,12 +731,7 @@ static int floor_main(char **cmd)
 	pid_t child;
 	char c;
 
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ctl, O_CLOEXEC) < 0)
-		die("pipe");
-	fflush(stdout);
-	child = fork();
-	if (child < 0)
-		die("fork");
+	child = fork_child(go, ctl);
 	if (child == 0) {
 		long fd;
 
@@ -759,19 +766,13 @@ static int floor_main(char **cmd)
 		fprintf(stderr, "bench-bare: the child could not load its filter\n");
 		return 126;
 	}
-	resp.pidfd = pidfd_open(child, 0);
-	if (resp.pidfd < 0)
-		die("pidfd_open");
-	resp.listener = pidfd_getfd(resp.pidfd, num, 0);
-	if (resp.listener < 0)
-		die("pidfd_getfd");
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &resp.sizes) < 0)
-		die("SECCOMP_GET_NOTIF_SIZES");
+	take_listener(&resp, child, num);
 	/* As sysgate: SYNC_WAKE_UP where the kernel has it (6.6+). */
 	(void)ioctl(resp.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 		    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	resp.bind = true;
-	if (pthread_create(&t, NULL, floor_thread, &resp) != 0)
+	resp.floor = true;
+	if (pthread_create(&t, NULL, responder_thread, &resp) != 0)
 		die("pthread_create");
 	pthread_detach(t);
 	if (write(go[1], "g", 1) != 1)
@@ -822,12 +823,7 @@ int main(int argc, char **argv)
 	resp.allow_fd = open(BENCH_ALLOW_PATH, O_RDONLY | O_CLOEXEC);
 	if (resp.allow_fd < 0)
 		die(BENCH_ALLOW_PATH);
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ctl, O_CLOEXEC) < 0)
-		die("pipe");
-	fflush(stdout);
-	child = fork();
-	if (child < 0)
-		die("fork");
+	child = fork_child(go, ctl);
 	if (child == 0) {
 		close(go[1]);
 		close(ctl[0]);
@@ -855,14 +851,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench-bare: the child could not load its filter\n");
 			return 1;
 		}
-		resp.pidfd = pidfd_open(child, 0);
-		if (resp.pidfd < 0)
-			die("pidfd_open");
-		resp.listener = pidfd_getfd(resp.pidfd, num, 0);
-		if (resp.listener < 0)
-			die("pidfd_getfd");
-		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &resp.sizes) < 0)
-			die("SECCOMP_GET_NOTIF_SIZES");
+		take_listener(&resp, child, num);
 		if ((m == MECH_NOTIF_SYNC || m == MECH_NOTIF_SYNC_OPEN ||
 		     m == MECH_NOTIF_SYNC_OPEN_BIND ||
 		     m == MECH_NOTIF_SYNC_OPEN_BIND_SEND || m == MECH_NOTIF_SYNC_READ) &&
