@@ -461,6 +461,13 @@ static void kill_caller(struct call *c)
  * Record and reply.  The record goes to the trail first: a call that runs
  * is never missing from it.  If the trail cannot be written, the call is
  * denied and sysgate fails closed.
+ *
+ * Performance: answering a call that does not run (a denial, a missing
+ * name) before its record, which DESIGN.md would allow, gains nothing:
+ * tried on the AMD VM (2026-12-04), a denied open 14.8 -> 14.8 us, an
+ * open of a missing file 15.3 -> 15.6 us (medians of 5, alternating).
+ * The reply wakes the caller on this CPU (SYNC_WAKE_UP), where it waits
+ * for the record all the same.
  */
 static pthread_mutex_t finish_lock = PTHREAD_MUTEX_INITIALIZER;
 
