@@ -225,8 +225,9 @@ void creds_leave(const struct creds *saved);
  * process table). */
 bool tracee_on_main_thread(void);
 void tracee_set_main_thread(void);
-/* Take a dup of fd from process tgid (pidfd_getfd).  fd or -errno. */
-int tracee_getfd(pid_t tgid, int fd);
+/* Take a dup of fd N of thread tid of process tgid (pidfd_getfd), from
+ * that thread's own fd table.  fd or -errno. */
+int tracee_getfd(pid_t tid, pid_t tgid, int fd);
 
 /* ------------------------------------------------------------------ */
 /* Path resolution (resolve.c).                                        */

@@ -332,7 +332,7 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	act = c->addr;
 	act_len = c->addr_len;
 
-	sock = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 	if (sock < 0) {
@@ -616,7 +616,7 @@ static int copy_control(struct call *c, uint64_t addr, uint64_t len,
 
 			if (m->n_fds >= ARRAY_SIZE(m->fds))
 				return -ETOOMANYREFS;
-			ours = tracee_getfd(c->tgid, fds[i]);
+			ours = tracee_getfd(c->tid, c->tgid, fds[i]);
 			if (ours < 0)
 				return -EBADF;
 			m->fds[m->n_fds++] = ours;
@@ -823,7 +823,7 @@ static int handle_send(struct sup *s, struct call *c)
 	/* Until a destination is decided: a plain send, not a decision. */
 	c->v.audit = false;
 	c->note = "no destination: to the connected peer";
-	sock = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
 	if (!notify_id_valid(s, c->req->id))
 		return 0;
 	if (sock < 0) {

@@ -321,6 +321,12 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 
 /* The open flags of an open-family call (openat2's are in its struct,
  * copied by handle_open into c->open_flags). */
+/* A dup of the caller's fd arg (from its own fd table), or -errno. */
+static int caller_fd(const struct call *c, uint64_t arg)
+{
+	return tracee_getfd(c->tid, c->tgid, (int)(int32_t)arg);
+}
+
 static uint64_t open_flags_of(const struct call *c)
 {
 	return c->open_flags;
@@ -1952,7 +1958,7 @@ static int meta_emulate(struct sup *s, struct call *c, enum op op,
 		return 0;
 	}
 	case OP_INOTIFY: {
-		AUTO_CLOSE int ifd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+		AUTO_CLOSE int ifd = caller_fd(c, a[0]);
 		int wd;
 
 		if (ifd < 0)
@@ -1967,7 +1973,7 @@ static int meta_emulate(struct sup *s, struct call *c, enum op op,
 		return 0;
 	}
 	case OP_FANOTIFY: {
-		AUTO_CLOSE int ffd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+		AUTO_CLOSE int ffd = caller_fd(c, a[0]);
 
 		if (ffd < 0)
 			return -EBADF;
@@ -2486,7 +2492,7 @@ static int outside_tree(struct sup *s, struct call *c)
 		target = (pid_t)(int32_t)a[1];
 		break;
 	case SYS_pidfd_send_signal: {
-		int fd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+		int fd = caller_fd(c, a[0]);
 
 		if (fd >= 0) {
 			pid_t to = tracee_pidfd_pid(fd);
@@ -2625,7 +2631,7 @@ static int owner_call(struct sup *s, struct call *c)
 	if (c->v.action != RULES_ALLOW || !emulate)
 		return notify_finish(s, c, c->v.action == RULES_ALLOW);
 	{
-		AUTO_CLOSE int fd = tracee_getfd(c->tgid, (int)(int32_t)a[0]);
+		AUTO_CLOSE int fd = caller_fd(c, a[0]);
 		int r;
 
 		if (fd < 0) {

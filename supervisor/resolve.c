@@ -190,11 +190,12 @@ static bool all_digits(const char *s, size_t n)
 /*
  * Is dir_path + "/" + comp one of procfs's magic links?  Those are
  * /proc/PID[/task/TID]/{cwd,root,exe} and /proc/PID[/task/TID]/{fd,
- * map_files,ns}/X.  On success sets *owner and *kind (0 fd, 1 cwd/root/exe,
- * 2 other).
+ * map_files,ns}/X.  On success sets *owner (PID), *task (TID, or PID when
+ * no task/TID is named: the task whose fd table /fd/X is read from) and
+ * *kind (0 fd, 1 cwd/root/exe, 2 other).
  */
 static bool proc_magic(const char *dir_path, const char *comp, pid_t *owner,
-		       int *kind)
+		       pid_t *task, int *kind)
 {
 	const char *p = dir_path;
 	const char *d;
@@ -208,6 +209,7 @@ static bool proc_magic(const char *dir_path, const char *comp, pid_t *owner,
 	if (!all_digits(d, (size_t)(p - d)))
 		return false;
 	*owner = (pid_t)strtol(d, NULL, 10);
+	*task = *owner;
 	if (strncmp(p, "/task/", 6) == 0) {
 		const char *t = p + 6;
 
@@ -216,6 +218,7 @@ static bool proc_magic(const char *dir_path, const char *comp, pid_t *owner,
 			p++;
 		if (!all_digits(t, (size_t)(p - t)))
 			return false;
+		*task = (pid_t)strtol(t, NULL, 10);
 	}
 	if (*p == '\0') {
 		if (!strcmp(comp, "cwd") || !strcmp(comp, "root") ||
@@ -598,7 +601,7 @@ static int open_start(pid_t tid, pid_t tgid, int dirfd, int *out)
 		*out = fd;
 		return 0;
 	}
-	fd = tracee_getfd(tgid, dirfd);
+	fd = tracee_getfd(tid, tgid, dirfd);
 	if (fd < 0)
 		return fd;
 	*out = fd;
@@ -1312,7 +1315,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 		if (S_ISLNK(st.st_mode)) {
 			char dir[PATH_MAX];
 			char target[PATH_MAX];
-			pid_t owner;
+			pid_t owner, task;
 			int kind;
 			ssize_t tl;
 
@@ -1328,7 +1331,7 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			 * on a block device is no magic link. */
 			if (major(st.st_dev) == 0 && is_procfs(nfd) &&
 			    fd_path(cur, dir, sizeof(dir)) == 0 &&
-			    proc_magic(dir, comp, &owner, &kind)) {
+			    proc_magic(dir, comp, &owner, &task, &kind)) {
 				int obj;
 
 				close(nfd);
@@ -1351,10 +1354,14 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 					return -EACCES;
 				if (kind == 0) {
 					struct proc *op = procs_find(owner);
-
+					struct proc *tp = procs_find(task);
 					int nfdn = (int)strtol(comp, NULL, 10);
 
-					obj = tracee_getfd(op->tgid, nfdn);
+					/* fd N of that task's own table. */
+					if (!tp || tp->tgid != op->tgid)
+						return -ENOENT;
+					obj = tracee_getfd(task, op->tgid,
+							   nfdn);
 					if (obj < 0)
 						return -ENOENT;
 					out->via_pid = op->tgid;

@@ -145,7 +145,37 @@ int tracee_exe(pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
-int tracee_getfd(pid_t tgid, int fd)
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* linux 6.9; the 6.1 headers lack it */
+#endif
+#ifndef KCMP_FILES
+#define KCMP_FILES 2
+#endif
+
+/*
+ * A pidfd for the fd table of thread tid (not the leader) of tgid, in
+ * *out, to be closed by the caller.  A thread made without CLONE_FILES,
+ * or that called unshare(CLONE_FILES), has a table of its own: its fd N
+ * is not the leader's fd N.  PIDFD_THREAD names that very thread; a
+ * kernel older than 6.9 refuses it, and there the leader's pidfd is
+ * used only when kcmp says the thread shares the leader's table.
+ */
+static int thread_pidfd(pid_t tid, pid_t tgid, int *out)
+{
+	int pidfd = pidfd_open(tid, PIDFD_THREAD);
+
+	if (pidfd >= 0) {
+		*out = pidfd;
+		return 0;
+	}
+	if (errno != EINVAL)
+		return -errno;
+	if (syscall(SYS_kcmp, tgid, tid, KCMP_FILES, 0L, 0L) != 0)
+		return -EBADF;
+	return 0;
+}
+
+int tracee_getfd(pid_t tid, pid_t tgid, int fd)
 {
 	AUTO_CLOSE int own = -1;
 	struct proc *p = procs_find(tgid);
@@ -154,12 +184,16 @@ int tracee_getfd(pid_t tgid, int fd)
 
 	if (fd < 0)
 		return -EBADF;
+	if (tid != tgid && (r = thread_pidfd(tid, tgid, &own)) < 0)
+		return r;
 	/*
 	 * The leader's pidfd is kept in the process table: it names that
 	 * process and no other, for as long as we hold it.  Worker threads
 	 * do not touch the table: they open their own.
 	 */
-	if (p && p->tgid == tgid && p->pidfd >= 0) {
+	if (own >= 0) {
+		pidfd = own;
+	} else if (p && p->tgid == tgid && p->pidfd >= 0) {
 		pidfd = p->pidfd;
 	} else {
 		pidfd = pidfd_open(tgid, 0);

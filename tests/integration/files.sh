@@ -263,6 +263,18 @@ os.makedirs('$W/tree/a/b'); open('$W/tree/a/b/f', 'w').write('x')
 a = os.open('$W/tree/a', os.O_RDONLY | os.O_DIRECTORY)
 b = os.open('b', os.O_RDONLY | os.O_DIRECTORY, dir_fd=a)
 os.read(os.open('f', os.O_RDONLY, dir_fd=b), 1)"
+	# A thread made without CLONE_FILES has an fd table of its own: its
+	# dirfd N, and /proc/thread-self/fd/N, name its directory, not the
+	# leader's fd N (thread-open --own-fds).
+	rm -rf "$W/own"
+	as_user sh -c 'mkdir -p own/a own/b && echo AAA > own/a/f && echo BBB > own/b/f'
+	for n in f /proc/thread-self/fd/%d/f; do
+		tag=${n//[^a-z]/}
+		native 0 "$B/thread-open" --own-fds "$W/own/a" "$W/own/b" "$n"
+		c "path-from-thread-fds-$tag" files 0 "--type syscall --syscall openat --path $W/own/b/f --action allow --rule work" \
+			"$B/thread-open" --own-fds "$W/own/a" "$W/own/b" "$n"
+		check "path-from-thread-fds-$tag-read" grep -qx BBB "$SG_OUT"
+	done
 	c path-dir-not-searchable files 0    "--type syscall --syscall openat --path $W/noexec --action allow --rule work" \
 		$PY -c "
 import os
