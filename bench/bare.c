@@ -56,6 +56,10 @@
  * binds it, and every other call is let through (CONTINUE).  No rules, no
  * record, no symlink walk, no exec check: what is left of sysgate's cost
  * beside it is its own.
+ *
+ * bench-bare floor -r N -- CMD: the same with N threads in RECV on the
+ * listener (issue 5's "several receiving threads"): the table's floor x2
+ * column shows what a second receiver gains or costs at the floor.
  */
 #include "config.h"
 
@@ -723,7 +727,7 @@ static void take_listener(struct responder *r, pid_t child, int num)
  * resumes the stops, floor_thread answers the notifications.  Exits with
  * CMD's status (128+N for a signal, as a shell shows it).
  */
-static int floor_main(char **cmd)
+static int floor_main(char **cmd, int receivers)
 {
 	static struct responder resp;
 	int go[2], ctl[2], num, st;
@@ -772,9 +776,12 @@ static int floor_main(char **cmd)
 		    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	resp.bind = true;
 	resp.floor = true;
-	if (pthread_create(&t, NULL, responder_thread, &resp) != 0)
-		die("pthread_create");
-	pthread_detach(t);
+	/* The receivers share resp, which none of them writes. */
+	for (int i = 0; i < receivers; i++) {
+		if (pthread_create(&t, NULL, responder_thread, &resp) != 0)
+			die("pthread_create");
+		pthread_detach(t);
+	}
 	if (write(go[1], "g", 1) != 1)
 		die("write");
 	st = tracer_loop(child, false);
@@ -796,11 +803,14 @@ int main(int argc, char **argv)
 	int batches;
 
 	if (argc >= 4 && !strcmp(argv[1], "floor") && !strcmp(argv[2], "--"))
-		_exit(floor_main(argv + 3));
+		_exit(floor_main(argv + 3, 1));
+	if (argc >= 6 && !strcmp(argv[1], "floor") && !strcmp(argv[2], "-r") &&
+	    atoi(argv[3]) >= 1 && atoi(argv[3]) <= 64 && !strcmp(argv[4], "--"))
+		_exit(floor_main(argv + 5, atoi(argv[3])));
 	if (argc != 5 || parse_mech(argv[1], &m) < 0 ||
 	    bench_op_parse(argv[2], &op) < 0) {
 		fprintf(stderr, "usage: bench-bare allow|notif|notif-sync|notif-open|notif-sync-open|notif-sync-open-bind|notif-sync-open-bind-send|notif-sync-read|trace|trace-stack|notif-stop|notif-stop-stack getppid|open-deny|open-allow|exec|connect N BATCHES\n"
-				"       bench-bare floor -- CMD [ARG...]\n");
+				"       bench-bare floor [-r RECEIVERS] -- CMD [ARG...]\n");
 		return 2;
 	}
 	n = atol(argv[3]);

@@ -372,7 +372,7 @@ wl_target() {
 	esac
 }
 
-MODES="native floor default observe strace strace-bpf"
+MODES="native floor floor2 default observe strace strace-bpf"
 
 # run_mode MODE COMMAND: one timed run; prints the wall time in us, or
 # FAILED (the status goes to $ERR).
@@ -381,6 +381,7 @@ run_mode() {
 	case $1 in
 	native) set -- "$2" ;;
 	floor) set -- "$2" "$B/bench-bare" floor -- ;;
+	floor2) set -- "$2" "$B/bench-bare" floor -r 2 -- ;;
 	default) set -- "$2" "$SYSGATE" run -q -a "$TRAIL" -- ;;
 	observe) set -- "$2" "$SYSGATE" run -q -r "$OBSERVE" -a "$TRAIL" -- ;;
 	strace) set -- "$2" strace -f -qq -o /dev/null -e "$STRACE_SET" ;;
@@ -408,6 +409,7 @@ if want 2; then
 	echo "   supervisor that decides on paths does (read the path, check the id; an open carried out and installed"
 	echo "   with ADDFD, the caller bound to its CPU for it; the rest CONTINUEd), every process ptraced as sysgate"
 	echo "   traces it: no rules, no record, no symlink walk, no exec check, no other scheduling help."
+	echo "   floor x2 = the same with two threads receiving on the listener (issue 5's several receivers)."
 	for wl in $WORKLOADS; do
 		cmd=$(wl_cmd "$wl")
 		wl_prepare "$wl"
@@ -426,12 +428,12 @@ if want 2; then
 		done
 	done
 	hr
-	printf '%-31s %9s %6s %8s %9s %8s %8s %10s  %10s %9s\n' "workload" "native s" "floor" "default" "def/floor" "observe" "strace" "strace-bpf" "bpf/observe" "target"
+	printf '%-31s %9s %6s %8s %8s %9s %8s %8s %10s  %10s %9s\n' "workload" "native s" "floor" "floor x2" "default" "def/floor" "observe" "strace" "strace-bpf" "bpf/observe" "target"
 	hr
 	for wl in $WORKLOADS; do
 		nat=$(median < "$T/t.$wl.native")
 		line=$(printf '%-31s %9s' "$(wl_label "$wl")" "$(fmt %.3f "$(awk -v v="$nat" 'BEGIN { print (v == "-") ? "-" : v / 1e6 }')")")
-		for m in floor default observe strace strace-bpf; do
+		for m in floor floor2 default observe strace strace-bpf; do
 			v=$(median < "$T/t.$wl.$m")
 			x=$(ratio "$v" "$nat")
 			[ -f "$T/failed.$wl.$m" ] && x=FAILED
