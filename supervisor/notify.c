@@ -332,31 +332,20 @@ static uint64_t open_flags_of(const struct call *c)
 	return c->open_flags;
 }
 
-/* The access mode of fd in process pid, from /proc/PID/fdinfo/FD. */
-static int fd_accmode(pid_t pid, int fd)
+/*
+ * The access mode of the open file fd refers to, or -1.  Security: fd is
+ * the caller's own file description (pidfd_getfd), not its fd number
+ * looked up again: another thread may have put a different file at that
+ * number since (dup2), and a thread may have an fd table of its own.
+ */
+static int fd_accmode(int fd)
 {
-	char p[64], buf[256];
-	AUTO_CLOSE int f = -1;
-	ssize_t n;
-	char *fl;
+	int flags = fcntl(fd, F_GETFL);
 
-	snprintf(p, sizeof(p), "/proc/%d/fdinfo/%d", pid, fd);
-	f = open(p, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
+	/* An O_PATH fd grants no access at all. */
+	if (flags < 0 || (flags & O_PATH))
 		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	fl = strstr(buf, "flags:");
-	if (!fl)
-		return -1;
-	long flags = strtol(fl + 6, NULL, 8);
-
-	/* Security: an O_PATH fd reads as O_RDONLY but grants no access. */
-	if (flags & O_PATH)
-		return -1;
-	return (int)(flags & O_ACCMODE);
+	return flags & O_ACCMODE;
 }
 
 /*
@@ -373,7 +362,7 @@ static bool is_plain_reopen(const struct call *c, const struct resolved *r,
 		return false;
 	if (access != RULES_ACC_READ && access != RULES_ACC_WRITE)
 		return false;
-	have = fd_accmode(c->tgid, r->via_fd);
+	have = fd_accmode(r->fd);
 	if (have < 0)
 		return false;
 	if (access == RULES_ACC_READ)

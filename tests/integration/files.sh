@@ -275,6 +275,14 @@ os.read(os.open('f', os.O_RDONLY, dir_fd=b), 1)"
 			"$B/thread-open" --own-fds "$W/own/a" "$W/own/b" "$n"
 		check "path-from-thread-fds-$tag-read" grep -qx BBB "$SG_OUT"
 	done
+	# Its /proc/thread-self/fd/N reopened for writing: its own fd N holds
+	# a file outside the tree read-only, the leader's N one inside
+	# read-write.  The access the thread holds its file with decides.
+	as_user sh -c 'echo INSIDE > own/rw'
+	c write-via-thread-fds-reopen files EROFS "--type syscall --path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/thread-open" --own-fds-reopen "$O/data.txt" "$W/own/rw"
+	check write-via-thread-fds-reopen-unchanged grep -q "PUBLIC outside" "$O/data.txt"
+	check write-via-thread-fds-reopen-rw-unchanged grep -qx INSIDE "$W/own/rw"
 	c path-dir-not-searchable files 0    "--type syscall --syscall openat --path $W/noexec --action allow --rule work" \
 		$PY -c "
 import os

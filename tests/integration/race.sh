@@ -6,7 +6,10 @@
 # RENAME_EXCHANGE, or rename(2) of prepared symlinks) while another opens
 # it; race-exec: a thread flips the path an execve is given.  The denied
 # file (content SECRET) must never be opened, the denied program never
-# run (a child killed at the exec stop is fine); race-bind: a thread
+# run (a child killed at the exec stop is fine); race-reopen: a thread
+# swaps what fd N holds (a file opened read-only, one opened read-write)
+# while another opens /proc/self/fd/N for writing: the read-only file
+# must never be opened so; race-bind: a thread
 # swaps a directory symlink while another binds unix sockets through it:
 # a socket file may only appear in the denied directory if the binder was
 # killed for it.  Each run is first made natively to prove the attacker
@@ -49,6 +52,12 @@ path = ${CWD}/race/s-dir/**
 access = read, write
 action = deny
 errno = EACCES
+[rule no-write-ro]
+syscalls = @file
+path = ${CWD}/race/ro
+access = write
+action = deny
+errno = EACCES
 EOF
 	mkdir -p "$W/race/s-dir" "$W/race/a-dir"
 	echo "PUBLIC" >"$W/race/a"
@@ -69,6 +78,9 @@ EOF
 	mkdir -p "$W/xa" "$W/xd"
 	cp "$B/exit-with" "$W/xa/prog"
 	cp "$B/kill-self" "$W/xd/prog"
+	# race-reopen: ro may be read, not written; rw both.
+	echo "READ ONLY" >"$W/race/ro"
+	echo "WRITABLE" >"$W/race/rw"
 	[ "$U" = root ] || chown -R "$U:" "$W"
 
 	# The attackers win natively (exit 1), else the test proves nothing.
@@ -76,6 +88,7 @@ EOF
 	native_win "$B/race-symlink" --prepared "$W/xn-native" "$W/race/a" "$W/race/s" 1
 	native_win "$B/race-symlink" --prepared --mode rename "$W/rn-native" "$W/race/a" "$W/race/s" 1
 	native_win "$B/race-exec" "$W/xa/prog" "$W/xd/prog" 2
+	native_win "$B/race-reopen" "$W/race/ro" "$W/race/rw" 1
 
 	c race-open-buffer      race 0 "--type syscall --path $W/race/s --action deny --rule no-secret --min 1" \
 		"$B/race-open" "$W/race/a" "$W/race/s" "$SECS"
@@ -87,6 +100,10 @@ EOF
 		"$B/race-symlink" --prepared --mode rename "$W/rn" "$W/race/a" "$W/race/s" "$SECS"
 	c race-exec             race 0 "--type syscall --syscall execve --path $W/xd/prog --action deny --rule no-exec-xd --min 1" \
 		"$B/race-exec" "$W/xa/prog" "$W/xd/prog" "$SECS"
+	# A reopen of /proc/self/fd/N is judged on the file it reopens (the
+	# access the caller holds it with), not on what fd N holds later.
+	c race-reopen-fd        race 0 "--type syscall --path $W/race/ro --action deny --rule no-write-ro --min 1" \
+		"$B/race-reopen" "$W/race/ro" "$W/race/rw" "$SECS"
 	check race-secret-untouched grep -qx SECRET "$W/race/s"
 
 	# bind(2) of a unix path is done with the caller's own address, and
