@@ -228,6 +228,9 @@ void tracee_set_main_thread(void);
 /* Take a dup of fd N of thread tid of process tgid (pidfd_getfd), from
  * that thread's own fd table.  fd or -errno. */
 int tracee_getfd(pid_t tid, pid_t tgid, int fd);
+/* True when another task of the tree shares tid's fd table (kcmp), or
+ * when that cannot be told.  Event loop only (the process table). */
+bool tracee_files_shared(pid_t tid);
 
 /* ------------------------------------------------------------------ */
 /* Path resolution (resolve.c).                                        */

@@ -2492,6 +2492,22 @@ static int outside_tree(struct sup *s, struct call *c)
 			ok = to == -1 || to == -EBADF ||
 			     (to > 0 && signal_target(to) != TARGET_OUTSIDE);
 		}
+		/*
+		 * Security: the kernel takes the pidfd by its number again
+		 * when the call is continued.  Another task sharing the fd
+		 * table could dup2() a pidfd of a process outside the tree
+		 * over that number meanwhile; the call cannot be carried out
+		 * here instead (the signal would come from the supervisor,
+		 * with its rights), so it is refused.
+		 */
+		if (ok && tracee_files_shared(c->tid)) {
+			notify_verdict_builtin(&c->v, "sysgate:shared-fds",
+					       EPERM);
+			c->note = "pidfd_send_signal with an fd table that "
+				  "another task shares: the pidfd could be "
+				  "swapped before the kernel reads it";
+			return 1;
+		}
 		break;
 	}
 	case SYS_setpgid: {

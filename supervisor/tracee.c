@@ -175,6 +175,40 @@ static int thread_pidfd(pid_t tid, pid_t tgid, int *out)
 	return 0;
 }
 
+struct files_scan {
+	pid_t tid;
+	bool shared;
+};
+
+static void files_cmp(struct proc *p, void *arg)
+{
+	struct files_scan *sc = arg;
+	long r;
+
+	if (sc->shared || p->tid == sc->tid || p->exited)
+		return;
+	r = syscall(SYS_kcmp, sc->tid, p->tid, KCMP_FILES, 0L, 0L);
+	/* 0: the same table.  A task gone meanwhile (ESRCH) holds none;
+	 * any other failure (no kcmp in this kernel) counts as shared. */
+	if (r == 0 || (r < 0 && errno != ESRCH))
+		sc->shared = true;
+}
+
+bool tracee_files_shared(pid_t tid)
+{
+	struct files_scan sc = { tid, false };
+
+	/*
+	 * Security: a table is shared only with tasks cloned with
+	 * CLONE_FILES from one that shares it, and every such task of the
+	 * tree is traced: those in the table are all the candidates.  While
+	 * tid waits for its answer it clones nothing, so a table found
+	 * unshared stays so until its call has run.
+	 */
+	procs_each(files_cmp, &sc);
+	return sc.shared;
+}
+
 int tracee_getfd(pid_t tid, pid_t tgid, int fd)
 {
 	AUTO_CLOSE int own = -1;

@@ -13,12 +13,74 @@
  *   attack-signal join TARGET SIG   setpgid(0, TARGET), then kill(0, SIG)
  *   attack-signal sigio TARGET SIG  F_SETOWN TARGET + F_SETSIG SIG +
  *                                   O_ASYNC on a pipe, then write to it
+ *   attack-signal pidfd-race TARGET SIG
+ *        fd N is a pidfd of a child of ours; for a second, one thread
+ *        dup2()s a pidfd of TARGET and the child's back over N while
+ *        this one sends SIG through N (pidfd_send_signal).  Exits 0 if
+ *        any send got through, else with the errno of the last.
  */
 #include "victim.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static int race_in, race_out, race_n;
+static atomic_int race_stop;
+
+static void *race_flip(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&race_stop, memory_order_relaxed)) {
+		dup2(race_out, race_n);
+		dup2(race_in, race_n);
+	}
+	return NULL;
+}
+
+static int pidfd_race(pid_t t, int sig)
+{
+	struct timespec now, end;
+	unsigned long sends = 0, through = 0;
+	int err = 0;
+	pthread_t th;
+	pid_t child = fork();
+
+	if (child < 0)
+		victim_setup_fail("fork");
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	race_in = (int)syscall(SYS_pidfd_open, child, 0);
+	race_out = (int)syscall(SYS_pidfd_open, t, 0);
+	if (race_in < 0 || race_out < 0 || (race_n = dup(race_in)) < 0)
+		victim_setup_fail("pidfd_open");
+	errno = pthread_create(&th, NULL, race_flip, NULL);
+	if (errno)
+		victim_setup_fail("pthread_create");
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 1;
+	do {
+		sends++;
+		if (syscall(SYS_pidfd_send_signal, race_n, sig, NULL, 0) == 0)
+			through++;
+		else
+			err = errno;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec ||
+		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	atomic_store(&race_stop, 1);
+	pthread_join(th, NULL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	printf("attack-signal: %lu sends, %lu got through\n", sends, through);
+	return victim_result("pidfd-race", through ? 0 : err);
+}
 
 static pid_t parse_target(const char *s)
 {
@@ -45,10 +107,12 @@ int main(int argc, char **argv)
 	}
 	if (argc != 4)
 		victim_usage("kill|tkill|tgkill|sigqueue|tgsigqueue|pidfd|pgrp|"
-			     "join|sigio TARGET SIG | all SIG");
+			     "join|sigio|pidfd-race TARGET SIG | all SIG");
 	op = argv[1];
 	t = parse_target(argv[2]);
 	sig = (int)victim_long(argv[3], "signal");
+	if (!strcmp(op, "pidfd-race"))
+		return pidfd_race(t, sig);
 	memset(&si, 0, sizeof si);
 	si.si_signo = sig;
 	si.si_code = SI_QUEUE;
@@ -92,6 +156,6 @@ int main(int argc, char **argv)
 		usleep(100000);
 	} else
 		victim_usage("kill|tkill|tgkill|sigqueue|tgsigqueue|pidfd|pgrp|"
-			     "join|sigio TARGET SIG | all SIG");
+			     "join|sigio|pidfd-race TARGET SIG | all SIG");
 	return victim_result(op, r < 0 ? errno : 0);
 }

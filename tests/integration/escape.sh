@@ -276,6 +276,18 @@ EOF
 			"$B/attack-signal" join "$WIT" "$URG"
 		c "setpgid-super-group-kill0-$tag" "$pol" EPERM "--type syscall --syscall setpgid --rule sysgate:outside-tree; --type run.end" \
 			"$B/attack-signal" join parent-pgrp 9
+		# A pidfd of its own child, from a caller alone with its fd table.
+		c "pidfd-own-child-$tag" "$pol" 0 - $PY -c "
+import os, signal, time
+pid = os.fork()
+if pid == 0:
+    time.sleep(30)
+    os._exit(0)
+signal.pidfd_send_signal(os.pidfd_open(pid), signal.SIGTERM)
+os._exit(0 if os.waitpid(pid, 0)[1] == signal.SIGTERM else 1)"
+		# The pidfd swapped under pidfd_send_signal by another thread.
+		c "pidfd-race-witness-$tag" "$pol" EPERM "--type syscall --syscall pidfd_send_signal --rule sysgate:shared-fds --action deny --min 1" \
+			"$B/attack-signal" pidfd-race "$WIT" "$URG"
 		c "sigio-outside-$tag" "$pol" any "--type run.end" "$B/attack-signal" sigio "$WIT" "$URG"
 		c "sigio-super-$tag" "$pol" any "--type run.end" "$B/attack-signal" sigio parent 9
 		untouched "signals-$tag"
