@@ -319,14 +319,14 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 	return false;
 }
 
-/* The open flags of an open-family call (openat2's are in its struct,
- * copied by handle_open into c->open_flags). */
 /* A dup of the caller's fd arg (from its own fd table), or -errno. */
 static int caller_fd(const struct call *c, uint64_t arg)
 {
 	return tracee_getfd(c->tid, c->tgid, (int)(int32_t)arg);
 }
 
+/* The open flags of an open-family call (openat2's are in its struct,
+ * copied by handle_open into c->open_flags). */
 static uint64_t open_flags_of(const struct call *c)
 {
 	return c->open_flags;
