@@ -154,6 +154,40 @@ static const int always_notified[] = {
 	__NR_chdir, __NR_fchdir, __NR_umask, __NR_sched_setaffinity,
 };
 
+/*
+ * Security: calls that act on another process named by pid (0: the caller
+ * itself), or by "which" and "who" (setpriority, ioprio_set: a process, a
+ * process group or every process of a user).  prlimit64 can kill one
+ * (RLIMIT_CPU of 0), the others change how it is scheduled.  Aimed at
+ * anything but the caller, they reach the supervisor, which keeps them
+ * inside the traced tree as it does signals; aimed at the caller they
+ * stay in the kernel (where no rule names them).
+ */
+static const int pid_calls[] = {
+	__NR_prlimit64, __NR_sched_setscheduler, __NR_sched_setparam,
+	__NR_sched_setattr,
+};
+static const struct {
+	int nr;
+	unsigned user;		/* the "which" that means every process of a
+				 * user */
+	unsigned self[2];	/* the "which" values that, with who 0, mean
+				 * the caller or its own process group */
+} who_calls[] = {
+	{ __NR_setpriority, 2 /* PRIO_USER */, { 0, 1 } },
+	{ __NR_ioprio_set, 3 /* IOPRIO_WHO_USER */, { 1, 2 } },
+};
+
+static bool is_who_call(int nr, size_t *k)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(who_calls); i++)
+		if (who_calls[i].nr == nr) {
+			*k = i;
+			return true;
+		}
+	return false;
+}
+
 /* Always notified too: they change the caller's credentials. */
 static const int creds_calls[] = {
 	__NR_setuid, __NR_setgid, __NR_setreuid, __NR_setregid,
@@ -211,6 +245,14 @@ bool rules_never_allows(const struct rules_set *rs, int nr)
 	return rs->def == RULES_DENY || rs->def == RULES_KILL;
 }
 
+static bool is_target_call(int nr)
+{
+	size_t k;
+
+	return nr_in(pid_calls, ARRAY_SIZE(pid_calls), nr) ||
+	       is_who_call(nr, &k);
+}
+
 static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 {
 	const struct rules_rule *first = NULL;
@@ -230,9 +272,10 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 		p->mech = RULES_MECH_NOTIFY;
 		return;
 	}
-	/* A policy that names fcntl or ioctl has all of them decided by
-	 * the supervisor, which also checks the owner commands. */
-	if (nr == __NR_fcntl || nr == __NR_ioctl) {
+	/* A policy that names fcntl or ioctl (or a call of pid_calls and
+	 * who_calls) has all of them decided by the supervisor, which also
+	 * checks the owner commands (the target). */
+	if (nr == __NR_fcntl || nr == __NR_ioctl || is_target_call(nr)) {
 		for (size_t k = 0; k < rs->n_rules; k++)
 			if (rules_nr_has(rs->rules[k].nrs, nr)) {
 				p->mech = RULES_MECH_NOTIFY;
@@ -634,6 +677,46 @@ static int add_owner_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr)
 	return rc;
 }
 
+/*
+ * pid_calls and who_calls decided in the kernel by the plan: as the plan
+ * says for the caller itself, notified for any other target.  Each
+ * comparison of "which" is on its low 32 bits, the int the kernel reads;
+ * a pid or who of 0 in the low bits but not in the high ones is notified
+ * (and found to be the caller).
+ */
+static int add_target_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr,
+			    const struct plan *p)
+{
+	struct scmp_arg_cmp c[2];
+	size_t k;
+	int rc;
+
+	if (!is_who_call(nr, &k)) {
+		c[0] = (struct scmp_arg_cmp){ .arg = 0, .op = SCMP_CMP_NE,
+					      .datum_a = 0 };
+		rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, c);
+		c[0].op = SCMP_CMP_EQ;
+		return rc < 0 ? rc : add_rule(ctx, def_act, plan_action(p), nr,
+					      1, c);
+	}
+	c[0] = (struct scmp_arg_cmp){ .arg = 1, .op = SCMP_CMP_NE,
+				      .datum_a = 0 };
+	rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, c);
+	c[0].op = SCMP_CMP_EQ;
+	c[1] = (struct scmp_arg_cmp){ .arg = 0, .op = SCMP_CMP_MASKED_EQ,
+				      .datum_a = 0xffffffffu,
+				      .datum_b = who_calls[k].user };
+	if (rc == 0)
+		rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 2, c);
+	for (size_t i = 0; rc == 0 && i < 2; i++) {
+		c[1].datum_b = who_calls[k].self[i];
+		rc = add_rule(ctx, def_act, plan_action(p), nr, 2, c);
+	}
+	/* Any other "which" with who 0: the kernel's EINVAL, or the
+	 * filter's default. */
+	return rc;
+}
+
 static int add_syscall(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 		       const struct plan *p)
 {
@@ -671,6 +754,8 @@ static int add_syscall(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 			return rc;
 		return add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &some);
 	}
+	if (p->mech == RULES_MECH_KERNEL && is_target_call(nr))
+		return add_target_rules(ctx, def_act, nr, p);
 	if (nr == __NR_clone3) {
 		/* Guard: ENOSYS makes libc fall back to clone, whose flags
 		 * the filter can see; only a kill is stronger. */
@@ -713,6 +798,9 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_ioctl);
 	nr_add_all(named, xattrat, ARRAY_SIZE(xattrat));
 	nr_add_all(named, always_notified, ARRAY_SIZE(always_notified));
+	nr_add_all(named, pid_calls, ARRAY_SIZE(pid_calls));
+	for (i = 0; i < ARRAY_SIZE(who_calls); i++)
+		rules_nr_add(named, who_calls[i].nr);
 	nr_add_all(named, root_calls, ARRAY_SIZE(root_calls));
 	nr_add_all(named, creds_calls, ARRAY_SIZE(creds_calls));
 	if (rs->limit_set[RULES_LIMIT_PROCESSES]) {

@@ -2459,7 +2459,7 @@ static int outside_tree(struct sup *s, struct call *c)
 	const __u64 *a = c->req->data.args;
 	pid_t pid = (pid_t)(int32_t)a[0];
 	pid_t target = 0;
-	bool ok = true;
+	bool ok = true, is_signal = true;
 
 	switch (c->req->data.nr) {
 	case SYS_kill:
@@ -2517,6 +2517,33 @@ static int outside_tree(struct sup *s, struct call *c)
 		ok = in_tree(who) && (pg == 0 || pg == who || tree_pgrp(s, pg));
 		break;
 	}
+	/* Limits and scheduling of a task named by pid (0: the caller).
+	 * prlimit64 can kill (RLIMIT_CPU of 0). */
+	case SYS_prlimit64:
+	case SYS_sched_setaffinity:
+	case SYS_sched_setscheduler:
+	case SYS_sched_setparam:
+	case SYS_sched_setattr:
+		is_signal = false;
+		target = pid;
+		break;
+	/* By "which" and "who": a task, a process group (who 0: the
+	 * caller, its group) or every process of a user. */
+	case SYS_setpriority:
+	case SYS_ioprio_set: {
+		bool prio = c->req->data.nr == SYS_setpriority;
+		int which = (int)(int32_t)a[0] - (prio ? 0 : 1);
+		pid_t who = (pid_t)(int32_t)a[1];
+
+		is_signal = false;
+		if (which == 0)			/* PRIO_PROCESS, IOPRIO_WHO_PROCESS */
+			target = who;
+		else if (which == 1)		/* PRIO_PGRP, IOPRIO_WHO_PGRP */
+			ok = who == 0 || tree_pgrp(s, who);
+		else if (which == 2)		/* PRIO_USER, IOPRIO_WHO_USER */
+			ok = false;
+		break;
+	}
 	default:
 		return 0;
 	}
@@ -2529,6 +2556,12 @@ static int outside_tree(struct sup *s, struct call *c)
 			c->note = "no such process";
 			return 2;
 		case TARGET_ZOMBIE:
+			if (!is_signal) {
+				/* Not continued: its pid may be reused. */
+				c->err = ESRCH;
+				c->note = "a zombie of the tree";
+				return 2;
+			}
 			c->result = 0;
 			c->have_result = true;
 			c->note = "a zombie of the tree: nothing to signal";

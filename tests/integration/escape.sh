@@ -56,6 +56,7 @@ start_outsiders() {
 	done
 	[ -s "$O/witness.pid" ] || sg_harness_error "the witness did not start"
 	WIT=$(cat "$O/witness.pid")
+	WIT_CPUS=$(grep Cpus_allowed_list "/proc/$WIT/status")
 }
 
 untouched() {
@@ -171,6 +172,18 @@ PYEOF
 		fi
 	done
 }
+
+# A Python program that runs its first argument and exits with the errno
+# it raised (0: none).
+ERRNO_OF='
+import ctypes, os, resource, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+def oserr():
+    raise OSError(ctypes.get_errno(), "")
+try:
+    exec(sys.argv[1])
+except OSError as e:
+    sys.exit(e.errno)'
 
 cases() {
 	policy open <<'EOF'
@@ -288,6 +301,37 @@ os._exit(0 if os.waitpid(pid, 0)[1] == signal.SIGTERM else 1)"
 		# The pidfd swapped under pidfd_send_signal by another thread.
 		c "pidfd-race-witness-$tag" "$pol" EPERM "--type syscall --syscall pidfd_send_signal --rule sysgate:shared-fds --action deny --min 1" \
 			"$B/attack-signal" pidfd-race "$WIT" "$URG"
+		# Limits and scheduling of a process outside the tree: a CPU
+		# limit of 0 kills it as surely as SIGKILL.
+		c "prlimit-outside-$tag" "$pol" EPERM "--type syscall --syscall prlimit64 --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "resource.prlimit($SLEEP, resource.RLIMIT_CPU, (0, 0))"
+		check "prlimit-outside-$tag-kept" grep -Eq "^Max cpu time +unlimited" "/proc/$SLEEP/limits"
+		c "setpriority-outside-$tag" "$pol" EPERM "--type syscall --syscall setpriority --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "os.setpriority(os.PRIO_PROCESS, $WIT, 7)"
+		# Every process of a user (one that has none: were the call let
+		# through, the kernel's ESRCH, and nobody reniced).
+		c "setpriority-user-$tag" "$pol" EPERM "--type syscall --syscall setpriority --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "os.setpriority(os.PRIO_USER, 4242424, 7)"
+		c "ioprio-outside-$tag" "$pol" EPERM "--type syscall --syscall ioprio_set --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "libc.syscall(251, 1, $WIT, (2 << 13) | 4) == 0 or oserr()"
+		c "affinity-outside-$tag" "$pol" EPERM "--type syscall --syscall sched_setaffinity --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "os.sched_setaffinity($WIT, {0})"
+		c "scheduler-outside-$tag" "$pol" EPERM "--type syscall --syscall sched_setscheduler --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "os.sched_setscheduler($WIT, os.SCHED_BATCH, os.sched_param(0))"
+		check "sched-outside-$tag-kept" bash -c '[ "$(cut -d" " -f19 /proc/$1/stat)" = 0 ] && [ "$(ps -o cls= -p $1 | tr -d " ")" = TS ] && [ "$(grep Cpus_allowed_list /proc/$1/status)" = "$2" ]' _ "$WIT" "$WIT_CPUS"
+		# The same calls on a child of its own, and on itself.
+		c "limits-own-child-$tag" "$pol" 0 - $PY -c "$ERRNO_OF" "
+pid = os.fork()
+if pid == 0:
+    time.sleep(30)
+    os._exit(0)
+resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
+os.setpriority(os.PRIO_PROCESS, pid, 3)
+os.sched_setaffinity(pid, {0})
+os.setpriority(os.PRIO_PROCESS, 0, 1)
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+os.kill(pid, 9)
+os.waitpid(pid, 0)"
 		c "sigio-outside-$tag" "$pol" any "--type run.end" "$B/attack-signal" sigio "$WIT" "$URG"
 		c "sigio-super-$tag" "$pol" any "--type run.end" "$B/attack-signal" sigio parent 9
 		untouched "signals-$tag"

@@ -2675,6 +2675,93 @@ static void test_filter_holds_guards(void)
 	free(guard.filter);
 }
 
+/*
+ * Calls aimed at another process by pid (prlimit64, sched_set*) or by
+ * "which" and "who" (setpriority, ioprio_set) reach the supervisor unless
+ * they aim at the caller itself, under the built-in policy (which names
+ * none of them) and under one that allows everything; a policy that names
+ * one has every call of it notified.
+ */
+static void test_filter_target_calls(void)
+{
+	static const struct {
+		int nr;
+		uint64_t a0, a1;
+		bool notified;
+	} cases[] = {
+		{ __NR_prlimit64, 0, 7, false },
+		{ __NR_prlimit64, 4242, 7, true },
+		{ __NR_prlimit64, 0x100000000ull, 7, true },
+		{ __NR_prlimit64, (uint64_t)-1, 7, true },
+		{ __NR_sched_setscheduler, 0, 3, false },
+		{ __NR_sched_setscheduler, 4242, 3, true },
+		{ __NR_sched_setparam, 4242, 0, true },
+		{ __NR_sched_setattr, 4242, 0, true },
+		{ __NR_sched_setattr, 0, 0, false },
+		{ __NR_setpriority, 0, 0, false },	/* PRIO_PROCESS, self */
+		{ __NR_setpriority, 1, 0, false },	/* PRIO_PGRP, own */
+		{ __NR_setpriority, 2, 0, true },	/* PRIO_USER */
+		{ __NR_setpriority, 0x100000002ull, 0, true },
+		{ __NR_setpriority, 0, 4242, true },
+		{ __NR_setpriority, 1, 4242, true },
+		{ __NR_ioprio_set, 1, 0, false },	/* IOPRIO_WHO_PROCESS */
+		{ __NR_ioprio_set, 2, 0, false },	/* IOPRIO_WHO_PGRP */
+		{ __NR_ioprio_set, 3, 0, true },	/* IOPRIO_WHO_USER */
+		{ __NR_ioprio_set, 1, 4242, true },
+		{ __NR_sched_setaffinity, 0, 8, true },	/* always (cpubind.c) */
+	};
+	static const char *const texts[] = {
+		NULL,	/* the built-in policy */
+		"[policy]\ndefault = allow\naudit = none\n",
+	};
+	char err[RULES_ERR_MAX];
+
+	for (size_t t = 0; t < ARRAY_LEN(texts); t++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+
+		if (texts[t])
+			rs = load_ok(texts[t]);
+		else
+			CU_ASSERT_EQUAL_FATAL(rules_load_default(&vars, &rs, err,
+								 sizeof(err)), 0);
+		CU_ASSERT_FATAL(rs != NULL);
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+			struct seccomp_data d = {
+				.nr = cases[i].nr, .arch = AUDIT_ARCH_X86_64,
+				.args = { cases[i].a0, cases[i].a1 },
+			};
+			int64_t r = bpf_run(&prog, &d);
+			uint32_t want = cases[i].notified ?
+					SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
+
+			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) != want)
+				fprintf(stderr, "\npolicy %zu: nr %d (0x%llx, 0x%llx): 0x%llx\n",
+					t, d.nr, (unsigned long long)d.args[0],
+					(unsigned long long)d.args[1], (long long)r);
+			CU_ASSERT_EQUAL(r >= 0 ? (uint32_t)r & SECCOMP_RET_ACTION_FULL :
+				       0xdead, want);
+		}
+		free(prog.filter);
+		rules_free(rs);
+	}
+	/* Named by a rule: every call of it goes to the supervisor. */
+	{
+		struct rules_set *rs = load_ok(
+			"[policy]\ndefault = allow\naudit = none\n"
+			"[rule p]\nsyscalls = prlimit64, setpriority\narg1 = 4\n"
+			"action = deny\n");
+
+		CU_ASSERT_FATAL(rs != NULL);
+		CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_prlimit64, NULL),
+				RULES_MECH_NOTIFY);
+		CU_ASSERT_EQUAL(rules_mechanism(rs, __NR_setpriority, NULL),
+				RULES_MECH_NOTIFY);
+		rules_free(rs);
+	}
+}
+
 /* True when p holds exactly pb's instructions. */
 static bool same_prog(const struct sock_fprog *p, const struct rules_prebuilt *pb)
 {
@@ -2952,6 +3039,7 @@ int main(void)
 		{ "filter: default policy", test_default_filter },
 		{ "filter: prebuilt programs", test_prebuilt_filters },
 		{ "filter: the guards held by the policy filter", test_filter_holds_guards },
+		{ "filter: calls aimed at another process by pid", test_filter_target_calls },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 	};
 	CU_pSuite suite;
