@@ -201,9 +201,13 @@ bool tracee_files_shared(pid_t tid)
 	/*
 	 * Security: a table is shared only with tasks cloned with
 	 * CLONE_FILES from one that shares it, and every such task of the
-	 * tree is traced: those in the table are all the candidates.  While
-	 * tid waits for its answer it clones nothing, so a table found
-	 * unshared stays so until its call has run.
+	 * tree is traced: each enters the process table (at its creator's
+	 * clone event or its own first stop) before the event loop first
+	 * resumes it, so every task that has run is a candidate here.
+	 * While tid waits for its answer it clones nothing.  Not covered: a
+	 * task a sharer cloned just before, still at its first stop, that
+	 * the loop resumes after this answer and that runs its dup2 before
+	 * the continued call reads the pidfd (a window of a few us).
 	 */
 	procs_each(files_cmp, &sc);
 	return sc.shared;
