@@ -144,14 +144,16 @@ static bool default_records(const struct rules_set *rs)
  * that send signals or move a process between process groups, so that
  * their targets can be kept inside the traced tree, and those that change
  * the working directory or the umask, so that the supervisor may keep each
- * task's (supervisor/resolve.c), and sched_setaffinity, so that one aimed
- * at another task is never undone by the supervisor's own brief binding
- * of that task to a CPU (supervisor/cpubind.c).
+ * task's (supervisor/resolve.c), and sched_setaffinity and
+ * sched_getaffinity, so that the supervisor's own binding of a task to a
+ * CPU (supervisor/cpubind.c) is put back before a mask is read or set:
+ * it neither shows nor undoes a change.
  */
 static const int always_notified[] = {
 	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
 	__NR_rt_tgsigqueueinfo, __NR_pidfd_send_signal, __NR_setpgid,
 	__NR_chdir, __NR_fchdir, __NR_umask, __NR_sched_setaffinity,
+	__NR_sched_getaffinity,
 };
 
 /*

@@ -101,6 +101,7 @@ struct cpubind {
 	pid_t caller;		/* the caller bound (0: not) */
 	cpu_set_t mask;		/* its own mask */
 	bool self;		/* the event loop bound as well */
+	bool keep;		/* the caller stays bound after the call */
 };
 
 struct sup {
@@ -380,21 +381,34 @@ static inline void tid_set_del(struct tid_set *ts, pid_t tid)
  * alone; the event loop, bound too, then stays bound after the call.
  */
 int cpubind_enter(pid_t tid, struct cpubind *b, bool run);
-/* Put the caller's mask back, before the reply: 0, or -errno when it could
- * not be (binding is then given up for the run). */
+/* Put the caller's mask back, before the reply, unless it is kept bound
+ * (a run's caller, until cpubind_release_self()): 0, or -errno when it
+ * could not be (binding is then given up for the run). */
 int cpubind_leave(struct cpubind *b);
 /* Is the event loop kept bound to its CPU between calls (a run's)? */
 bool cpubind_self_kept(void);
-/* The event loop's own mask back, if it was kept bound: another caller
- * came, the loop found no work for a while, or a long-lived thread is
- * about to be started (it would inherit the mask). */
+/* The event loop's own mask back, if it was kept bound, and the kept
+ * caller's: another caller came, the loop found no work for a while, or
+ * a long-lived thread is about to be started (it would inherit the
+ * mask). */
 void cpubind_release_self(void);
+/* When the kept caller's last call came (0: no caller is kept). */
+uint64_t cpubind_kept_since_us(void);
 /* Every notification, first thing, on the loop thread: tid made call nr
  * with first argument arg0 (a sched_setaffinity of another task stops
  * binding until tid is seen again). */
 void cpubind_note_call(pid_t tid, int nr, uint64_t arg0);
-/* tid is at a ptrace stop, or gone. */
+/* tid is at a ptrace stop. */
 void cpubind_task_seen(pid_t tid);
+/* tid has ended. */
+void cpubind_task_gone(pid_t tid);
+/* The thread former exec'd and took the leader's tid. */
+void cpubind_task_renamed(pid_t former, pid_t tid);
+/* parent created tid (its ptrace event); started: tid's first stop was
+ * seen before (cpubind_first_stop() was called for it). */
+void cpubind_new_task(pid_t parent, pid_t tid, bool started);
+/* The first stop of a task whose creator's event has not been seen. */
+void cpubind_first_stop(pid_t tid);
 
 /* ------------------------------------------------------------------ */
 /* Notifications (notify.c).                                           */

@@ -64,7 +64,8 @@ void sup_kill_tree(void)
 /* How often the tree's cgroup counters are read while a limit needs it. */
 #define CGROUP_CHECK_MS 100
 /* How long the event loop, kept bound to its CPU for a run of calls
- * (cpubind.c), waits for the next one before it lets the binding go. */
+ * (cpubind.c), waits for the next one before it lets the binding go (its
+ * own and the caller's). */
 #define KEEP_IDLE_US 50
 
 static uint64_t limit_value(struct sup *s, enum rules_limit l)
@@ -221,6 +222,8 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 		sup_fail(s, "out of memory for the process table");
 		return;
 	}
+	/* Created while its creator was kept on our CPU: not for good. */
+	cpubind_new_task(parent->tid, ntid, np->attached);
 	np->tgid = ntgid;
 	np->ppid = parent->tgid;
 	if (same_root)
@@ -270,6 +273,8 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 			kill(pid, SIGKILL);
 			return;
 		}
+		/* Before it runs: not a one-CPU mask of a binding. */
+		cpubind_first_stop(pid);
 		if (tg > 0 && tg != pid) {
 			struct proc *leader = procs_find(tg);
 
@@ -305,6 +310,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		if ((pid_t)former != pid) {
 			struct proc *fp = procs_find((pid_t)former);
 
+			cpubind_task_renamed((pid_t)former, pid);
 			if (fp && fp->exec && !p->exec) {
 				p->exec = fp->exec;
 				fp->exec = NULL;
@@ -380,7 +386,7 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 		check_oom(s, p);
 	if (record_exit(s, p, st) < 0)
 		sup_fail(s, "cannot write the audit trail");
-	cpubind_task_seen(pid);
+	cpubind_task_gone(pid);
 	procs_del(pid);
 }
 
@@ -443,6 +449,15 @@ static int run_loop(struct sup *s)
 			}
 		}
 		timeout = cgroup_tick(s, timeout);
+		{
+			/* A kept caller's binding lasts no longer while the
+			 * loop is kept busy by others (stops, signals) than
+			 * while it waits. */
+			uint64_t since = cpubind_kept_since_us();
+
+			if (since && sup_now_us() - since > KEEP_IDLE_US)
+				cpubind_release_self();
+		}
 		/* With the callers' wake-ups made ordinary (work was
 		 * waiting), look before sleeping: SYNC_WAKE_UP goes back on
 		 * only when the loop is about to wait. */

@@ -224,11 +224,10 @@ bool notify_id_valid(struct sup *s, uint64_t id)
  * answer (DESIGN.md), and the fd number is only known from the install:
  * the record would lose it, or a result record would follow each open.
  * And the caller would run again bound to this CPU until the mask is put
- * back: its own sched_getaffinity(2) could see one CPU, and a child it
- * forks in those microseconds would keep that mask for good (cpubind.c).
- * Both have answers (no fd number in the record; sched_getaffinity always
- * notified and a new task's mask fixed at its first stop), each a change
- * to the trail's format or the trusted path of its own.
+ * back, which cpubind.c now allows for a run's caller (kept bound between
+ * its calls: its mask put back before it reads or sets one, a new task's
+ * mask fixed at its first stop).  The first stands: its answer (no fd
+ * number in the record) would change the trail's format.
  */
 static int add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 {
@@ -1298,7 +1297,8 @@ static int handle_open(struct sup *s, struct call *c)
 		struct cpubind bind;
 
 		/* The caller on this CPU for the ADDFD's wake-up (cpubind.c);
-		 * its mask is back before the reply. */
+		 * its mask is back before the reply, but in a run of calls
+		 * from it alone. */
 		cpubind_enter(c->tid, &bind, caller_alone(s));
 		int remote = add_fd(s, c->req->id, nf, o.flags & O_CLOEXEC);
 		int unbound = cpubind_leave(&bind);

@@ -32,22 +32,6 @@ static cpu_set_t all;		/* the main thread's mask at the start */
 static atomic_long opens_done;
 static atomic_int round_no;	/* 1, 2, then 3: stop */
 static long bound_seen;
-static int bad;
-
-__attribute__((format(printf, 1, 2)))
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (bad)
-		return;
-	fprintf(stderr, "try-affinity: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	bad = 1;
-}
 
 static void wait_opens(long more)
 {
@@ -80,7 +64,7 @@ static void *watcher(void *arg)
 		long tries;
 
 		if (sched_setaffinity(main_tid, sizeof(*want), want) < 0) {
-			fail("sched_setaffinity of the main thread: %s",
+			victim_fail("sched_setaffinity of the main thread: %s",
 			     victim_errname(errno));
 			return NULL;
 		}
@@ -90,7 +74,7 @@ static void *watcher(void *arg)
 			    CPU_EQUAL(&m, want))
 				break;
 		if (tries == 100000) {
-			fail("set %ld: the mask set (%d CPUs) is not the thread's (%d CPUs)",
+			victim_fail("set %ld: the mask set (%d CPUs) is not the thread's (%d CPUs)",
 			     i, CPU_COUNT(want), CPU_COUNT(&m));
 			return NULL;
 		}
@@ -132,14 +116,14 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n_opens / 2; i++) {
 		open_once();
 		if (sched_getaffinity(0, sizeof(m), &m) < 0 || !CPU_EQUAL(&m, &all))
-			fail("open %ld: the thread's own mask changed (%d CPUs)",
+			victim_fail("open %ld: the thread's own mask changed (%d CPUs)",
 			     i, CPU_COUNT(&m));
 	}
 	atomic_store(&round_no, 2);
-	for (long i = n_opens / 2; i < n_opens && !bad; i++)
+	for (long i = n_opens / 2; i < n_opens && !victim_bad; i++)
 		open_once();
 	atomic_store(&round_no, 3);
 	pthread_join(t, NULL);
 	printf("bound-seen %ld\n", bound_seen);
-	return bad;
+	return victim_bad;
 }

@@ -177,6 +177,22 @@ PYEOF
 	else
 		echo "# affinity-bound-seen: not run (one CPU: nothing is bound)"
 	fi
+	# In a run of calls from one caller alone, the caller stays bound to
+	# the supervisor's CPU between its calls (cpubind.c): its own mask
+	# read back, a child's and a new thread's are still the ones it had,
+	# and one it sets itself is not undone.  /proc shows the binding (and
+	# that the forks and threads were started while it held).
+	native 0 "$B/try-kept" "$W/readme.txt" 2
+	c affinity-run-kept     procs 0 "--type syscall --path $W/readme.txt --action allow --min 800" \
+		"$B/try-kept" "$W/readme.txt" 10
+	check affinity-run-kept-says-nothing sh -c "! grep -q 'try-kept:' '$SG_ERR'"
+	if [ "$ncpu" -ge 2 ]; then
+		check affinity-run-kept-seen grep -q '^kept-seen [1-9]' "$SG_OUT"
+		check affinity-run-fork-kept grep -q '^fork-kept [1-9]' "$SG_OUT"
+		check affinity-run-thread-kept grep -q '^thread-kept [1-9]' "$SG_OUT"
+	else
+		echo "# affinity-run-kept-seen: not run (one CPU: nothing is bound)"
+	fi
 	# Bound to one CPU by the user: left as it is.
 	c affinity-one-cpu      procs 0 "--type syscall --path $W/readme.txt --action allow --min 200" \
 		taskset -c 0 "$B/try-affinity" "$W/readme.txt" 200 1
