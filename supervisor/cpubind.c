@@ -107,7 +107,7 @@ static int n_online;		/* CPUs online, 0: not read yet */
 static cpu_set_t own;		/* the event loop's own mask, */
 static bool have_own;		/* once read */
 static uint64_t last_end_us;	/* when the last binding ended */
-static uint64_t last_use_us;	/* the last call that found its caller kept */
+static uint64_t last_use_us;	/* the kept caller's last call answered */
 static bool self_kept;		/* the loop bound between calls (a run) */
 static pid_t kept;		/* the caller kept bound between calls */
 static bool tree_masks;		/* a task of the tree set a CPU mask */
@@ -284,11 +284,8 @@ int cpubind_enter(pid_t tid, struct cpubind *b, bool run)
 	/* Only the event loop thread: the others run beside it. */
 	if (off || inflight.n || !tracee_on_main_thread())
 		return 0;
-	if (kept == tid) {
-		/* Bound still, since its last call of the run. */
-		last_use_us = sup_now_us();
-		return 0;
-	}
+	if (kept == tid)
+		return 0;	/* bound still, since its last call of the run */
 	release_kept();
 	if (!n_online) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -359,6 +356,12 @@ int cpubind_leave(struct cpubind *b)
 bool cpubind_self_kept(void)
 {
 	return self_kept;
+}
+
+void cpubind_call_done(void)
+{
+	if (kept)
+		last_use_us = sup_now_us();
 }
 
 uint64_t cpubind_kept_since_us(void)

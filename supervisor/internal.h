@@ -392,7 +392,9 @@ bool cpubind_self_kept(void);
  * a long-lived thread is about to be started (it would inherit the
  * mask). */
 void cpubind_release_self(void);
-/* When the kept caller's last call came (0: no caller is kept). */
+/* A notification was answered (the event loop, after each one). */
+void cpubind_call_done(void);
+/* When the kept caller's last call was answered (0: no caller is kept). */
 uint64_t cpubind_kept_since_us(void);
 /* Every notification, first thing, on the loop thread: tid made call nr
  * with first argument arg0 (a sched_setaffinity of another task stops

@@ -450,9 +450,9 @@ static int run_loop(struct sup *s)
 		}
 		timeout = cgroup_tick(s, timeout);
 		{
-			/* A kept caller's binding lasts no longer while the
-			 * loop is kept busy by others (stops, signals) than
-			 * while it waits. */
+			/* A kept caller's binding lasts no longer after its
+			 * last call while the loop is kept busy by others
+			 * (stops, signals) than while it waits. */
 			uint64_t since = cpubind_kept_since_us();
 
 			if (since && sup_now_us() - since > KEEP_IDLE_US)
@@ -502,6 +502,7 @@ static int run_loop(struct sup *s)
 			} else if ((r = notify_handle_one(s, req, resp)) < 0) {
 				sup_fail(s, "seccomp listener: %s", strerror(-r));
 			}
+			cpubind_call_done();
 		} else if (n > 0 && (pfd[1].revents & (POLLHUP | POLLERR))) {
 			/* No task uses the filter any more. */
 			pfd[1].fd = -1;
