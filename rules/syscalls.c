@@ -78,6 +78,18 @@ static const struct rules_syscall_info known[] = {
 	PATH1(utimes, 0, -1, RULES_ACC_WRITE),
 	PATH1(futimesat, 1, 0, RULES_ACC_WRITE),
 	PATH1(utimensat, 1, 0, RULES_ACC_WRITE),
+	/*
+	 * Security: changes of metadata through an open file (path -1, the
+	 * fd in the dirfd's place: the file itself, as AT_EMPTY_PATH).  A
+	 * file opened for reading only can still have its mode, owner and
+	 * extended attributes changed by its owner (or root); unmediated,
+	 * these would be a way around every write rule.  futimens is
+	 * utimensat(fd, NULL, ...), above.
+	 */
+	PATH1(fchmod, -1, 0, RULES_ACC_WRITE),
+	PATH1(fchown, -1, 0, RULES_ACC_WRITE),
+	PATH1(fsetxattr, -1, 0, RULES_ACC_WRITE),
+	PATH1(fremovexattr, -1, 0, RULES_ACC_WRITE),
 	/* Calls that look at what a path names (@stat). */
 	PATH1(stat, 0, -1, RULES_ACC_STAT),
 	PATH1(lstat, 0, -1, RULES_ACC_STAT),
@@ -314,7 +326,8 @@ static const char *const group_file[] = {
 	"renameat2", "link", "linkat", "symlink", "symlinkat", "chmod",
 	"fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "truncate",
 	"setxattr", "lsetxattr", "removexattr", "lremovexattr", "utime",
-	"utimes", "futimesat", "utimensat", NULL
+	"utimes", "futimesat", "utimensat", "fchmod", "fchown", "fsetxattr",
+	"fremovexattr", NULL
 };
 static const char *const group_stat[] = {
 	"stat", "lstat", "newfstatat", "statx", "access", "faccessat",

@@ -476,6 +476,9 @@ struct call_path {
 	struct rules_verdict v;
 	bool checked;
 	bool redirected;
+	/* No path: the call acts on the open file its fd names (fchmod,
+	 * fsetxattr, futimens, ...), resolved as AT_EMPTY_PATH. */
+	bool fd_form;
 	/* The buffers last (call_init() clears what comes before them). */
 	char raw[PATH_MAX];    /* as the program passed it (copied) */
 	char resolved[PATH_MAX];

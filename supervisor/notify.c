@@ -91,9 +91,9 @@ static enum op path_op(int nr)
 		return OP_LINK;
 	case SYS_symlink: case SYS_symlinkat:
 		return OP_SYMLINK;
-	case SYS_chmod: case SYS_fchmodat: case SYS_fchmodat2:
+	case SYS_chmod: case SYS_fchmodat: case SYS_fchmodat2: case SYS_fchmod:
 		return OP_CHMOD;
-	case SYS_chown: case SYS_lchown: case SYS_fchownat:
+	case SYS_chown: case SYS_lchown: case SYS_fchownat: case SYS_fchown:
 		return OP_CHOWN;
 	case SYS_truncate:
 		return OP_TRUNCATE;
@@ -113,9 +113,9 @@ static enum op path_op(int nr)
 		return OP_GETXATTR;
 	case SYS_listxattr: case SYS_llistxattr:
 		return OP_LISTXATTR;
-	case SYS_setxattr: case SYS_lsetxattr:
+	case SYS_setxattr: case SYS_lsetxattr: case SYS_fsetxattr:
 		return OP_SETXATTR;
-	case SYS_removexattr: case SYS_lremovexattr:
+	case SYS_removexattr: case SYS_lremovexattr: case SYS_fremovexattr:
 		return OP_REMOVEXATTR;
 	case SYS_utime: case SYS_utimes: case SYS_futimesat: case SYS_utimensat:
 		return OP_UTIMES;
@@ -543,6 +543,19 @@ static int copy_path(struct call *c, int arg, const char *name)
 	if (c->rewritten && cp->have_raw)
 		return 0;
 	cp->arg_name = name;
+	if (arg < 0) {
+		/*
+		 * A call on an open file (fchmod, futimens, ...): its path is
+		 * the empty one, resolved as AT_EMPTY_PATH to the file the
+		 * caller's fd names (call_resolve_open()).  Nothing is read.
+		 */
+		cp->arg_name = "fd";
+		cp->raw[0] = '\0';
+		cp->raw_len = 0;
+		cp->have_raw = true;
+		cp->fd_form = true;
+		return 0;
+	}
 	n = tracee_read_str(c->tid, c->req->data.args[arg], cp->raw,
 			    sizeof(cp->raw));
 	if (n < 0)
@@ -616,6 +629,24 @@ static int call_resolve_open(struct sup *s, struct call *c, int idx,
 	struct call_path *cp = &c->paths[idx];
 	int rc;
 
+	if (cp->fd_form && !cp->redirected) {
+		/*
+		 * Security: the file the caller's fd names, taken with
+		 * pidfd_getfd(): the very file the kernel would act on, so a
+		 * thread that closes or replaces the fd meanwhile changes
+		 * nothing checked.  AT_FDCWD is no fd here (the kernel answers
+		 * EBADF; as a dirfd it would name the cwd), and neither is an
+		 * O_PATH one (fchmod, fchown, fsetxattr and futimens refuse
+		 * them: fdget()).
+		 */
+		if (arg_dirfd(c, idx) < 0)
+			return -EBADF;
+		rc = resolve_path_open(c->tid, c->tgid, arg_dirfd(c, idx), "",
+				       flags | RES_EMPTY_PATH, 0, r);
+		if (rc == 0 && (fcntl(r->fd, F_GETFL) & O_PATH))
+			rc = -EBADF;
+		return rc;
+	}
 	if (cp->redirected)
 		/* The policy's absolute path: the caller's dirfd and
 		 * openat2's scoping do not apply to it. */
@@ -1409,7 +1440,7 @@ static int emulate_change(struct call *c, enum op op, struct resolved *r)
 		rc = symlinkat(c->paths[1].raw, r[0].parent_fd, r[0].name);
 		break;
 	case OP_CHMOD: {
-		uint64_t mode = nr == SYS_chmod ? a[1] : a[2];
+		uint64_t mode = nr == SYS_chmod || nr == SYS_fchmod ? a[1] : a[2];
 
 		/* Linux cannot change a symlink's own mode. */
 		if (S_ISLNK(r[0].st.st_mode))
@@ -1769,6 +1800,9 @@ static int meta_plan(struct call *c, enum op op, unsigned *res)
 		fl = a[3];
 		if (fl & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 			return -EINVAL;
+		/* futimens: the kernel takes no flags on an fd. */
+		if (c->paths[0].fd_form && fl)
+			return -EINVAL;
 		break;
 	case OP_INOTIFY:
 		if (a[2] & IN_DONT_FOLLOW)
@@ -1982,6 +2016,17 @@ static int meta_emulate(struct sup *s, struct call *c, enum op op,
 	return -ENOSYS;
 }
 
+/* utimensat or futimesat with a NULL path and an fd (futimens, futimes):
+ * a change of the times of the open file the fd names. */
+static bool is_futimens(const struct call *c)
+{
+	int nr = c->req->data.nr;
+
+	return (nr == SYS_utimensat || nr == SYS_futimesat) &&
+	       c->req->data.args[c->info->path_arg[0]] == 0 &&
+	       (int32_t)c->req->data.args[c->info->dirfd_arg[0]] != AT_FDCWD;
+}
+
 static int handle_meta(struct sup *s, struct call *c, enum op op)
 {
 	const __u64 *a = c->req->data.args;
@@ -1992,14 +2037,22 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 
 	resolved_init(&r);
 	/*
-	 * Security: a NULL path (utimensat, fanotify_mark, statx with
-	 * AT_EMPTY_PATH on 6.11+) acts on the dirfd: an fd-based call,
-	 * decided on registers alone and continued.
+	 * Security: a NULL path of fanotify_mark, or of statx or newfstatat
+	 * with AT_EMPTY_PATH (6.11+), looks at what the dirfd names: decided
+	 * on registers alone (no thread can change them) and continued, as
+	 * fstat is.  utimensat and futimesat with a NULL path and a dirfd
+	 * (futimens, futimes) change the times of the file it names: a call
+	 * on an open file, like fchmod (copy_path()).  With AT_FDCWD, and
+	 * for utime and utimes, the kernel answers EFAULT.
 	 */
-	if (a[parg] == 0 && (op == OP_UTIMES || op == OP_FANOTIFY || op == OP_STATX))
+	if (a[parg] == 0 && (op == OP_FANOTIFY || op == OP_STATX ||
+			     (c->req->data.nr == SYS_newfstatat &&
+			      (a[3] & AT_EMPTY_PATH)) ||
+			     (op == OP_UTIMES && !is_futimens(c))))
 		return notify_send_resp(s, c->req->id, 0, 0, true);
 
-	rc = copy_path(c, parg, "path");
+	/* Any other NULL path fails with EFAULT, as in the kernel. */
+	rc = copy_path(c, is_futimens(c) ? -1 : parg, "path");
 	if (rc == 0)
 		rc = meta_plan(c, op, &resf);
 	/* These act on the object alone (r.fd), never on its directory

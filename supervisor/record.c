@@ -188,6 +188,12 @@ static void verbose_line(const struct call *c, const char *addr_human)
 
 		if (!cp->have_raw)
 			continue;
+		if (cp->fd_form) {
+			off += (size_t)snprintf(args + off, sizeof(args) - off, "%s%d",
+						off ? ", " : "",
+						(int)(int32_t)c->req->data.args[c->info->dirfd_arg[0]]);
+			continue;
+		}
 		audit_escape(esc, sizeof(esc), cp->raw, cp->raw_len);
 		off += (size_t)snprintf(args + off, sizeof(args) - off, "%s\"%s\"",
 					off ? ", " : "", esc);
@@ -274,7 +280,10 @@ static void add_args(struct audit_rec *r, const struct call *c,
 
 			if (d < 0)
 				continue;
-			if ((int32_t)a[d] == AT_FDCWD)
+			if ((unsigned)i < c->n_paths && c->paths[i].fd_form)
+				/* fchmod, futimens, ...: the file of this fd. */
+				audit_int(r, "fd", (int32_t)a[d]);
+			else if ((int32_t)a[d] == AT_FDCWD)
 				audit_str(r, i ? "newdirfd" : "dirfd", "AT_FDCWD");
 			else
 				audit_int(r, i ? "newdirfd" : "dirfd", (int32_t)a[d]);
@@ -282,8 +291,11 @@ static void add_args(struct audit_rec *r, const struct call *c,
 		for (unsigned i = 0; i < c->n_paths; i++) {
 			const struct call_path *cp = &c->paths[i];
 
+			if (cp->fd_form && !cp->redirected)
+				continue;	/* no path: its fd, above */
 			if (rewritten && cp->redirected)
-				audit_bytes(r, cp->arg_name, cp->redirect,
+				audit_bytes(r, cp->fd_form ? "path" : cp->arg_name,
+					    cp->redirect,
 					    strlen(cp->redirect));
 			else if (!rewritten && cp->have_raw)
 				audit_bytes(r, cp->arg_name, cp->raw, cp->raw_len);

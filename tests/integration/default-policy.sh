@@ -84,6 +84,12 @@ cases() {
 		"$V/try-chmod" "$O/data.txt" 0600
 	c truncate-outside      - EACCES "--syscall truncate --path $O/data.txt --action deny --errno EACCES" \
 		"$V/try-truncate" "$O/data.txt" 0
+	c fchmod-outside        - EACCES "--syscall fchmod --path $O/data.txt --action deny --errno EACCES" \
+		"$V/try-fdmeta" "$O/data.txt" chmod 4777
+	c fchown-outside        - EACCES "--syscall fchown --path $O/data.txt --action deny --errno EACCES" \
+		"$V/try-fdmeta" "$O/data.txt" chown 0 0
+	c futimens-outside      - EACCES "--syscall utimensat --path $O/data.txt --action deny --errno EACCES" \
+		"$V/try-fdmeta" "$O/data.txt" touch
 	check outside-untouched test -f "$O/data.txt" -a ! -e "$O/new" -a ! -e "$O/d" -a ! -e "$O/sl" \
 		-a ! -e "$O/hl" -a ! -e "$O/put" -a "$(stat -c %a "$O/data.txt")" = 644 -a -s "$O/data.txt"
 

@@ -375,6 +375,59 @@ os.close(os.open('noexec', os.O_RDONLY | os.O_DIRECTORY))"
 	c chmod-outside         files EROFS  "--syscall chmod --path $O/data.txt --action deny --rule no-writes-elsewhere" \
 		"$B/try-chmod" "$O/data.txt" 0600
 	check chmod-outside-kept test "$(stat -c %a "$O/data.txt")" = 644
+	# Through a file opened for reading only: the owner (or root) could
+	# change its mode, owner, attributes and times in the kernel.
+	native 0 "$B/try-fdmeta" "$O/data.txt" touch
+	touch -d @1000000000 "$O/data.txt"
+	c fchmod-outside        files EROFS  "--syscall fchmod --path $O/data.txt --access write --action deny --rule no-writes-elsewhere --field args.fd=3" \
+		"$B/try-fdmeta" "$O/data.txt" chmod 4777
+	c fchown-outside        files EROFS  "--syscall fchown --path $O/data.txt --action deny" \
+		"$B/try-fdmeta" "$O/data.txt" chown 0 0
+	c fsetxattr-outside     files EROFS  "--syscall fsetxattr --path $O/data.txt --action deny" \
+		"$B/try-fdmeta" "$O/data.txt" setxattr user.sysgate x
+	c fremovexattr-outside  files EROFS  "--syscall fremovexattr --path $O/data.txt --action deny" \
+		"$B/try-fdmeta" "$O/data.txt" removexattr user.sysgate
+	c futimens-outside      files EROFS  "--syscall utimensat --path $O/data.txt --action deny --field args.fd=3" \
+		"$B/try-fdmeta" "$O/data.txt" touch
+	c futimens-times-outside files EROFS "--syscall utimensat --path $O/data.txt --action deny" \
+		"$B/try-fdmeta" "$O/data.txt" utime 5
+	c futimes-outside       files EROFS  "--syscall futimesat --path $O/data.txt --action deny" \
+		"$B/try-fdmeta" "$O/data.txt" futimes 5
+	check fd-meta-outside-kept test "$(stat -c %a:%u:%Y "$O/data.txt")" = "644:$(id -u "$U"):1000000000"
+	# The kernel's own answers: an O_PATH fd, AT_FDCWD and a closed fd
+	# are no files to change (EBADF), decided on nothing.
+	c fchmod-opath          files EBADF  "--syscall fchmod --errno EBADF --count 1" \
+		"$B/try-fdmeta" --opath "$W/readme.txt" chmod 600
+	c fchmod-at-fdcwd       files EBADF  "--syscall fchmod --errno EBADF" \
+		"$B/try-fdmeta" --fd -100 cwd chmod 700
+	c futimens-closed-fd    files EBADF  "--syscall utimensat --errno EBADF" \
+		"$B/try-fdmeta" --fd 42 closed touch
+	check fd-meta-cwd-kept  test "$(stat -c %a "$W")" = 755 -a "$(stat -c %a "$W/readme.txt")" = 644
+	# newfstatat(fd, NULL, AT_EMPTY_PATH) is fstat on Linux 6.11+ (EFAULT
+	# before): under a policy that names it, the kernel's own answer.
+	policy looks <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule look]
+syscalls = @stat
+path = /**
+action = allow
+EOF
+	printf '%s\n' 'import ctypes, os, sys' \
+		'libc = ctypes.CDLL(None, use_errno=True)' \
+		'fd = os.open(sys.argv[1], os.O_RDONLY)' \
+		'st = ctypes.create_string_buffer(256)' \
+		'r = libc.syscall(262, fd, None, st, int(sys.argv[2], 0))' \
+		'sys.exit(0 if r == 0 else ctypes.get_errno())' >"$W/nullstat.py"
+	local nullstat_native
+	as_user $PY "$W/nullstat.py" readme.txt 0x1000 >/dev/null 2>&1
+	nullstat_native=$?
+	c fstatat-null-empty    looks "$nullstat_native" - \
+		$PY "$W/nullstat.py" readme.txt 0x1000
+	c fstatat-null          looks EFAULT - \
+		$PY "$W/nullstat.py" readme.txt 0
 	c truncate-outside      files EROFS  "--syscall truncate --path $O/data.txt --action deny --rule no-writes-elsewhere" \
 		"$B/try-truncate" "$O/data.txt" 0
 	check truncate-outside-kept grep -q "PUBLIC outside" "$O/data.txt"
@@ -515,6 +568,13 @@ os.close(os.open('noexec', os.O_RDONLY | os.O_DIRECTORY))"
 	c chmod-in-cwd          files 0      - \
 		"$B/try-chmod" "$W/renamed.txt" 0600
 	check chmod-done        test "$(stat -c %a "$W/renamed.txt")" = 600
+	c fchmod-in-cwd         files 0      "--syscall fchmod --path $W/renamed.txt --action allow --rule work" \
+		"$B/try-fdmeta" "$W/renamed.txt" chmod 0640
+	c futimens-in-cwd       files 0      "--syscall utimensat --path $W/renamed.txt --action allow" \
+		"$B/try-fdmeta" "$W/renamed.txt" utime 1234567
+	c fchown-in-cwd         files 0      "--syscall fchown --path $W/renamed.txt --action allow" \
+		"$B/try-fdmeta" "$W/renamed.txt" chown -1 "$(id -g "$U")"
+	check fd-meta-done      test "$(stat -c %a:%Y "$W/renamed.txt")" = 640:1234567
 	c truncate-in-cwd       files 0      - \
 		"$B/try-truncate" "$W/creat.txt" 3
 	c unlink-in-cwd         files 0      "--syscall unlink --path $W/renamed.txt --action allow" \

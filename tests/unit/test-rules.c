@@ -2092,6 +2092,10 @@ static void test_syscall_table(void)
 		{ "newfstatat", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
 		{ "statx", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
 		{ "access", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
+		{ "fchmod", RULES_KIND_PATH, RULES_ACC_WRITE, -1, 0, -1, -1, -1, -1 },
+		{ "fchown", RULES_KIND_PATH, RULES_ACC_WRITE, -1, 0, -1, -1, -1, -1 },
+		{ "fsetxattr", RULES_KIND_PATH, RULES_ACC_WRITE, -1, 0, -1, -1, -1, -1 },
+		{ "fremovexattr", RULES_KIND_PATH, RULES_ACC_WRITE, -1, 0, -1, -1, -1, -1 },
 		{ "faccessat", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
 		{ "faccessat2", RULES_KIND_PATH, RULES_ACC_STAT, 1, 0, -1, -1, -1, -1 },
 		{ "readlink", RULES_KIND_PATH, RULES_ACC_STAT, 0, -1, -1, -1, -1, -1 },
@@ -2193,10 +2197,16 @@ static void test_groups(void)
 		n += rules_nr_has(set, nr);
 		n_stat += rules_nr_has(stat_set, nr);
 	}
-	CU_ASSERT_EQUAL(n, 33);
+	CU_ASSERT_EQUAL(n, 37);
 	CU_ASSERT_EQUAL(n_stat, 17);
 	CU_ASSERT_TRUE(rules_nr_has(stat_set, __NR_newfstatat));
 	CU_ASSERT_TRUE(rules_nr_has(set, __NR_utimensat));
+	/* Changes through an open file are changes too. */
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_fchmod));
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_fchown));
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_fsetxattr));
+	CU_ASSERT_TRUE(rules_nr_has(set, __NR_fremovexattr));
+	CU_ASSERT_FALSE(rules_nr_has(set, __NR_fgetxattr));
 	memset(set, 0, sizeof(set));
 	CU_ASSERT_EQUAL(rules_group_lookup("@privileged", set), 0);
 	CU_ASSERT_TRUE(rules_nr_has(set, __NR_ptrace));
