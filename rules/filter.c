@@ -160,14 +160,15 @@ static const int always_notified[] = {
  * Security: calls that act on another process named by pid (0: the caller
  * itself), or by "which" and "who" (setpriority, ioprio_set: a process, a
  * process group or every process of a user).  prlimit64 can kill one
- * (RLIMIT_CPU of 0), the others change how it is scheduled.  Aimed at
+ * (RLIMIT_CPU of 0), the others change how it is scheduled, or where its
+ * memory lies (migrate_pages, move_pages: NUMA nodes).  Aimed at
  * anything but the caller, they reach the supervisor, which keeps them
  * inside the traced tree as it does signals; aimed at the caller they
  * stay in the kernel (where no rule names them).
  */
 static const int pid_calls[] = {
 	__NR_prlimit64, __NR_sched_setscheduler, __NR_sched_setparam,
-	__NR_sched_setattr,
+	__NR_sched_setattr, __NR_migrate_pages, __NR_move_pages,
 };
 static const struct {
 	int nr;

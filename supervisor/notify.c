@@ -2570,8 +2570,10 @@ static int outside_tree(struct sup *s, struct call *c)
 		ok = in_tree(who) && (pg == 0 || pg == who || tree_pgrp(s, pg));
 		break;
 	}
-	/* Limits and scheduling of a task named by pid (0: the caller).
-	 * prlimit64 can kill (RLIMIT_CPU of 0). */
+	/* Limits, scheduling and NUMA placement of a task named by pid (0:
+	 * the caller).  prlimit64 can kill (RLIMIT_CPU of 0). */
+	case SYS_migrate_pages:
+	case SYS_move_pages:
 	case SYS_prlimit64:
 	case SYS_sched_setaffinity:
 	case SYS_sched_setscheduler:

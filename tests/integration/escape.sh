@@ -316,6 +316,12 @@ os._exit(0 if os.waitpid(pid, 0)[1] == signal.SIGTERM else 1)"
 			$PY -c "$ERRNO_OF" "libc.syscall(251, 1, $WIT, (2 << 13) | 4) == 0 or oserr()"
 		c "affinity-outside-$tag" "$pol" EPERM "--type syscall --syscall sched_setaffinity --rule sysgate:outside-tree --action deny" \
 			$PY -c "$ERRNO_OF" "os.sched_setaffinity($WIT, {0})"
+		# NUMA placement of its memory (one node here: were the call
+		# let through, it would succeed and move nothing).
+		c "migrate-pages-outside-$tag" "$pol" EPERM "--type syscall --syscall migrate_pages --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "n = ctypes.c_ulong(1); libc.syscall(256, $WIT, 64, ctypes.byref(n), ctypes.byref(n)) >= 0 or oserr()"
+		c "move-pages-outside-$tag" "$pol" EPERM "--type syscall --syscall move_pages --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "libc.syscall(279, $WIT, 0, None, None, None, 0) >= 0 or oserr()"
 		c "scheduler-outside-$tag" "$pol" EPERM "--type syscall --syscall sched_setscheduler --rule sysgate:outside-tree --action deny" \
 			$PY -c "$ERRNO_OF" "os.sched_setscheduler($WIT, os.SCHED_BATCH, os.sched_param(0))"
 		check "sched-outside-$tag-kept" bash -c '[ "$(cut -d" " -f19 /proc/$1/stat)" = 0 ] && [ "$(ps -o cls= -p $1 | tr -d " ")" = TS ] && [ "$(grep Cpus_allowed_list /proc/$1/status)" = "$2" ]' _ "$WIT" "$WIT_CPUS"
@@ -329,6 +335,10 @@ resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
 os.setpriority(os.PRIO_PROCESS, pid, 3)
 os.sched_setaffinity(pid, {0})
 os.setpriority(os.PRIO_PROCESS, 0, 1)
+n = ctypes.c_ulong(1)
+libc.syscall(256, pid, 64, ctypes.byref(n), ctypes.byref(n)) >= 0 or oserr()
+libc.syscall(279, pid, 0, None, None, None, 0) >= 0 or oserr()
+libc.syscall(256, 0, 64, ctypes.byref(n), ctypes.byref(n)) >= 0 or oserr()
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 os.kill(pid, 9)
 os.waitpid(pid, 0)"

@@ -2708,6 +2708,10 @@ static void test_filter_target_calls(void)
 		{ __NR_sched_setparam, 4242, 0, true },
 		{ __NR_sched_setattr, 4242, 0, true },
 		{ __NR_sched_setattr, 0, 0, false },
+		{ __NR_migrate_pages, 0, 64, false },
+		{ __NR_migrate_pages, 4242, 64, true },
+		{ __NR_move_pages, 0, 1, false },
+		{ __NR_move_pages, 4242, 1, true },
 		{ __NR_setpriority, 0, 0, false },	/* PRIO_PROCESS, self */
 		{ __NR_setpriority, 1, 0, false },	/* PRIO_PGRP, own */
 		{ __NR_setpriority, 2, 0, true },	/* PRIO_USER */
