@@ -591,15 +591,19 @@ static int check_path_glob(struct pctx *c, unsigned line, const char *g)
 	const char *why, *p;
 
 	/* Files without a name: memfd:NAME and deleted:/PATH (what the
-	 * supervisor calls an fd whose file has no path). */
-	if (strncmp(g, "memfd:", 6) == 0 || strncmp(g, "deleted:", 8) == 0) {
+	 * supervisor calls an fd whose file has no path), and the pipes,
+	 * sockets and anonymous inodes that fchmod, futimens and the like
+	 * may name by fd: pipe:[INODE], socket:[INODE], anon_inode:KIND. */
+	if (strncmp(g, "memfd:", 6) == 0 || strncmp(g, "deleted:", 8) == 0 ||
+	    strncmp(g, "pipe:", 5) == 0 || strncmp(g, "socket:", 7) == 0 ||
+	    strncmp(g, "anon_inode:", 11) == 0) {
 		if (rules_glob_check(g, &why) < 0)
 			return fail(c, line, "%s: '%s'", why, g);
 		return 0;
 	}
 	if (g[0] != '/' && strncmp(g, "**", 2) != 0)
 		return fail(c, line,
-			    "relative path glob '%s' (paths must start with '/', '**', 'memfd:' or 'deleted:')",
+			    "relative path glob '%s' (paths must start with '/', '**', 'memfd:', 'deleted:', 'pipe:', 'socket:' or 'anon_inode:')",
 			    g);
 	if (rules_glob_check(g, &why) < 0)
 		return fail(c, line, "%s: '%s'", why, g);

@@ -243,6 +243,32 @@ static char *path_item(const struct learn *L, const char *path)
 	return out;
 }
 
+/*
+ * The item for a file without a name, as the supervisor calls it: a memfd
+ * (memfd:NAME), a deleted file (deleted:/PATH), or what fchmod, futimens
+ * and the like name by fd: pipe:[INODE], socket:[INODE], anon_inode:KIND.
+ * None of them is found again by its name in another run: each kind is
+ * learned as a whole.  NULL for anything else.
+ */
+static char *nameless_item(const char *path)
+{
+	static const struct {
+		const char *prefix;
+		const char *item;
+	} forms[] = {
+		{ "memfd:", "memfd:*" },
+		{ "deleted:/", "deleted:/**" },
+		{ "pipe:", "pipe:*" },
+		{ "socket:", "socket:*" },
+		{ "anon_inode:", "anon_inode:*" },
+	};
+
+	for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++)
+		if (!strncmp(path, forms[k].prefix, strlen(forms[k].prefix)))
+			return xstrdup(forms[k].item);
+	return NULL;
+}
+
 /* ---- reading trails --------------------------------------------------- */
 
 static const char *jstr(const json_t *o, const char *key)
@@ -376,17 +402,20 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 			const char *pa = jstr(p, "action");
 			const char *acc = jstr(p, "access");
 			char *path = NULL;
+			char *nameless = NULL;
 			size_t plen;
 			struct obs o = { .run = L->runs, .nr = info->nr };
 
 			if (audit_json_bytes(p, json_object_get(p, "redirected_from") ?
 					     "redirected_from" : "path", &path, &plen) < 0)
 				continue;
-			if (strlen(path) != plen || path[0] != '/') {
+			if (strlen(path) != plen ||
+			    (path[0] != '/' && !(nameless = nameless_item(path)))) {
 				free(path);
 				continue;
 			}
 			if (!pa || strcmp(pa, "allow")) {
+				free(nameless);
 				add_denied(L, xasprintf("%s %s %s (%s %s)", name,
 					path, acc ? acc : "?",
 					jstr(p, "rule") ? jstr(p, "rule") :
@@ -398,10 +427,11 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 				 kind_of_access(acc);
 			o.access = access_bit(acc);
 			if (o.kind == K_COUNT || !o.access) {
+				free(nameless);
 				free(path);
 				continue;
 			}
-			o.item = path_item(L, path);
+			o.item = nameless ? nameless : path_item(L, path);
 			if (!o.item) {
 				free(path);
 				continue;

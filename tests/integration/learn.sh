@@ -76,6 +76,18 @@ with tempfile.NamedTemporaryFile("w", delete=False) as t:
 with tempfile.TemporaryDirectory() as td:
     (pathlib.Path(td) / "x").write_text("x")
 (d / "out.json").write_text(json.dumps(sum(v["a"])))
+# Changes through an fd: a file of the tree, and files without a name (a
+# pipe, a memfd, a deleted file), which learn takes by kind.
+import os
+with open(d / "out.json") as f:
+    os.fchmod(f.fileno(), 0o640)
+r, w = os.pipe()
+os.fchmod(r, 0o600)
+m = os.memfd_create("learn-me")
+os.fchmod(m, 0o600)
+with open(d / "gone", "w") as g:
+    os.unlink(d / "gone")
+    os.utime(g.fileno(), (1, 1))
 print(sum(v["a"]))
 EOF
 	[ "$U" = root ] || chown -R "$U:" "$W"
@@ -84,6 +96,9 @@ EOF
 	learn py "$SG_TRAIL"
 	check py-tmpdir grep -q 'path = ${TMPDIR}/\*\*' "$P/py.ini"
 	rm -rf "$W/data"
+	check py-nameless grep -q 'path = pipe:\*' "$P/py.ini"
+	check py-nameless-memfd grep -q 'path = memfd:\*' "$P/py.ini"
+	check py-nameless-deleted grep -q 'path = deleted:/\*\*' "$P/py.ini"
 	c py-replay py 0 "$NODENY" /usr/bin/python3 work.py
 	c py-replay-again py 0 "$NODENY" /usr/bin/python3 work.py
 	c py-secret py 1 "--path $S --action deny" \
