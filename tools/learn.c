@@ -248,9 +248,11 @@ static char *path_item(const struct learn *L, const char *path)
  * (memfd:NAME), a deleted file (deleted:/PATH), or what fchmod, futimens
  * and the like name by fd: pipe:[INODE], socket:[INODE], anon_inode:KIND.
  * None of them is found again by its name in another run: each kind is
- * learned as a whole.  NULL for anything else.
+ * learned as a whole, but for an exec (exact): running code without a
+ * name is allowed only as it was seen (memfd:payload), never as a kind.
+ * NULL for anything else.
  */
-static char *nameless_item(const char *path)
+static char *nameless_item(const char *path, bool exact)
 {
 	static const struct {
 		const char *prefix;
@@ -263,9 +265,13 @@ static char *nameless_item(const char *path)
 		{ "anon_inode:", "anon_inode:*" },
 	};
 
-	for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++)
-		if (!strncmp(path, forms[k].prefix, strlen(forms[k].prefix)))
-			return xstrdup(forms[k].item);
+	for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++) {
+		if (strncmp(path, forms[k].prefix, strlen(forms[k].prefix)))
+			continue;
+		if (exact)
+			return item_ok(path) ? xstrdup(path) : NULL;
+		return xstrdup(forms[k].item);
+	}
 	return NULL;
 }
 
@@ -410,7 +416,9 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 					     "redirected_from" : "path", &path, &plen) < 0)
 				continue;
 			if (strlen(path) != plen ||
-			    (path[0] != '/' && !(nameless = nameless_item(path)))) {
+			    (path[0] != '/' &&
+			     !(nameless = nameless_item(path, info->kind ==
+							RULES_KIND_EXEC)))) {
 				free(path);
 				continue;
 			}

@@ -106,6 +106,23 @@ EOF
 	c py-outside py 1 "--path $O/y --action deny" \
 		/usr/bin/python3 -c "open('$O/y', 'w')"
 
+	# --- code without a name: an exec of a memfd is learned by its name,
+	# never as a kind (memfd:*).
+	local mf='import os, sys
+fd = os.memfd_create(sys.argv[1])
+os.write(fd, open("/bin/true", "rb").read())
+try:
+    os.execve(fd, [sys.argv[1]], {})
+except PermissionError:
+    sys.exit(13)'
+	c memfd-observe observe 0 - /usr/bin/python3 -c "$mf" payload
+	learn memfd "$SG_TRAIL"
+	check memfd-exec-named grep -q '^path = memfd:payload ' "$P/memfd.ini"
+	check memfd-exec-no-kind bash -c "! grep -q '^path = memfd:\*' '$P/memfd.ini'"
+	c memfd-replay memfd 0 "$NODENY" /usr/bin/python3 -c "$mf" payload
+	c memfd-other memfd EACCES "--type syscall --syscall execveat --path memfd:other --action deny" \
+		/usr/bin/python3 -c "$mf" other
+
 	# --- 3. make, building a two-file C program.
 	mkdir -p "$W/build"
 	printf 'int f(void);\nint main(void) { return f(); }\n' >"$W/build/main.c"
