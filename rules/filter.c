@@ -147,13 +147,14 @@ static bool default_records(const struct rules_set *rs)
  * task's (supervisor/resolve.c), and sched_setaffinity and
  * sched_getaffinity, so that the supervisor's own binding of a task to a
  * CPU (supervisor/cpubind.c) is put back before a mask is read or set:
- * it neither shows nor undoes a change.
+ * it neither shows nor undoes a change.  process_madvise names its target
+ * by pidfd, as pidfd_send_signal does: no filter can tell the caller's.
  */
 static const int always_notified[] = {
 	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
 	__NR_rt_tgsigqueueinfo, __NR_pidfd_send_signal, __NR_setpgid,
 	__NR_chdir, __NR_fchdir, __NR_umask, __NR_sched_setaffinity,
-	__NR_sched_getaffinity,
+	__NR_sched_getaffinity, __NR_process_madvise,
 };
 
 /*
@@ -161,14 +162,15 @@ static const int always_notified[] = {
  * itself), or by "which" and "who" (setpriority, ioprio_set: a process, a
  * process group or every process of a user).  prlimit64 can kill one
  * (RLIMIT_CPU of 0), the others change how it is scheduled, or where its
- * memory lies (migrate_pages, move_pages: NUMA nodes).  Aimed at
+ * memory lies (migrate_pages, move_pages: NUMA nodes), or compare its
+ * files and memory with another's (kcmp: both pids are checked).  Aimed at
  * anything but the caller, they reach the supervisor, which keeps them
  * inside the traced tree as it does signals; aimed at the caller they
  * stay in the kernel (where no rule names them).
  */
 static const int pid_calls[] = {
 	__NR_prlimit64, __NR_sched_setscheduler, __NR_sched_setparam,
-	__NR_sched_setattr, __NR_migrate_pages, __NR_move_pages,
+	__NR_sched_setattr, __NR_migrate_pages, __NR_move_pages, __NR_kcmp,
 };
 static const struct {
 	int nr;

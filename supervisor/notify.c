@@ -2533,6 +2533,11 @@ static int outside_tree(struct sup *s, struct call *c)
 	case SYS_rt_tgsigqueueinfo:
 		target = (pid_t)(int32_t)a[1];
 		break;
+	/* process_madvise: advice on the memory of the process a pidfd
+	 * names (root's CAP_SYS_NICE can page out any process). */
+	case SYS_process_madvise:
+		is_signal = false;
+		/* fall through */
 	case SYS_pidfd_send_signal: {
 		int fd = caller_fd(c, a[0]);
 
@@ -2556,7 +2561,11 @@ static int outside_tree(struct sup *s, struct call *c)
 		if (ok && tracee_files_shared(c->tid)) {
 			notify_verdict_builtin(&c->v, "sysgate:shared-fds",
 					       EPERM);
-			c->note = "pidfd_send_signal with an fd table that "
+			c->note = is_signal ?
+				  "pidfd_send_signal with an fd table that "
+				  "another task shares: the pidfd could be "
+				  "swapped before the kernel reads it" :
+				  "process_madvise with an fd table that "
 				  "another task shares: the pidfd could be "
 				  "swapped before the kernel reads it";
 			return 1;
@@ -2572,6 +2581,26 @@ static int outside_tree(struct sup *s, struct call *c)
 	}
 	/* Limits, scheduling and NUMA placement of a task named by pid (0:
 	 * the caller).  prlimit64 can kill (RLIMIT_CPU of 0). */
+	/* kcmp compares the files, memory and the like of two tasks: both
+	 * of the tree (what an outsider holds is none of its business). */
+	case SYS_kcmp:
+		is_signal = false;
+		target = pid;
+		switch (signal_target((pid_t)(int32_t)a[1])) {
+		case TARGET_TREE:
+			break;
+		case TARGET_OUTSIDE:
+			ok = false;
+			target = 0;
+			break;
+		case TARGET_GONE:
+		case TARGET_ZOMBIE:
+			/* Not continued: its pid may be reused. */
+			c->err = ESRCH;
+			c->note = "no such process";
+			return 2;
+		}
+		break;
 	case SYS_migrate_pages:
 	case SYS_move_pages:
 	case SYS_prlimit64:

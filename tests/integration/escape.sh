@@ -322,6 +322,20 @@ os._exit(0 if os.waitpid(pid, 0)[1] == signal.SIGTERM else 1)"
 			$PY -c "$ERRNO_OF" "n = ctypes.c_ulong(1); libc.syscall(256, $WIT, 64, ctypes.byref(n), ctypes.byref(n)) >= 0 or oserr()"
 		c "move-pages-outside-$tag" "$pol" EPERM "--type syscall --syscall move_pages --rule sysgate:outside-tree --action deny" \
 			$PY -c "$ERRNO_OF" "libc.syscall(279, $WIT, 0, None, None, None, 0) >= 0 or oserr()"
+		# Comparing its files and memory with the caller's (kcmp, 0:
+		# the same table, 1 or 2: not), and advice on its memory by
+		# pidfd (process_madvise; MADV_COLD: were it let through,
+		# root's CAP_SYS_NICE would apply it, nobody's EPERM).
+		c "kcmp-outside-$tag" "$pol" EPERM "--type syscall --syscall kcmp --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "libc.syscall(312, os.getpid(), $WIT, 2, 0, 0) >= 0 or oserr()"
+		c "kcmp-outside-second-$tag" "$pol" EPERM "--type syscall --syscall kcmp --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "libc.syscall(312, $WIT, os.getpid(), 2, 0, 0) >= 0 or oserr()"
+		c "madvise-outside-$tag" "$pol" EPERM "--type syscall --syscall process_madvise --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "
+import mmap
+m = mmap.mmap(-1, 4096)
+iov = (ctypes.c_void_p * 2)(ctypes.addressof(ctypes.c_char.from_buffer(m)), 4096)
+libc.syscall(440, os.pidfd_open($WIT), iov, 1, 20, 0) >= 0 or oserr()"
 		c "scheduler-outside-$tag" "$pol" EPERM "--type syscall --syscall sched_setscheduler --rule sysgate:outside-tree --action deny" \
 			$PY -c "$ERRNO_OF" "os.sched_setscheduler($WIT, os.SCHED_BATCH, os.sched_param(0))"
 		check "sched-outside-$tag-kept" bash -c '[ "$(cut -d" " -f19 /proc/$1/stat)" = 0 ] && [ "$(ps -o cls= -p $1 | tr -d " ")" = TS ] && [ "$(grep Cpus_allowed_list /proc/$1/status)" = "$2" ]' _ "$WIT" "$WIT_CPUS"
@@ -339,6 +353,11 @@ n = ctypes.c_ulong(1)
 libc.syscall(256, pid, 64, ctypes.byref(n), ctypes.byref(n)) >= 0 or oserr()
 libc.syscall(279, pid, 0, None, None, None, 0) >= 0 or oserr()
 libc.syscall(256, 0, 64, ctypes.byref(n), ctypes.byref(n)) >= 0 or oserr()
+libc.syscall(312, os.getpid(), pid, 0, 0, 0) >= 0 or oserr()
+import mmap
+m = mmap.mmap(-1, 4096)
+iov = (ctypes.c_void_p * 2)(ctypes.addressof(ctypes.c_char.from_buffer(m)), 4096)
+libc.syscall(440, os.pidfd_open(os.getpid()), iov, 1, 20, 0) >= 0 or oserr()
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 os.kill(pid, 9)
 os.waitpid(pid, 0)"
