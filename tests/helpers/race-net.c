@@ -239,13 +239,22 @@ int main(int argc, char **argv)
 		const char *op = argv[i + 3 + k];
 		unsigned long tries = 0, ok = 0, flips, nerr[4] = { 0 };
 		int errs[4] = { 0 }, e;
-		double stop_at;
+		double start, stop_at;
 
 		flipper_start();
-		stop_at = now() + slice;
-		while (now() < stop_at) {
-			long r = one(op, udp);
+		start = now();
+		stop_at = start + slice;
+		for (;;) {
+			double t = now();
+			long r;
 			int j;
+
+			/* Past the slice until the allowed call has worked
+			 * once (10 slices at most): one call that outlasts
+			 * the slice on a loaded machine would prove nothing. */
+			if (t >= stop_at && (ok || t >= start + 10 * slice))
+				break;
+			r = one(op, udp);
 
 			tries++;
 			if (r >= 0) {
