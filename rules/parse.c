@@ -583,6 +583,21 @@ static int expand(struct pctx *c, unsigned line, const char *in, char *out,
 	return 0;
 }
 
+size_t rules_nameless_prefix(const char *path)
+{
+	static const char *const prefixes[] = {
+		"memfd:", "deleted:", "pipe:", "socket:", "anon_inode:",
+	};
+
+	for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++) {
+		size_t n = strlen(prefixes[k]);
+
+		if (!strncmp(path, prefixes[k], n))
+			return n;
+	}
+	return 0;
+}
+
 /* A path glob must be absolute (or start with "**") and canonical, since
  * it is matched against canonical paths: no ".", "..", "//", trailing
  * '/'. */
@@ -594,9 +609,7 @@ static int check_path_glob(struct pctx *c, unsigned line, const char *g)
 	 * supervisor calls an fd whose file has no path), and the pipes,
 	 * sockets and anonymous inodes that fchmod, futimens and the like
 	 * may name by fd: pipe:[INODE], socket:[INODE], anon_inode:KIND. */
-	if (strncmp(g, "memfd:", 6) == 0 || strncmp(g, "deleted:", 8) == 0 ||
-	    strncmp(g, "pipe:", 5) == 0 || strncmp(g, "socket:", 7) == 0 ||
-	    strncmp(g, "anon_inode:", 11) == 0) {
+	if (rules_nameless_prefix(g)) {
 		if (rules_glob_check(g, &why) < 0)
 			return fail(c, line, "%s: '%s'", why, g);
 		return 0;

@@ -289,6 +289,12 @@ const char *rules_access_name(unsigned one_access_bit);
  * as they are; a pattern longer than 1024 bytes matches nothing. */
 bool rules_glob_match(const char *pattern, const char *path);
 
+/* The length of the prefix that names a file without a name, as the
+ * supervisor calls it ("memfd:", "deleted:", and for what the fd calls
+ * name: "pipe:", "socket:", "anon_inode:"), 0 for any other path.  A path
+ * glob may start with one instead of '/'. */
+size_t rules_nameless_prefix(const char *path);
+
 /* Additions (rules engineer). */
 
 /* [limits] of the whole process tree.  Units: bytes (MEMORY, FILE_SIZE),

@@ -2031,6 +2031,9 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 {
 	const __u64 *a = c->req->data.args;
 	int parg = c->info->path_arg[0];
+	/* fsetxattr, fremovexattr: no path argument at all (-1). */
+	bool null_path = parg >= 0 && a[parg] == 0;
+	bool fd_times = is_futimens(c);
 	struct resolved r;
 	unsigned resf = 0;
 	int rc;
@@ -2045,14 +2048,14 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 	 * on an open file, like fchmod (copy_path()).  With AT_FDCWD, and
 	 * for utime and utimes, the kernel answers EFAULT.
 	 */
-	if (a[parg] == 0 && (op == OP_FANOTIFY || op == OP_STATX ||
+	if (null_path && (op == OP_FANOTIFY || op == OP_STATX ||
 			     (c->req->data.nr == SYS_newfstatat &&
 			      (a[3] & AT_EMPTY_PATH)) ||
-			     (op == OP_UTIMES && !is_futimens(c))))
+			     (op == OP_UTIMES && !fd_times)))
 		return notify_send_resp(s, c->req->id, 0, 0, true);
 
 	/* Any other NULL path fails with EFAULT, as in the kernel. */
-	rc = copy_path(c, is_futimens(c) ? -1 : parg, "path");
+	rc = copy_path(c, fd_times ? -1 : parg, "path");
 	if (rc == 0)
 		rc = meta_plan(c, op, &resf);
 	/* These act on the object alone (r.fd), never on its directory
@@ -2561,11 +2564,7 @@ static int outside_tree(struct sup *s, struct call *c)
 		if (ok && tracee_files_shared(c->tid)) {
 			notify_verdict_builtin(&c->v, "sysgate:shared-fds",
 					       EPERM);
-			c->note = is_signal ?
-				  "pidfd_send_signal with an fd table that "
-				  "another task shares: the pidfd could be "
-				  "swapped before the kernel reads it" :
-				  "process_madvise with an fd table that "
+			c->note = "a pidfd call with an fd table that "
 				  "another task shares: the pidfd could be "
 				  "swapped before the kernel reads it";
 			return 1;
@@ -2579,8 +2578,6 @@ static int outside_tree(struct sup *s, struct call *c)
 		ok = in_tree(who) && (pg == 0 || pg == who || tree_pgrp(s, pg));
 		break;
 	}
-	/* Limits, scheduling and NUMA placement of a task named by pid (0:
-	 * the caller).  prlimit64 can kill (RLIMIT_CPU of 0). */
 	/* kcmp compares the files, memory and the like of two tasks: both
 	 * of the tree (what an outsider holds is none of its business). */
 	case SYS_kcmp:
@@ -2601,6 +2598,8 @@ static int outside_tree(struct sup *s, struct call *c)
 			return 2;
 		}
 		break;
+	/* Limits, scheduling and NUMA placement of a task named by pid (0:
+	 * the caller).  prlimit64 can kill (RLIMIT_CPU of 0). */
 	case SYS_migrate_pages:
 	case SYS_move_pages:
 	case SYS_prlimit64:

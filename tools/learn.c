@@ -254,25 +254,14 @@ static char *path_item(const struct learn *L, const char *path)
  */
 static char *nameless_item(const char *path, bool exact)
 {
-	static const struct {
-		const char *prefix;
-		const char *item;
-	} forms[] = {
-		{ "memfd:", "memfd:*" },
-		{ "deleted:/", "deleted:/**" },
-		{ "pipe:", "pipe:*" },
-		{ "socket:", "socket:*" },
-		{ "anon_inode:", "anon_inode:*" },
-	};
+	size_t n = rules_nameless_prefix(path);
 
-	for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++) {
-		if (strncmp(path, forms[k].prefix, strlen(forms[k].prefix)))
-			continue;
-		if (exact)
-			return item_ok(path) ? xstrdup(path) : NULL;
-		return xstrdup(forms[k].item);
-	}
-	return NULL;
+	if (!n)
+		return NULL;
+	if (exact)
+		return item_ok(path) ? xstrdup(path) : NULL;
+	/* deleted:/PATH: "**" spans its slashes. */
+	return xasprintf("%.*s%s", (int)n, path, path[n] == '/' ? "/**" : "*");
 }
 
 /* ---- reading trails --------------------------------------------------- */
