@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -666,7 +667,36 @@ static const struct {
 	{ __NR_ioctl, 0x8902 /* SIOCSPGRP */ },
 };
 
-static int add_owner_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr)
+/*
+ * Security: ioctl commands that change the attributes of the file an fd
+ * names (chattr's flags: immutable, append-only, ...; the XFS-style
+ * attributes; the inode generation).  The kernel takes them on a file
+ * opened for reading only, from its owner (or root), as it takes fchmod:
+ * under a policy that mediates fchmod they reach the supervisor, which
+ * decides each as an fchmod of that file (supervisor/notify.c).  The
+ * 32-bit forms are listed too: a file system may take them natively.
+ */
+static const struct {
+	unsigned cmd;
+	const char *name;
+} fileattr_cmds[] = {
+	{ FS_IOC_SETFLAGS, "FS_IOC_SETFLAGS" },
+	{ FS_IOC32_SETFLAGS, "FS_IOC32_SETFLAGS" },
+	{ FS_IOC_FSSETXATTR, "FS_IOC_FSSETXATTR" },
+	{ FS_IOC_SETVERSION, "FS_IOC_SETVERSION" },
+	{ FS_IOC32_SETVERSION, "FS_IOC32_SETVERSION" },
+};
+
+const char *rules_fileattr_cmd(uint64_t cmd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fileattr_cmds); i++)
+		if ((uint32_t)cmd == fileattr_cmds[i].cmd)
+			return fileattr_cmds[i].name;
+	return NULL;
+}
+
+static int add_owner_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr,
+			   bool fileattr)
 {
 	int rc = 0;
 
@@ -678,6 +708,12 @@ static int add_owner_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr)
 
 		if (owner_cmds[i].nr == nr)
 			rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &cmd);
+	}
+	for (size_t i = 0; rc == 0 && fileattr && nr == __NR_ioctl &&
+			   i < ARRAY_SIZE(fileattr_cmds); i++) {
+		struct scmp_arg_cmp cmd = ioctl_cmd(fileattr_cmds[i].cmd);
+
+		rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &cmd);
 	}
 	return rc;
 }
@@ -722,15 +758,20 @@ static int add_target_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 	return rc;
 }
 
-static int add_syscall(scmp_filter_ctx ctx, uint32_t def_act, int nr,
-		       const struct plan *p)
+static int add_syscall(const struct rules_set *rs, scmp_filter_ctx ctx,
+		       uint32_t def_act, int nr, const struct plan *p)
 {
 	if (nr == __NR_clone)
 		return add_clone(ctx, def_act, p);
 	if ((nr == __NR_fcntl || nr == __NR_ioctl) &&
 	    p->mech == RULES_MECH_KERNEL && !p->cond_rule &&
 	    p->action == RULES_ALLOW) {
-		int rc = add_owner_rules(ctx, def_act, nr);
+		struct plan fp;
+		int rc;
+
+		plan_for(rs, __NR_fchmod, &fp);
+		rc = add_owner_rules(ctx, def_act, nr,
+				     fp.mech == RULES_MECH_NOTIFY);
 
 		return rc < 0 || nr != __NR_ioctl ? rc :
 		       add_tty_guard(ctx, def_act);
@@ -822,7 +863,7 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 		if (!rules_nr_has(named, nr))
 			continue;
 		plan_for(rs, nr, &p);
-		rc = add_syscall(ctx, def_act, nr, &p);
+		rc = add_syscall(rs, ctx, def_act, nr, &p);
 	}
 	if (rc == 0)
 		rc = export_ctx(ctx, prog);

@@ -213,6 +213,14 @@ bool rules_always_notified(int nr);
  * family, setgroups, capset): --user keeps each task's and must see every
  * change. */
 bool rules_changes_creds(int nr);
+/*
+ * The name of an ioctl command that changes the attributes of the file an
+ * fd names (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION and
+ * their 32-bit forms; on the low 32 bits of cmd, as the kernel reads it),
+ * NULL for any other.  The filter notifies them when the policy mediates
+ * fchmod, and the supervisor decides each as an fchmod of that file.
+ */
+const char *rules_fileattr_cmd(uint64_t cmd);
 /* The calls that may move the caller's root (and with it its cwd):
  * chroot, pivot_root, setns, unshare.  Every filter notifies each of them
  * that the policy may allow: the supervisor keeps each task's root and

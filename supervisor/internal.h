@@ -493,6 +493,9 @@ struct call {
 	const struct seccomp_notif *req;
 	const struct rules_syscall_info *info;
 	const char *name;      /* syscall name */
+	int match_nr;          /* the call its paths are decided as (an
+				* ioctl that changes a file's attributes:
+				* fchmod), 0: its own */
 	pid_t tid, tgid;
 	const char *exe;
 	struct call_path paths[CALL_MAX_PATHS];

@@ -13,6 +13,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -375,7 +376,7 @@ static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 			const struct resolved *r, unsigned access)
 {
 	struct rules_event ev = {
-		.nr = c->req->data.nr,
+		.nr = c->match_nr ? c->match_nr : c->req->data.nr,
 		.exe = c->exe,
 		.access = access,
 		.path = r->path,
@@ -2818,6 +2819,118 @@ static int scalar_rewrite(struct sup *s, struct call *c)
 	return notify_send_resp(s, c->req->id, 0, EPERM, false);
 }
 
+/*
+ * An ioctl that changes the attributes of the file its fd names
+ * (rules_fileattr_cmd(): chattr's flags, FS_IOC_FSSETXATTR, the inode
+ * generation), under a policy that mediates fchmod: decided as fchmod of
+ * that file (a write), and as an ioctl where rules name ioctl; the
+ * stricter verdict stands.  The record shows the ioctl, its fd and cmd,
+ * and the file's path.
+ */
+static const struct rules_syscall_info ioctl_on_file = {
+	.name = "ioctl", .nr = SYS_ioctl, .kind = RULES_KIND_PATH,
+	.access = RULES_ACC_WRITE, .path_arg = { -1, -1 },
+	.dirfd_arg = { 0, -1 }, .addr_arg = -1, .addrlen_arg = -1,
+};
+
+static int fileattr_call(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	unsigned cmd = (unsigned)a[1];
+	struct rules_event ev = { .nr = c->req->data.nr, .exe = c->exe };
+	struct rules_verdict scalar;
+	struct resolved r;
+	int rc;
+
+	memcpy(ev.args, a, sizeof(ev.args));
+	rules_match(s->rules, &ev, &scalar);
+	resolved_init(&r);
+	c->info = &ioctl_on_file;
+	c->match_nr = SYS_fchmod;
+	rc = copy_path(c, -1, "fd");
+	if (rc == 0)
+		rc = call_resolve_open(s, c, 0, RES_FOLLOW, RULES_ACC_WRITE, 0,
+				       &r);
+	if (!notify_id_valid(s, c->req->id))
+		goto gone;
+	if (rc < 0) {
+		/* No file: EBADF, as the kernel answers (O_PATH too). */
+		c->err = -rc;
+		goto out;
+	}
+	decide_path(s, c, &c->paths[0], &r, RULES_ACC_WRITE);
+	decide_call(c);
+	if (rules_action_rank(scalar.action) > rules_action_rank(c->v.action))
+		c->v = scalar;
+	if (c->v.stack && stack_request(s, c) > 0)
+		goto gone;
+	if (c->v.action == RULES_REWRITE) {
+		/* Neither an fd nor the flags word can be redirected here:
+		 * fail closed. */
+		notify_verdict_builtin(&c->v, "sysgate:unsupported", EACCES);
+		c->note = "a change of a file's attributes cannot be rewritten";
+		goto out;
+	}
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		goto gone;
+	if (c->v.action != RULES_ALLOW)
+		goto out;
+	if (!tracee_files_shared(c->tid)) {
+		/*
+		 * Security: continued, and the kernel takes the fd by its
+		 * number again; no other task shares the caller's fd table,
+		 * and the caller waits for this answer, so the number still
+		 * names the file decided on (the flags word is not decided
+		 * on: any value is a write of that file).
+		 */
+		resolved_release(&r);
+		return notify_finish(s, c, true);
+	}
+	if (s->as_caller) {
+		/*
+		 * Security: carried out here it would be done with root's
+		 * capabilities (CAP_LINUX_IMMUTABLE is not one the file-system
+		 * uid drops), and continued, a sharer of the table could
+		 * swap the fd first: refused.
+		 */
+		notify_verdict_builtin(&c->v, "sysgate:shared-fds", EPERM);
+		c->note = "a file attribute ioctl with an fd table that another "
+			  "task shares, under --user";
+		goto out;
+	}
+	{
+		/*
+		 * Security: carried out on the file taken from the caller's
+		 * table (the one decided on), with a copy of the argument:
+		 * the supervisor runs as the caller's user, with no more
+		 * capabilities than the tree (launch.c drops only
+		 * CAP_SYS_PTRACE from it).
+		 */
+		union {
+			int word;
+			struct fsxattr fsx;
+		} arg;
+		size_t len = cmd == FS_IOC_FSSETXATTR ? sizeof(arg.fsx) :
+							 sizeof(arg.word);
+
+		rc = tracee_read(c->tid, a[2], &arg, len);
+		if (rc < 0) {
+			c->err = -rc;
+			goto out;
+		}
+		c->emulated = true;
+		if (notify_record_before_change(s, c) < 0)
+			goto out;
+		call_result(c, ioctl(r.fd, cmd, &arg) < 0 ? -errno : 0);
+	}
+out:
+	resolved_release(&r);
+	return notify_finish(s, c, false);
+gone:
+	resolved_release(&r);
+	return 0;
+}
+
 static int handle_scalar(struct sup *s, struct call *c)
 {
 	struct rules_event ev = {
@@ -2826,6 +2939,10 @@ static int handle_scalar(struct sup *s, struct call *c)
 	};
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	if (c->req->data.nr == SYS_ioctl &&
+	    rules_fileattr_cmd(c->req->data.args[1]) &&
+	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)
+		return fileattr_call(s, c);
 	{
 		int r = owner_call(s, c);
 

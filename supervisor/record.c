@@ -288,6 +288,9 @@ static void add_args(struct audit_rec *r, const struct call *c,
 			else
 				audit_int(r, i ? "newdirfd" : "dirfd", (int32_t)a[d]);
 		}
+		if (nr == SYS_ioctl && rules_fileattr_cmd(a[1]))
+			/* An ioctl decided as fchmod of its fd's file. */
+			audit_str(r, "cmd", rules_fileattr_cmd(a[1]));
 		for (unsigned i = 0; i < c->n_paths; i++) {
 			const struct call_path *cp = &c->paths[i];
 

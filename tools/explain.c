@@ -325,6 +325,19 @@ int tools_explain(const struct rules_set *rs, const char *call_text)
 		       c.info->name, rules_action_name(ka),
 		       rules_always_notified(c.ev.nr) ?
 		       "; the supervisor still checks its target" : "");
+		/* The commands the filter still sends to the supervisor
+		 * where it allows the rest (rules/filter.c). */
+		if (ka != RULES_ALLOW)
+			break;
+		if (!strcmp(c.info->name, "ioctl") || !strcmp(c.info->name, "fcntl"))
+			printf("  but %s reach the supervisor (who gets SIGIO: the tree only)\n",
+			       c.info->name[0] == 'i' ? "FIOSETOWN and SIOCSPGRP" :
+							"F_SETOWN and F_SETOWN_EX");
+		if (!strcmp(c.info->name, "ioctl") &&
+		    rules_mechanism(rs, rules_syscall_by_name("fchmod")->nr,
+				    NULL) == RULES_MECH_NOTIFY)
+			printf("  and FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR and FS_IOC_SETVERSION"
+			       " are decided as fchmod of the file their fd names\n");
 		break;
 	case RULES_MECH_NOTIFY:
 		printf("mechanism: notification (the supervisor decides %s)\n",

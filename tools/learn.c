@@ -383,6 +383,13 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 
 	if (!info || !action)
 		return;
+	/* An ioctl that changed a file's attributes (it has a paths entry:
+	 * FS_IOC_SETFLAGS, ...) is decided as fchmod of that file: learned
+	 * as one. */
+	if (!strcmp(info->name, "ioctl") && json_array_size(paths))
+		info = rules_syscall_by_name("fchmod");
+	if (!info)
+		return;
 	/* A rewritten call (action = rewrite) is learned as the program made
 	 * it: its own path (redirected_from) and address (args.addr). */
 	if (!strcmp(action, "rewrite"))

@@ -12,25 +12,73 @@
  *     touch                   futimens(fd, NULL): now
  *     utime SECONDS           futimens: atime and mtime SECONDS
  *     futimes SECONDS         futimesat(fd, NULL, ...): the older form
+ *     chattr FLAGS            ioctl(FS_IOC_SETFLAGS): the file's flags
+ *                             with FLAGS (hex, FS_*_FL) added
+ *     fsxattr XFLAGS          ioctl(FS_IOC_FSSETXATTR): its xflags with
+ *                             XFLAGS (hex, FS_XFLAG_*) added
  *
- * With --fd, PATH is only named in messages.
+ * With --fd, PATH is only named in messages.  With --thread a second
+ * thread (sharing the fd table) waits while the change is made.
  */
 #include "victim.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
 
-#define USAGE "[--opath | --fd FD] PATH chmod MODE | chown UID GID | setxattr NAME VALUE | removexattr NAME | touch | utime SECONDS | futimes SECONDS"
+#define USAGE "[--thread] [--opath | --fd FD] PATH chmod MODE | chown UID GID | setxattr NAME VALUE | removexattr NAME | touch | utime SECONDS | futimes SECONDS | chattr FLAGS | fsxattr XFLAGS"
+
+static int gate[2];
+
+static void *waiter(void *arg)
+{
+	char b;
+
+	(void)arg;
+	while (read(gate[0], &b, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* The flags word (FS_IOC_GETFLAGS) with more set; 0 or -1 (errno). */
+static int add_flags(int fd, unsigned long more)
+{
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return -1;
+	flags |= (int)more;
+	return ioctl(fd, FS_IOC_SETFLAGS, &flags);
+}
+
+static int add_xflags(int fd, unsigned long more)
+{
+	struct fsxattr fa;
+
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fa) < 0)
+		return -1;
+	fa.fsx_xflags |= (unsigned)more;
+	return ioctl(fd, FS_IOC_FSSETXATTR, &fa);
+}
 
 int main(int argc, char **argv)
 {
 	int i = 1, flags = O_RDONLY, fd = -1, r;
 	const char *op;
+	pthread_t th;
+	bool thread = false;
 
 	victim_name = "try-fdmeta";
+	if (i < argc && !strcmp(argv[i], "--thread")) {
+		thread = true;
+		i++;
+	}
 	if (i < argc && !strcmp(argv[i], "--opath")) {
 		flags = O_PATH;
 		i++;
@@ -44,6 +92,13 @@ int main(int argc, char **argv)
 		fd = open(argv[i], flags | O_CLOEXEC);
 		if (fd < 0)
 			victim_setup_fail("open %s", argv[i]);
+	}
+	if (thread) {
+		if (pipe(gate) < 0)
+			victim_setup_fail("pipe");
+		errno = pthread_create(&th, NULL, waiter, NULL);
+		if (errno)
+			victim_setup_fail("pthread_create");
 	}
 	op = argv[i + 1];
 	if (!strcmp(op, "chmod") && argc - i == 3) {
@@ -71,8 +126,19 @@ int main(int argc, char **argv)
 		};
 
 		r = (int)syscall(SYS_futimesat, fd, NULL, tv);
+	} else if (!strcmp(op, "chattr") && argc - i == 3) {
+		r = add_flags(fd, strtoul(argv[i + 2], NULL, 16));
+	} else if (!strcmp(op, "fsxattr") && argc - i == 3) {
+		r = add_xflags(fd, strtoul(argv[i + 2], NULL, 16));
 	} else {
 		victim_usage(USAGE);
+	}
+	if (thread) {
+		int e = errno;
+
+		close(gate[1]);
+		pthread_join(th, NULL);
+		errno = e;
 	}
 	return victim_result(argv[i], r < 0 ? errno : 0);
 }

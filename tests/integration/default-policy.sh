@@ -90,6 +90,9 @@ cases() {
 		"$V/try-fdmeta" "$O/data.txt" chown 0 0
 	c futimens-outside      - EACCES "--syscall utimensat --path $O/data.txt --action deny --errno EACCES" \
 		"$V/try-fdmeta" "$O/data.txt" touch
+	c chattr-outside        - EACCES "--syscall ioctl --path $O/data.txt --action deny --errno EACCES --rule no-writes-elsewhere" \
+		"$V/try-fdmeta" "$O/data.txt" chattr 80
+	check chattr-outside-kept sh -c "lsattr '$O/data.txt' | grep -qv '^[^ ]*A'"
 	check outside-untouched test -f "$O/data.txt" -a ! -e "$O/new" -a ! -e "$O/d" -a ! -e "$O/sl" \
 		-a ! -e "$O/hl" -a ! -e "$O/put" -a "$(stat -c %a "$O/data.txt")" = 644 -a -s "$O/data.txt"
 

@@ -68,6 +68,23 @@ EOF
 	sg_raw check "$P/ex.ini" --explain "ptrace"
 	has explain-kernel "^mechanism: kernel \\(the seccomp filter decides ptrace: deny\\)"
 	has explain-ptrace-decision "^decision: deny EPERM by rule 'no-ptrace'"
+	# ioctl stays in the kernel but for the commands the supervisor
+	# checks: the owner ones always, the file attribute ones where the
+	# policy names fchmod (@file here).
+	sg_raw check "$P/ex.ini" --explain "ioctl"
+	has explain-ioctl-kernel "^mechanism: kernel \\(the seccomp filter decides ioctl: allow\\)"
+	has explain-ioctl-owner "^  but FIOSETOWN and SIOCSPGRP reach the supervisor"
+	has explain-ioctl-attr "^  and FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR and FS_IOC_SETVERSION are decided as fchmod"
+	policy nofile <<EOF
+[policy]
+default = allow
+[rule no-net]
+syscalls = connect
+action = deny
+EOF
+	sg_raw check "$P/nofile.ini" --explain "ioctl"
+	has explain-ioctl-owner-only "^  but FIOSETOWN and SIOCSPGRP reach the supervisor"
+	hasnt explain-ioctl-no-attr "FS_IOC_SETFLAGS"
 	sg_raw check "$P/ex.ini" --explain "kill arg1=15"
 	has explain-arg "rule 'quiet-kill' \\(line 24\\): no: arg1 = 0xf, condition arg1 == 0x9 is false"
 	sg_raw check "$P/ex.ini" --explain "execve /usr/bin/curl"

@@ -394,6 +394,22 @@ os.close(os.open('noexec', os.O_RDONLY | os.O_DIRECTORY))"
 	c futimes-outside       files EROFS  "--syscall futimesat --path $O/data.txt --action deny" \
 		"$B/try-fdmeta" "$O/data.txt" futimes 5
 	check fd-meta-outside-kept test "$(stat -c %a:%u:%Y "$O/data.txt")" = "644:$(id -u "$U"):1000000000"
+	# The file's attributes through that fd: ioctl(FS_IOC_SETFLAGS,
+	# FS_IOC_FSSETXATTR), decided as fchmod of the file.  Its owner may
+	# set noatime (A) natively; alone with its fd table the caller's
+	# call is continued, with a second thread it is carried out by
+	# sysgate on the file taken from it.
+	echo probe >"$O/attr-probe"
+	[ "$U" = root ] || chown "$U:" "$O/attr-probe"
+	native 0 "$B/try-fdmeta" "$O/attr-probe" chattr 80
+	native 0 "$B/try-fdmeta" "$O/attr-probe" fsxattr 40
+	c chattr-outside        files EROFS  "--syscall ioctl --path $O/data.txt --access write --action deny --rule no-writes-elsewhere --field args.fd=3 --field args.cmd=\"FS_IOC_SETFLAGS\"" \
+		"$B/try-fdmeta" "$O/data.txt" chattr 80
+	c chattr-outside-thread files EROFS  "--syscall ioctl --path $O/data.txt --action deny --rule no-writes-elsewhere" \
+		"$B/try-fdmeta" --thread "$O/data.txt" chattr 80
+	c fsxattr-outside       files EROFS  "--syscall ioctl --path $O/data.txt --action deny --field args.cmd=\"FS_IOC_FSSETXATTR\"" \
+		"$B/try-fdmeta" "$O/data.txt" fsxattr 40
+	check chattr-outside-kept sh -c "lsattr '$O/data.txt' | grep -qv '^[^ ]*A'"
 	# The kernel's own answers: an O_PATH fd, AT_FDCWD and a closed fd
 	# are no files to change (EBADF), decided on nothing.
 	c fchmod-opath          files EBADF  "--syscall fchmod --errno EBADF --count 1" \
@@ -575,6 +591,14 @@ EOF
 	c fchown-in-cwd         files 0      "--syscall fchown --path $W/renamed.txt --action allow" \
 		"$B/try-fdmeta" "$W/renamed.txt" chown -1 "$(id -g "$U")"
 	check fd-meta-done      test "$(stat -c %a:%Y "$W/renamed.txt")" = 640:1234567
+	c chattr-in-cwd         files 0      "--syscall ioctl --path $W/renamed.txt --action allow --rule work --field args.cmd=\"FS_IOC_SETFLAGS\"" \
+		"$B/try-fdmeta" "$W/renamed.txt" chattr 80
+	check chattr-in-cwd-done sh -c "lsattr '$W/renamed.txt' | grep -q '^[^ ]*A'"
+	chattr -A "$W/renamed.txt"
+	c chattr-in-cwd-thread  files 0      "--syscall ioctl --path $W/renamed.txt --action allow --field emulated=true; --type syscall.result --syscall ioctl --field result=0" \
+		"$B/try-fdmeta" --thread "$W/renamed.txt" fsxattr 40
+	check chattr-in-cwd-thread-done sh -c "lsattr '$W/renamed.txt' | grep -q '^[^ ]*A'"
+	chattr -A "$W/renamed.txt"
 	c truncate-in-cwd       files 0      - \
 		"$B/try-truncate" "$W/creat.txt" 3
 	c unlink-in-cwd         files 0      "--syscall unlink --path $W/renamed.txt --action allow" \

@@ -104,6 +104,20 @@ except PermissionError:
 		"$B/try-bind" 127.0.0.1 80
 	c bind-high-port open 0 "--type syscall.result --syscall bind --field result=0" \
 		"$B/try-bind" 127.0.0.1 0
+	# File attributes: the caller's own file, continued, works as for
+	# nobody natively; root's file is refused by the kernel (not its
+	# owner); with a second thread sysgate would carry it out with root's
+	# CAP_LINUX_IMMUTABLE: refused.
+	echo attr >"$W/attr-root"
+	c chattr-own-file open 0 "--type syscall --syscall ioctl --path $W/made-by-nobody --action allow" \
+		"$B/try-fdmeta" "$W/made-by-nobody" chattr 80
+	check chattr-own-file-done sh -c "lsattr '$W/made-by-nobody' | grep -q '^[^ ]*A'"
+	c chattr-root-file open EPERM "--type syscall --syscall ioctl --path $W/attr-root --action allow" \
+		"$B/try-fdmeta" "$W/attr-root" chattr 80
+	c chattr-shared-fds open EPERM "--type syscall --syscall ioctl --path $W/made-by-nobody --rule sysgate:shared-fds --errno EPERM" \
+		"$B/try-fdmeta" --thread "$W/made-by-nobody" chattr 10
+	check chattr-shared-fds-kept sh -c "lsattr '$W/made-by-nobody' | grep -qv '^[^ ]*a'"
+	chattr -a -A "$W/made-by-nobody"
 	# The caller's credentials are kept per task between calls: each
 	# change (setfsuid in one thread, an exec) shows in the next open.
 	SG_RUN_OPTS="--user root"

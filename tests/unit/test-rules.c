@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -2614,6 +2615,7 @@ static void test_filter_holds_guards(void)
 		0, 1, 8, 15, CLONE_UNTRACED, CLONE_UNTRACED | SIGCHLD,
 		CLONE_THREAD | CLONE_UNTRACED, 0xffffffff00000000ull | CLONE_UNTRACED,
 		0x5412, 0x541C, 0x100005412ull, 0x8901, 0x8902, 0x5413,
+		FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR,
 		0xffffffffffffffffull,
 	};
 	static const int arg_at[] = { 0, 1, 2, 4 };
@@ -2777,6 +2779,75 @@ static void test_filter_target_calls(void)
 				RULES_MECH_NOTIFY);
 		rules_free(rs);
 	}
+}
+
+/*
+ * The ioctl commands that change a file's attributes reach the supervisor
+ * where the policy mediates fchmod (the built-in one: @file), whatever
+ * the high 32 bits of cmd, and stay in the kernel where it does not; the
+ * other ioctls stay in the kernel either way.
+ */
+static void test_filter_fileattr_ioctls(void)
+{
+	static const struct {
+		uint64_t cmd;
+		bool attr;
+	} cmds[] = {
+		{ FS_IOC_SETFLAGS, true }, { FS_IOC32_SETFLAGS, true },
+		{ FS_IOC_FSSETXATTR, true }, { FS_IOC_SETVERSION, true },
+		{ FS_IOC32_SETVERSION, true },
+		{ 0xffffffff00000000ull | FS_IOC_SETFLAGS, true },
+		{ FS_IOC_GETFLAGS, false }, { FS_IOC_FSGETXATTR, false },
+		{ 0x5401 /* TCGETS */, false },
+		{ (uint64_t)FS_IOC_SETFLAGS << 32, false },
+	};
+	static const struct {
+		const char *text;
+		bool mediates;
+	} texts[] = {
+		{ NULL, true },	/* the built-in policy */
+		{ "[policy]\ndefault = allow\naudit = none\n", false },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule w]\nsyscalls = fchmod\npath = /tmp/**\naction = deny\n", true },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule w]\nsyscalls = chmod\npath = /tmp/**\naction = deny\n", false },
+	};
+	char err[RULES_ERR_MAX];
+
+	for (size_t t = 0; t < ARRAY_LEN(texts); t++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+
+		if (texts[t].text)
+			rs = load_ok(texts[t].text);
+		else
+			CU_ASSERT_EQUAL_FATAL(rules_load_default(&vars, &rs, err,
+								 sizeof(err)), 0);
+		CU_ASSERT_FATAL(rs != NULL);
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		for (size_t i = 0; i < ARRAY_LEN(cmds); i++) {
+			struct seccomp_data d = {
+				.nr = __NR_ioctl, .arch = AUDIT_ARCH_X86_64,
+				.args = { 3, cmds[i].cmd, 0x1000 },
+			};
+			int64_t r = bpf_run(&prog, &d);
+			uint32_t want = cmds[i].attr && texts[t].mediates ?
+					SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
+
+			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) != want)
+				fprintf(stderr, "\npolicy %zu: ioctl 0x%llx: 0x%llx\n",
+					t, (unsigned long long)cmds[i].cmd,
+					(long long)r);
+			CU_ASSERT_EQUAL(r >= 0 ? (uint32_t)r & SECCOMP_RET_ACTION_FULL :
+				       0xdead, want);
+			CU_ASSERT_EQUAL(rules_fileattr_cmd(cmds[i].cmd) != NULL,
+					cmds[i].attr);
+		}
+		free(prog.filter);
+		rules_free(rs);
+	}
+	CU_ASSERT_STRING_EQUAL(rules_fileattr_cmd(0x100000000ull | FS_IOC_FSSETXATTR),
+			       "FS_IOC_FSSETXATTR");
 }
 
 /* True when p holds exactly pb's instructions. */
@@ -3057,6 +3128,7 @@ int main(void)
 		{ "filter: prebuilt programs", test_prebuilt_filters },
 		{ "filter: the guards held by the policy filter", test_filter_holds_guards },
 		{ "filter: calls aimed at another process by pid", test_filter_target_calls },
+		{ "filter: ioctls that change a file's attributes", test_filter_fileattr_ioctls },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 	};
 	CU_pSuite suite;
