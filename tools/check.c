@@ -129,7 +129,7 @@ int tool_check(int argc, char **argv)
 	printf("%s: valid (audit %s)\n", rules_source(rs),
 	       rules_audit_level(rs) == RULES_AUDIT_ALL ? "all" :
 	       rules_audit_level(rs) == RULES_AUDIT_DENIED ? "denied" : "none");
-	tools_check_warnings(rs, stdout);
+	tools_check_warnings(rs, tmp, stdout);
 	printf("%-24s %s\n", "SYSCALL", "DECIDED BY");
 	for (int nr = 0; nr < CHECK_MAX_NR; nr++) {
 		const char *name = rules_syscall_name(nr);

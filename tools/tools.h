@@ -35,7 +35,10 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
  * message on stderr) when the call cannot be understood. */
 int tools_explain(const struct rules_set *rs, const char *call);
 /* Print sysgate check's warnings (rules that can never match, literal
- * paths that do not exist) to out; returns how many. */
-unsigned tools_check_warnings(const struct rules_set *rs, FILE *out);
+ * paths that do not exist) to out; returns how many.  tmpdir: what
+ * ${TMPDIR} stood for (a run makes its own: nothing under it is missing),
+ * or NULL. */
+unsigned tools_check_warnings(const struct rules_set *rs, const char *tmpdir,
+			      FILE *out);
 
 #endif

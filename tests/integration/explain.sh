@@ -109,6 +109,10 @@ action = deny
 syscalls = execve
 path = /nonexistent/sysgate-test/file, /usr/bin/**
 action = deny
+[rule scratch]
+syscalls = execve
+path = \${TMPDIR}, \${TMPDIR}/tool
+action = allow
 EOF
 	sg_raw check "$P/warn.ini"
 	check warn-status test "$SG_RC" = 0
@@ -116,6 +120,10 @@ EOF
 	has warn-missing "^warning: $P/warn.ini:10: path '/nonexistent/sysgate-test/file' does not exist"
 	hasnt warn-existing "path '/etc/passwd' does not exist"
 	hasnt warn-glob "/usr/bin/\\*\\*' does not exist"
+	# Each run makes its own TMPDIR: no path under it is missing.
+	hasnt warn-tmpdir "sysgate-RUN"
+	sg_raw check default
+	hasnt default-no-tmpdir-warning "sysgate-RUN"
 	sg_raw check "$P/ex.ini"
 	hasnt no-warnings "^warning:"
 }
