@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +90,33 @@ static const char *kernel_action(enum rules_action a)
 	return "kernel: ?";
 }
 
+/*
+ * What holds whatever the rules say: the guards (rules_build_guard_filter(),
+ * SECURITY.md) and where they are, and the [limits] with their units.
+ */
+static void print_guards_limits(const struct rules_set *rs)
+{
+	bool any = false;
+
+	printf("guards: calls of other ABIs killed, clone3 ENOSYS, clone with CLONE_UNTRACED EPERM,\n"
+	       "        ioctl TIOCSTI and TIOCLINUX EPERM, the *xattrat calls ENOSYS: %s\n",
+	       rules_filter_has_guards(rs) ? "in the policy's filter" :
+	       "a guard filter loaded under the policy's");
+	printf("limits:");
+	for (int i = 0; i < RULES_LIMIT_COUNT; i++) {
+		uint64_t v;
+
+		if (rules_limit(rs, (enum rules_limit)i, &v) < 0)
+			continue;
+		printf("%s %s %llu%s", any ? "," : "", rules_limit_name((enum rules_limit)i),
+		       (unsigned long long)v,
+		       i == RULES_LIMIT_MEMORY || i == RULES_LIMIT_FILE_SIZE ? " bytes" :
+		       i == RULES_LIMIT_CPU || i == RULES_LIMIT_WALL ? " ms" : "");
+		any = true;
+	}
+	printf("%s\n", any ? "" : " none");
+}
+
 int tool_check(int argc, char **argv)
 {
 	struct rules_vars v;
@@ -157,6 +186,7 @@ int tool_check(int argc, char **argv)
 	}
 	printf("%-24s kernel: allow (%u syscalls no rule names)\n", "(all others)",
 	       n_kernel);
+	print_guards_limits(rs);
 	rules_free(rs);
 	return 0;
 }
