@@ -148,14 +148,15 @@ static bool default_records(const struct rules_set *rs)
  * task's (supervisor/resolve.c), and sched_setaffinity and
  * sched_getaffinity, so that the supervisor's own binding of a task to a
  * CPU (supervisor/cpubind.c) is put back before a mask is read or set:
- * it neither shows nor undoes a change.  process_madvise names its target
- * by pidfd, as pidfd_send_signal does: no filter can tell the caller's.
+ * it neither shows nor undoes a change.  process_madvise and
+ * process_mrelease name their target by pidfd, as pidfd_send_signal does:
+ * no filter can tell the caller's.
  */
 static const int always_notified[] = {
 	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
 	__NR_rt_tgsigqueueinfo, __NR_pidfd_send_signal, __NR_setpgid,
 	__NR_chdir, __NR_fchdir, __NR_umask, __NR_sched_setaffinity,
-	__NR_sched_getaffinity, __NR_process_madvise,
+	__NR_sched_getaffinity, __NR_process_madvise, __NR_process_mrelease,
 };
 
 /*

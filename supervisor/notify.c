@@ -2538,8 +2538,10 @@ static int outside_tree(struct sup *s, struct call *c)
 		target = (pid_t)(int32_t)a[1];
 		break;
 	/* process_madvise: advice on the memory of the process a pidfd
-	 * names (root's CAP_SYS_NICE can page out any process). */
+	 * names (root's CAP_SYS_NICE can page out any process);
+	 * process_mrelease: its memory reaped while it is being killed. */
 	case SYS_process_madvise:
+	case SYS_process_mrelease:
 		is_signal = false;
 		/* fall through */
 	case SYS_pidfd_send_signal: {

@@ -336,6 +336,10 @@ import mmap
 m = mmap.mmap(-1, 4096)
 iov = (ctypes.c_void_p * 2)(ctypes.addressof(ctypes.c_char.from_buffer(m)), 4096)
 libc.syscall(440, os.pidfd_open($WIT), iov, 1, 20, 0) >= 0 or oserr()"
+		# Its memory reaped (were it let through: EINVAL, it is not
+		# being killed).
+		c "mrelease-outside-$tag" "$pol" EPERM "--type syscall --syscall process_mrelease --rule sysgate:outside-tree --action deny" \
+			$PY -c "$ERRNO_OF" "libc.syscall(448, os.pidfd_open($WIT), 0) >= 0 or oserr()"
 		c "scheduler-outside-$tag" "$pol" EPERM "--type syscall --syscall sched_setscheduler --rule sysgate:outside-tree --action deny" \
 			$PY -c "$ERRNO_OF" "os.sched_setscheduler($WIT, os.SCHED_BATCH, os.sched_param(0))"
 		check "sched-outside-$tag-kept" bash -c '[ "$(cut -d" " -f19 /proc/$1/stat)" = 0 ] && [ "$(ps -o cls= -p $1 | tr -d " ")" = TS ] && [ "$(grep Cpus_allowed_list /proc/$1/status)" = "$2" ]' _ "$WIT" "$WIT_CPUS"

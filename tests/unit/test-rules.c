@@ -2717,6 +2717,7 @@ static void test_filter_target_calls(void)
 		{ __NR_kcmp, 4242, 4243, true },
 		{ __NR_process_madvise, 3, 0, true },	/* always: a pidfd */
 		{ __NR_process_madvise, 0, 0, true },
+		{ __NR_process_mrelease, 3, 0, true },	/* always: a pidfd */
 		{ __NR_setpriority, 0, 0, false },	/* PRIO_PROCESS, self */
 		{ __NR_setpriority, 1, 0, false },	/* PRIO_PGRP, own */
 		{ __NR_setpriority, 2, 0, true },	/* PRIO_USER */
