@@ -450,10 +450,14 @@ static const int xattrat[] = { 463, 464, 465, 466 };
 /*
  * Security: TIOCSTI pushes characters into the terminal's input and
  * TIOCLINUX can paste a selection into it: the user's shell would run them
- * once sysgate exits.
+ * once sysgate exits.  FIFREEZE (CAP_SYS_ADMIN, which a root tree without
+ * --user keeps) stops every write to a whole file system until FITHAW:
+ * the audit trail's, and with them the supervisor; FITHAW would thaw one
+ * the host froze (for a snapshot).
  */
-static const unsigned tty_inject[] = { 0x5412 /* TIOCSTI */,
-				       0x541C /* TIOCLINUX */ };
+static const unsigned guard_ioctls[] = { 0x5412 /* TIOCSTI */,
+					 0x541C /* TIOCLINUX */,
+					 FIFREEZE, FITHAW };
 
 static struct scmp_arg_cmp ioctl_cmd(unsigned cmd)
 {
@@ -477,8 +481,8 @@ static int add_guards(scmp_filter_ctx ctx, uint32_t def_act)
 	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(xattrat); i++)
 		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(ENOSYS), xattrat[i],
 			      0, NULL);
-	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(tty_inject); i++) {
-		struct scmp_arg_cmp cmd = ioctl_cmd(tty_inject[i]);
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(guard_ioctls); i++) {
+		struct scmp_arg_cmp cmd = ioctl_cmd(guard_ioctls[i]);
 
 		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_ioctl, 1,
 			      &cmd);
@@ -592,7 +596,7 @@ bool rules_filter_has_guards(const struct rules_set *rs)
 }
 
 /*
- * The guard filter's tty commands folded into the policy filter, for an
+ * The guard filter's ioctl commands folded into the policy filter, for an
  * ioctl the kernel allows (beside the owner commands; all of them rules on
  * the command, the filter's default allowing the rest).  Where the policy
  * denies or kills ioctl, that outranks or equals the guard's EPERM by
@@ -601,12 +605,12 @@ bool rules_filter_has_guards(const struct rules_set *rs)
  * notification would need), so the guard filter does it then
  * (rules_filter_has_guards()).
  */
-static int add_tty_guard(scmp_filter_ctx ctx, uint32_t def_act)
+static int add_ioctl_guard(scmp_filter_ctx ctx, uint32_t def_act)
 {
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(tty_inject); i++) {
-		struct scmp_arg_cmp cmd = ioctl_cmd(tty_inject[i]);
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(guard_ioctls); i++) {
+		struct scmp_arg_cmp cmd = ioctl_cmd(guard_ioctls[i]);
 
 		rc = add_rule(ctx, def_act, SCMP_ACT_ERRNO(EPERM), __NR_ioctl, 1,
 			      &cmd);
@@ -775,7 +779,7 @@ static int add_syscall(const struct rules_set *rs, scmp_filter_ctx ctx,
 				     fp.mech == RULES_MECH_NOTIFY);
 
 		return rc < 0 || nr != __NR_ioctl ? rc :
-		       add_tty_guard(ctx, def_act);
+		       add_ioctl_guard(ctx, def_act);
 	}
 	if (is_xattrat(nr) && !(p->mech == RULES_MECH_KERNEL && p->cond_rule)) {
 		/* The guard's ENOSYS, where it outranks the plan's action. */

@@ -99,7 +99,8 @@ static void print_guards_limits(const struct rules_set *rs)
 	bool any = false;
 
 	printf("guards: calls of other ABIs killed, clone3 ENOSYS, clone with CLONE_UNTRACED EPERM,\n"
-	       "        ioctl TIOCSTI and TIOCLINUX EPERM, the *xattrat calls ENOSYS: %s\n",
+	       "        ioctl TIOCSTI, TIOCLINUX, FIFREEZE and FITHAW EPERM, the *xattrat calls ENOSYS:\n"
+	       "        %s\n",
 	       rules_filter_has_guards(rs) ? "in the policy's filter" :
 	       "a guard filter loaded under the policy's");
 	printf("limits:");

@@ -13,14 +13,22 @@
  *   attack-guard setxattrat   setxattrat(2) of Linux 6.13, a path call the
  *                             supervisor does not carry out (sysgate:
  *                             ENOSYS; natively: whatever the kernel says)
+ *   attack-guard fifreeze DIR ioctl(FIFREEZE) on DIR's file system (give a
+ *                             tmpfs: natively EOPNOTSUPP for root, EPERM
+ *                             for others; sysgate: EPERM); one that froze
+ *                             is thawed at once
+ *   attack-guard fithaw DIR   ioctl(FITHAW) (natively EINVAL for root on a
+ *                             file system not frozen; sysgate: EPERM)
  */
 #include "victim.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #define NR_SETXATTRAT 463
+#define USAGE "tiocsti|tioclinux|tiocsti-hi|setxattrat | fifreeze|fithaw DIR"
 
 int main(int argc, char **argv)
 {
@@ -29,8 +37,23 @@ int main(int argc, char **argv)
 	long r;
 
 	victim_name = "attack-guard";
+	if (argc == 3 && (!strcmp(argv[1], "fifreeze") ||
+			  !strcmp(argv[1], "fithaw"))) {
+		int fd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0)
+			victim_setup_fail("open %s", argv[2]);
+		if (argv[1][2] == 'f') {
+			r = syscall(SYS_ioctl, fd, (unsigned long)FIFREEZE, 0);
+			if (r == 0)	/* never leave it frozen */
+				(void)syscall(SYS_ioctl, fd, (unsigned long)FITHAW, 0);
+		} else {
+			r = syscall(SYS_ioctl, fd, (unsigned long)FITHAW, 0);
+		}
+		return victim_result(argv[1], r < 0 ? errno : 0);
+	}
 	if (argc != 2)
-		victim_usage("tiocsti|tioclinux|tiocsti-hi|setxattrat");
+		victim_usage(USAGE);
 	if (!strcmp(argv[1], "tiocsti"))
 		r = syscall(SYS_ioctl, 0, (unsigned long)TIOCSTI, &c);
 	else if (!strcmp(argv[1], "tioclinux"))
@@ -41,6 +64,6 @@ int main(int argc, char **argv)
 		r = syscall(NR_SETXATTRAT, AT_FDCWD, "/nonexistent", 0,
 			    "user.x", NULL, 0);
 	else
-		victim_usage("tiocsti|tioclinux|tiocsti-hi|setxattrat");
+		victim_usage(USAGE);
 	return victim_result(argv[1], r < 0 ? errno : 0);
 }

@@ -228,6 +228,10 @@ EOF
 			c "$m-eperm-$tag" "$pol" EPERM - "$B/attack-guard" "$m"
 		done
 		c "setxattrat-enosys-$tag" "$pol" ENOSYS - "$B/attack-guard" setxattrat
+		# On a tmpfs (which cannot be frozen: were the guard broken,
+		# nothing would be), root's EOPNOTSUPP and EINVAL become EPERM.
+		c "fifreeze-eperm-$tag" "$pol" EPERM - "$B/attack-guard" fifreeze /dev/shm
+		c "fithaw-eperm-$tag" "$pol" EPERM - "$B/attack-guard" fithaw /dev/shm
 	done
 
 	# --- reaching into the supervisor

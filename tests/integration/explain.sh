@@ -127,7 +127,7 @@ EOF
 	sg_raw check "$P/ex.ini"
 	hasnt no-warnings "^warning:"
 	# The guards and where they are held; the [limits] with their units.
-	has guards-in-policy "ioctl TIOCSTI and TIOCLINUX EPERM, the \\*xattrat calls ENOSYS: in the policy's filter$"
+	has guards-in-policy "^        in the policy's filter$"
 	has limits-none "^limits: none$"
 	policy limited <<EOF
 [policy]
@@ -141,7 +141,7 @@ syscalls = ioctl
 action = allow
 EOF
 	sg_raw check "$P/limited.ini"
-	has guards-own-filter "ENOSYS: a guard filter loaded under the policy's$"
+	has guards-own-filter "^        a guard filter loaded under the policy's$"
 	has limits-listed "^limits: processes 50, memory 1073741824 bytes, cpu 30000 ms$"
 }
 

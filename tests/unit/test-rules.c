@@ -2615,7 +2615,8 @@ static void test_filter_holds_guards(void)
 		0, 1, 8, 15, CLONE_UNTRACED, CLONE_UNTRACED | SIGCHLD,
 		CLONE_THREAD | CLONE_UNTRACED, 0xffffffff00000000ull | CLONE_UNTRACED,
 		0x5412, 0x541C, 0x100005412ull, 0x8901, 0x8902, 0x5413,
-		FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR,
+		FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, FIFREEZE, FITHAW,
+		0xffffffff00000000ull | FIFREEZE,
 		0xffffffffffffffffull,
 	};
 	static const int arg_at[] = { 0, 1, 2, 4 };
