@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
+#include <linux/fsverity.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -680,6 +681,8 @@ static const struct {
  * under a policy that mediates fchmod they reach the supervisor, which
  * decides each as an fchmod of that file (supervisor/notify.c).  The
  * 32-bit forms are listed too: a file system may take them natively.
+ * Enabling fs-verity makes a file the caller may write read-only for
+ * good; an encryption policy is set on an empty directory it owns.
  */
 static const struct {
 	unsigned cmd;
@@ -690,6 +693,8 @@ static const struct {
 	{ FS_IOC_FSSETXATTR, "FS_IOC_FSSETXATTR" },
 	{ FS_IOC_SETVERSION, "FS_IOC_SETVERSION" },
 	{ FS_IOC32_SETVERSION, "FS_IOC32_SETVERSION" },
+	{ FS_IOC_ENABLE_VERITY, "FS_IOC_ENABLE_VERITY" },
+	{ FS_IOC_SET_ENCRYPTION_POLICY, "FS_IOC_SET_ENCRYPTION_POLICY" },
 };
 
 const char *rules_fileattr_cmd(uint64_t cmd)

@@ -216,7 +216,8 @@ bool rules_changes_creds(int nr);
 /*
  * The name of an ioctl command that changes the attributes of the file an
  * fd names (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION and
- * their 32-bit forms; on the low 32 bits of cmd, as the kernel reads it),
+ * their 32-bit forms, FS_IOC_ENABLE_VERITY, FS_IOC_SET_ENCRYPTION_POLICY;
+ * on the low 32 bits of cmd, as the kernel reads it),
  * NULL for any other.  The filter notifies them when the policy mediates
  * fchmod, and the supervisor decides each as an fchmod of that file.
  */

@@ -2888,16 +2888,22 @@ static int fileattr_call(struct sup *s, struct call *c)
 		resolved_release(&r);
 		return notify_finish(s, c, true);
 	}
-	if (s->as_caller) {
+	if (s->as_caller || (cmd != FS_IOC_SETFLAGS && cmd != FS_IOC32_SETFLAGS &&
+			     cmd != FS_IOC_FSSETXATTR && cmd != FS_IOC_SETVERSION &&
+			     cmd != FS_IOC32_SETVERSION)) {
 		/*
-		 * Security: carried out here it would be done with root's
-		 * capabilities (CAP_LINUX_IMMUTABLE is not one the file-system
-		 * uid drops), and continued, a sharer of the table could
-		 * swap the fd first: refused.
+		 * Security: continued, a sharer of the table could swap the
+		 * fd first; carried out here under --user it would be done
+		 * with root's capabilities (CAP_LINUX_IMMUTABLE is not one
+		 * the file-system uid drops), and the verity and encryption
+		 * commands take pointers that sysgate does not copy: refused.
 		 */
 		notify_verdict_builtin(&c->v, "sysgate:shared-fds", EPERM);
-		c->note = "a file attribute ioctl with an fd table that another "
-			  "task shares, under --user";
+		c->note = s->as_caller ?
+			  "a file attribute ioctl with an fd table that another "
+			  "task shares, under --user" :
+			  "a verity or encryption ioctl with an fd table that "
+			  "another task shares";
 		goto out;
 	}
 	{

@@ -336,8 +336,9 @@ int tools_explain(const struct rules_set *rs, const char *call_text)
 		if (!strcmp(c.info->name, "ioctl") &&
 		    rules_mechanism(rs, rules_syscall_by_name("fchmod")->nr,
 				    NULL) == RULES_MECH_NOTIFY)
-			printf("  and FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR and FS_IOC_SETVERSION"
-			       " are decided as fchmod of the file their fd names\n");
+			printf("  and FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION,"
+			       " FS_IOC_ENABLE_VERITY and FS_IOC_SET_ENCRYPTION_POLICY\n"
+			       "  are decided as fchmod of the file their fd names\n");
 		break;
 	case RULES_MECH_NOTIFY:
 		printf("mechanism: notification (the supervisor decides %s)\n",

@@ -16,6 +16,9 @@
  *                             with FLAGS (hex, FS_*_FL) added
  *     fsxattr XFLAGS          ioctl(FS_IOC_FSSETXATTR): its xflags with
  *                             XFLAGS (hex, FS_XFLAG_*) added
+ *     verity                  ioctl(FS_IOC_ENABLE_VERITY), SHA-256
+ *     fscrypt                 ioctl(FS_IOC_SET_ENCRYPTION_POLICY), a v1
+ *                             policy (AES-256-XTS/CTS) on a directory
  *
  * With --fd, PATH is only named in messages.  With --thread a second
  * thread (sharing the fd table) waits while the change is made.
@@ -24,6 +27,7 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/fsverity.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
@@ -32,7 +36,7 @@
 #include <sys/time.h>
 #include <sys/xattr.h>
 
-#define USAGE "[--thread] [--opath | --fd FD] PATH chmod MODE | chown UID GID | setxattr NAME VALUE | removexattr NAME | touch | utime SECONDS | futimes SECONDS | chattr FLAGS | fsxattr XFLAGS"
+#define USAGE "[--thread] [--opath | --fd FD] PATH chmod MODE | chown UID GID | setxattr NAME VALUE | removexattr NAME | touch | utime SECONDS | futimes SECONDS | chattr FLAGS | fsxattr XFLAGS | verity | fscrypt"
 
 static int gate[2];
 
@@ -130,6 +134,22 @@ int main(int argc, char **argv)
 		r = add_flags(fd, strtoul(argv[i + 2], NULL, 16));
 	} else if (!strcmp(op, "fsxattr") && argc - i == 3) {
 		r = add_xflags(fd, strtoul(argv[i + 2], NULL, 16));
+	} else if (!strcmp(op, "verity") && argc - i == 2) {
+		struct fsverity_enable_arg va = {
+			.version = 1, .hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
+			.block_size = 4096,
+		};
+
+		r = ioctl(fd, FS_IOC_ENABLE_VERITY, &va);
+	} else if (!strcmp(op, "fscrypt") && argc - i == 2) {
+		struct fscrypt_policy_v1 pv = {
+			.version = FSCRYPT_POLICY_V1,
+			.contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS,
+			.filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS,
+			.master_key_descriptor = "sysgate",
+		};
+
+		r = ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, &pv);
 	} else {
 		victim_usage(USAGE);
 	}

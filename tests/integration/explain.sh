@@ -74,7 +74,8 @@ EOF
 	sg_raw check "$P/ex.ini" --explain "ioctl"
 	has explain-ioctl-kernel "^mechanism: kernel \\(the seccomp filter decides ioctl: allow\\)"
 	has explain-ioctl-owner "^  but FIOSETOWN and SIOCSPGRP reach the supervisor"
-	has explain-ioctl-attr "^  and FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR and FS_IOC_SETVERSION are decided as fchmod"
+	has explain-ioctl-attr "^  and FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC_ENABLE_VERITY and FS_IOC_SET_ENCRYPTION_POLICY$"
+	has explain-ioctl-attr-fchmod "^  are decided as fchmod of the file their fd names$"
 	policy nofile <<EOF
 [policy]
 default = allow

@@ -410,6 +410,14 @@ os.close(os.open('noexec', os.O_RDONLY | os.O_DIRECTORY))"
 	c fsxattr-outside       files EROFS  "--syscall ioctl --path $O/data.txt --action deny --field args.cmd=\"FS_IOC_FSSETXATTR\"" \
 		"$B/try-fdmeta" "$O/data.txt" fsxattr 40
 	check chattr-outside-kept sh -c "lsattr '$O/data.txt' | grep -qv '^[^ ]*A'"
+	# fs-verity (a file read-only for good) and an encryption policy (on
+	# an empty directory): decided the same way.
+	mkdir -p "$O/empty-enc"
+	[ "$U" = root ] || chown "$U:" "$O/empty-enc"
+	c verity-outside        files EROFS  "--syscall ioctl --path $O/data.txt --action deny --field args.cmd=\"FS_IOC_ENABLE_VERITY\"" \
+		"$B/try-fdmeta" "$O/data.txt" verity
+	c fscrypt-outside       files EROFS  "--syscall ioctl --path $O/empty-enc --action deny --field args.cmd=\"FS_IOC_SET_ENCRYPTION_POLICY\"" \
+		"$B/try-fdmeta" "$O/empty-enc" fscrypt
 	# The kernel's own answers: an O_PATH fd, AT_FDCWD and a closed fd
 	# are no files to change (EBADF), decided on nothing.
 	c fchmod-opath          files EBADF  "--syscall fchmod --errno EBADF --count 1" \
@@ -599,6 +607,19 @@ EOF
 		"$B/try-fdmeta" --thread "$W/renamed.txt" fsxattr 40
 	check chattr-in-cwd-thread-done sh -c "lsattr '$W/renamed.txt' | grep -q '^[^ ]*A'"
 	chattr -A "$W/renamed.txt"
+	# Allowed, fs-verity gets the kernel's own answer (this file system
+	# may not support it); with a shared fd table it is refused: sysgate
+	# does not copy what its argument points to.
+	echo verity >"$W/verity-probe"
+	echo verity >"$W/verity-me"
+	[ "$U" = root ] || chown "$U:" "$W/verity-probe" "$W/verity-me"
+	local verity_native
+	as_user "$B/try-fdmeta" "$W/verity-probe" verity >/dev/null 2>&1
+	verity_native=$?
+	c verity-in-cwd         files "$verity_native" "--syscall ioctl --path $W/verity-me --action allow" \
+		"$B/try-fdmeta" "$W/verity-me" verity
+	c verity-in-cwd-thread  files EPERM  "--syscall ioctl --path $W/verity-me --rule sysgate:shared-fds --errno EPERM" \
+		"$B/try-fdmeta" --thread "$W/verity-me" verity
 	c truncate-in-cwd       files 0      - \
 		"$B/try-truncate" "$W/creat.txt" 3
 	c unlink-in-cwd         files 0      "--syscall unlink --path $W/renamed.txt --action allow" \

@@ -13,6 +13,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
+#include <linux/fsverity.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -2797,7 +2798,9 @@ static void test_filter_fileattr_ioctls(void)
 	} cmds[] = {
 		{ FS_IOC_SETFLAGS, true }, { FS_IOC32_SETFLAGS, true },
 		{ FS_IOC_FSSETXATTR, true }, { FS_IOC_SETVERSION, true },
-		{ FS_IOC32_SETVERSION, true },
+		{ FS_IOC32_SETVERSION, true }, { FS_IOC_ENABLE_VERITY, true },
+		{ FS_IOC_SET_ENCRYPTION_POLICY, true },
+		{ FS_IOC_MEASURE_VERITY, false },
 		{ 0xffffffff00000000ull | FS_IOC_SETFLAGS, true },
 		{ FS_IOC_GETFLAGS, false }, { FS_IOC_FSGETXATTR, false },
 		{ 0x5401 /* TCGETS */, false },
