@@ -342,9 +342,9 @@ bool rules_wants_stacks(const struct rules_set *rs);
  * (other arches and x32 numbers kill the process), clone3 -> ERRNO(ENOSYS)
  * (its flags live in memory a filter cannot read), clone with
  * CLONE_UNTRACED -> ERRNO(EPERM), the *xattrat calls -> ERRNO(ENOSYS),
- * ioctl TIOCSTI, TIOCLINUX, FIFREEZE and FITHAW -> ERRNO(EPERM).  ERRNO outranks USER_NOTIF
- * between stacked filters, so the guards hold whatever the policy filter
- * says.  Fills *prog with a malloc'ed array (free() it); returns 0,
+ * ioctl TIOCSTI, TIOCLINUX, FIFREEZE and FITHAW -> ERRNO(EPERM).  ERRNO
+ * outranks USER_NOTIF between stacked filters, so the guards hold
+ * whatever the policy filter says.  Fills *prog with a malloc'ed array (free() it); returns 0,
  * -ENOMEM or -EINVAL.  Does not load anything.
  */
 int rules_build_guard_filter(struct sock_fprog *prog);

@@ -2835,6 +2835,21 @@ static const struct rules_syscall_info ioctl_on_file = {
 	.dirfd_arg = { 0, -1 }, .addr_arg = -1, .addrlen_arg = -1,
 };
 
+/* The bytes of a file attribute ioctl's argument, which the kernel reads
+ * once and sysgate can copy; 0: it points to more (verity, encryption). */
+static size_t fileattr_arg_len(unsigned cmd)
+{
+	switch (cmd) {
+	case FS_IOC_SETFLAGS: case FS_IOC32_SETFLAGS:
+	case FS_IOC_SETVERSION: case FS_IOC32_SETVERSION:
+		return sizeof(int);
+	case FS_IOC_FSSETXATTR:
+		return sizeof(struct fsxattr);
+	default:
+		return 0;
+	}
+}
+
 static int fileattr_call(struct sup *s, struct call *c)
 {
 	const __u64 *a = c->req->data.args;
@@ -2888,9 +2903,7 @@ static int fileattr_call(struct sup *s, struct call *c)
 		resolved_release(&r);
 		return notify_finish(s, c, true);
 	}
-	if (s->as_caller || (cmd != FS_IOC_SETFLAGS && cmd != FS_IOC32_SETFLAGS &&
-			     cmd != FS_IOC_FSSETXATTR && cmd != FS_IOC_SETVERSION &&
-			     cmd != FS_IOC32_SETVERSION)) {
+	if (s->as_caller || !fileattr_arg_len(cmd)) {
 		/*
 		 * Security: continued, a sharer of the table could swap the
 		 * fd first; carried out here under --user it would be done
@@ -2918,10 +2931,8 @@ static int fileattr_call(struct sup *s, struct call *c)
 			int word;
 			struct fsxattr fsx;
 		} arg;
-		size_t len = cmd == FS_IOC_FSSETXATTR ? sizeof(arg.fsx) :
-							 sizeof(arg.word);
 
-		rc = tracee_read(c->tid, a[2], &arg, len);
+		rc = tracee_read(c->tid, a[2], &arg, fileattr_arg_len(cmd));
 		if (rc < 0) {
 			c->err = -rc;
 			goto out;
