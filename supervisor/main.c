@@ -8,9 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <getopt.h>
-#include <grp.h>
 #include <limits.h>
 #include <pwd.h>
 #include <sodium.h>
@@ -19,7 +17,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +24,7 @@
 #include "common/util.h"
 #include "rules/rules.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/tmpdir.h"
 #include "tools/tools.h"
 
 #define MAX_POLICY_BYTES (1024 * 1024)
@@ -116,166 +114,6 @@ static int default_audit_path(const char *run, const char *home,
 	return 0;
 }
 
-/*
- * Removing the private TMPDIR and what the command left in it.  Security:
- * the tree is the command's, and a process outside sysgate that runs as
- * the same user may still be changing it while we remove it (swapping a
- * directory for a symlink to anywhere).  So no step goes through a path:
- * each directory is opened with O_NOFOLLOW relative to the fd of its
- * parent, and its entries are removed with unlinkat() relative to its own
- * fd.  A directory swapped for a symlink is then removed as a symlink, or
- * not at all, and nothing outside the tree is ever reached.  Other file
- * systems mounted inside are not entered.
- */
-/* Deeper than this, the rest is left (a descriptor per level is open);
- * main()'s message names the figure. */
-#define RM_MAX_DEPTH 128
-/* Passes over a directory whose entries keep coming back. */
-#define RM_MAX_PASSES 8
-
-static int rm_at(int parent, const char *name, dev_t dev, unsigned int depth);
-
-/* Open the directory name in parent, never through a symlink, and stat
- * it: its fd, or -errno. */
-static int open_dir_at(int parent, const char *name, struct stat *st)
-{
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int r;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
-/* Remove everything in the directory open at fd (which this closes);
- * returns 0 or the first -errno met. */
-static int rm_children(int fd, dev_t dev, unsigned int depth)
-{
-	DIR *d = fdopendir(fd);
-	int first = 0;
-
-	if (!d) {
-		first = -errno;
-		close(fd);
-		return first;
-	}
-	for (int pass = 0; pass < RM_MAX_PASSES; pass++) {
-		struct dirent *e;
-		bool any = false;
-
-		rewinddir(d);
-		first = 0;
-		while ((errno = 0, e = readdir(d))) {
-			int r;
-
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			any = true;
-			r = rm_at(dirfd(d), e->d_name, dev, depth);
-			if (r < 0 && first == 0)
-				first = r;
-		}
-		if (errno != 0 && first == 0)
-			first = -errno;
-		/* Again only when all went and more may have come meanwhile:
-		 * a failure below is not retried (each level would retry its
-		 * children's retries). */
-		if (!any || first < 0)
-			break;
-	}
-	closedir(d);
-	return first;
-}
-
-/* Remove name in the directory open at parent, and all below it. */
-static int rm_at(int parent, const char *name, dev_t dev, unsigned int depth)
-{
-	struct stat st;
-	int fd, r, why;
-
-	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	why = errno;	/* EISDIR, or EPERM on some systems, for a directory */
-	if (why != EISDIR && why != EPERM)
-		return -why;
-	if (depth >= RM_MAX_DEPTH)
-		return -ELOOP;
-	fd = open_dir_at(parent, name, &st);
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd == -ENOTDIR ? -why : fd;
-	if (st.st_dev != dev) {
-		close(fd);
-		return -EXDEV;	/* another file system mounted here */
-	}
-	r = rm_children(fd, dev, depth + 1);
-	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
-		r = -errno;
-	return r;
-}
-
-/* Remove the directory dir, not empty, and everything in it; 0 or -errno. */
-static int walk_remove(const char *dir)
-{
-	struct stat st;
-	int fd = open_dir_at(AT_FDCWD, dir, &st), r;
-
-	if (fd < 0)
-		return fd;
-	r = rm_children(fd, st.st_dev, 0);
-	if (rmdir(dir) < 0 && errno != ENOENT && r == 0)
-		r = -errno;
-	return r;
-}
-
-/*
- * Remove the private TMPDIR.  With --user (pw) the walk runs in a child
- * with the user's credentials: a tree the command's user could fill with
- * directories moved in from elsewhere is removed with that user's rights,
- * never root's.  0 or -errno.
- */
-static int remove_tree(const char *dir, const struct passwd *pw)
-{
-	gid_t groups[256];
-	int ng = (int)(sizeof(groups) / sizeof(groups[0]));
-	pid_t pid;
-	int st;
-
-	/* Mostly the command left it empty: one rmdir, no walk.  (rmdir
-	 * never follows a symlink put in its place.) */
-	if (rmdir(dir) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != ENOTEMPTY && errno != EEXIST)
-		return -errno;
-	if (!pw)
-		return walk_remove(dir);
-	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &ng) < 0)
-		return -E2BIG;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int r = -EPERM;
-
-		/* Groups first: setgroups needs the privilege setresuid drops. */
-		if (setgroups((size_t)ng, groups) == 0 &&
-		    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == 0 &&
-		    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == 0)
-			r = walk_remove(dir);
-		_exit(r < 0 && -r < 256 ? -r : r < 0 ? EIO : 0);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(st))
-		return -EIO;
-	return -WEXITSTATUS(st);
-}
-
 static int read_policy_text(const char *path, char **out, size_t *len)
 {
 	AUTO_CLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -339,7 +177,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
 	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
 	char run_id[64];
-	char tmpdir[PATH_MAX];
+	struct tmpdir td = { .lock_fd = -1 };
 	char audit_path[PATH_MAX];
 	static char sup_home[PATH_MAX];	/* HOME before --user */
 	char cwd[PATH_MAX];
@@ -350,7 +188,6 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	struct rules_set *rs = NULL;
 	struct audit_writer *aw = NULL;
 	struct supervisor_opts o = { 0 };
-	const char *t;
 	int c, r, status;
 
 	optind = 1;
@@ -460,12 +297,13 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		setenv("LOGNAME", pw->pw_name, 1);
 	}
 	make_run_id(run_id, sizeof(run_id));
-	t = getenv("TMPDIR");
-	snprintf(tmpdir, sizeof(tmpdir), "%s/sysgate-%s",
-		 t && t[0] == '/' ? t : "/tmp", run_id);
+	if (tmpdir_name(&td, getenv("TMPDIR"), run_id) < 0) {
+		fprintf(stderr, "sysgate: TMPDIR is too long for the private temp dir\n");
+		return SUPERVISOR_EXIT_FAILURE;
+	}
 
 	o.run_id = run_id;
-	o.tmpdir = tmpdir;
+	o.tmpdir = td.path;
 	o.argv = argv + optind;
 	o.builtin_policy = !policy_arg;
 	if (pw) {
@@ -487,7 +325,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		fprintf(stderr, "sysgate: --sign-key %s: %s\n", key_arg, strerror(-r));
 		goto fail_early;
 	}
-	tools_vars(&vars, cwd, sizeof(cwd), tmpdir, run_id);
+	tools_vars(&vars, cwd, sizeof(cwd), td.path, run_id);
 
 	/* The whole policy is understood before anything starts. */
 	r = tools_load_policy(policy_arg, &vars, &rs, err, sizeof(err));
@@ -530,10 +368,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			r == -EBUSY ? " (another sysgate is writing it)" : "");
 		goto fail_early;
 	}
-	if (mkdir(tmpdir, 0700) < 0 ||
-	    (pw && chown(tmpdir, pw->pw_uid, pw->pw_gid) < 0)) {
+	if ((r = tmpdir_create(&td, pw)) < 0) {
 		fprintf(stderr, "sysgate: cannot create the private temp dir %s: %s\n",
-			tmpdir, strerror(errno));
+			td.path, strerror(-r));
 		goto fail_early;
 	}
 
@@ -547,11 +384,13 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.denials_fd = denials_fd;
 	status = supervisor_run(&o);
 
-	r = remove_tree(tmpdir, pw);
+	r = tmpdir_remove(&td, pw);
 	if (r < 0)
 		fprintf(stderr, "sysgate: cannot remove the private temp dir %s: %s; left in place\n",
-			tmpdir, r == -ELOOP ? "directories nested deeper than 128 levels, or a symlink in the way"
+			td.path, r == -ELOOP ? "directories nested deeper than 128 levels, or a symlink in the way"
 					    : strerror(-r));
+	/* And those of earlier runs whose sysgate was killed. */
+	tmpdir_sweep(&td, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET);
 	r = audit_close(aw);
 	if (r < 0) {
 		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n", strerror(-r));

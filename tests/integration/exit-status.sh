@@ -72,6 +72,78 @@ signal_case() {
 	sg_report_pass "$name"
 }
 
+# sg_bg_run TAG TMPD ARGS...: sysgate run ARGS in the background as U,
+# with TMPDIR=TMPD; sets BG_PID.
+sg_bg_run() {
+	local tag=$1 td=$2
+	shift 2
+	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" TMPDIR="$td" \
+		"$SYSGATE" run "$@") >"$R/$tag.out" 2>"$R/$tag.err" </dev/null &
+	BG_PID=$!
+	SG_BG_PIDS+=("$BG_PID")
+}
+
+# sg_wait_file FILE: up to 10 s for FILE to appear.
+sg_wait_file() {
+	local i
+	for i in $(seq 100); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# tmpdir_killed_case NAME [--user USER]: the private TMPDIR of a run whose
+# sysgate was killed with SIGKILL (which cannot remove it) is removed by
+# the next run with the same TMPDIR; a live run's is not, nor a directory
+# of that name without a lock file (an older sysgate's, or anyone's).
+tmpdir_killed_case() {
+	local name=$1 td=$W/tmpd-$1 rd=$W/ready-$1 killed live
+	local foreign=sysgate-20260101T000000Z-000000000000
+	shift
+	rm -rf "$td" "$rd"
+	# Both writable by the command's user (--user).
+	mkdir -m 1777 "$td" "$rd"
+	# A run with a tree in its TMPDIR, killed.
+	sg_bg_run "$name-killed" "$td" -r "$P/good.ini" -a "$R/$name-killed.jsonl" "$@" -- \
+		sh -c 'mkdir "$TMPDIR/sub" && echo x > "$TMPDIR/sub/f" && echo "$TMPDIR" > "$1" && exec sleep 60' \
+		- "$rd/killed"
+	if ! sg_wait_file "$rd/killed"; then
+		kill -KILL "$BG_PID" 2>/dev/null
+		sg_report_fail "$name" "the command did not start under sysgate"
+		return
+	fi
+	killed=$(cat "$rd/killed")
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" 2>/dev/null
+	check "$name-left-by-sigkill" test -f "$killed/sub/f" -a -f "$killed.lock"
+	# A live run, and a directory without a lock.
+	sg_bg_run "$name-live" "$td" -q -r "$P/good.ini" -a "$R/$name-live.jsonl" -- \
+		sh -c 'echo "$TMPDIR" > "$1" && exec sleep 60' - "$rd/live"
+	if ! sg_wait_file "$rd/live"; then
+		kill -KILL "$BG_PID" 2>/dev/null
+		sg_report_fail "$name" "the live run did not start"
+		return
+	fi
+	live=$(cat "$rd/live")
+	mkdir "$td/$foreign" && touch "$td/$foreign/keep"
+	# The next run.
+	SG_ERR=$R/$name-next.err
+	(cd "$W" && exec timeout -k 5 60 "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		TMPDIR="$td" "$SYSGATE" run -v -r "$P/good.ini" -a "$R/$name-next.jsonl" -- true) \
+		>"$R/$name-next.out" 2>"$SG_ERR" </dev/null
+	check "$name-next-run-ok" test "$?" = 0
+	check "$name-killed-removed" test ! -e "$killed" -a ! -e "$killed.lock"
+	check "$name-killed-says-so" grep -qF "sysgate: removed $killed, the private temp dir of a run whose sysgate was killed" "$SG_ERR"
+	check "$name-live-kept" test -d "$live" -a -f "$live.lock"
+	check "$name-no-lock-kept" test -f "$td/$foreign/keep"
+	kill -TERM "$BG_PID"
+	wait "$BG_PID" 2>/dev/null
+	check "$name-live-removed-at-its-end" test ! -e "$live" -a ! -e "$live.lock"
+	# Nothing but the foreign directory and the trails is left.
+	check "$name-nothing-else-left" sh -c 'test "$(ls -A "$1")" = "$2"' - "$td" "$foreign"
+}
+
 # Misspellings that must come with a suggestion.
 declare -A SUGGEST=([syscall]=open [key]=access [errno]=EACCES
 	[policy-key]=default [group]=@file)
@@ -272,6 +344,12 @@ EOF
 	signal_case sigterm-reaches-tree TERM
 	signal_case sigint-reaches-tree INT
 	signal_case sighup-reaches-tree HUP
+
+	# --- a killed sysgate's private TMPDIR is removed by the next run
+	tmpdir_killed_case tmpdir-killed
+	if [ "$U" = root ] && id nobody >/dev/null 2>&1; then
+		tmpdir_killed_case tmpdir-killed-user --user nobody
+	fi
 }
 
 sg_main cases
