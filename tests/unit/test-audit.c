@@ -28,6 +28,7 @@
 #include "audit/audit.h"
 #include "audit/escape.h"
 #include "common/util.h"
+#include "tests/unit/unit.h"
 
 /* Records in the tamper-suite trail: run.start, syscalls, then run.end. */
 #define TRAIL_RECORDS 20
@@ -2469,10 +2470,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	CU_TestFunc fn;
-} tests[] = {
+static const struct unit_test tests[] = {
 	{ "fields and nesting", test_fields },
 	{ "seq, ts, run, type prefix", test_prefix_and_seq },
 	{ "builder misuse is refused", test_misuse },
@@ -2511,8 +2509,7 @@ static const struct {
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
-	CU_pSuite suite;
-	unsigned int failures, run;
+	int r;
 
 	/* As the supervisor does: a write to a closed pipe returns EPIPE,
 	 * one past RLIMIT_FSIZE returns EFBIG. */
@@ -2525,30 +2522,7 @@ int main(void)
 	if (!mkdtemp(tmpdir))
 		return 99;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	suite = CU_add_suite("audit", NULL, NULL);
-	if (!suite)
-		goto harness;
-	for (size_t i = 0; i < ARRAY_SIZE(tests); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto harness;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	if (CU_basic_run_tests() != CUE_SUCCESS)
-		goto harness;
-	/* The runner's status says nothing about failures: read the count
-	 * before CU_cleanup_registry() resets it. */
-	failures = CU_get_number_of_failures();
-	run = CU_get_number_of_tests_run();
-	printf("%u passed, %u failed\n",
-	       run - CU_get_number_of_tests_failed(),
-	       CU_get_number_of_tests_failed());
-	CU_cleanup_registry();
+	r = unit_run("audit", tests, ARRAY_SIZE(tests));
 	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return failures > 0 ? 1 : 0;
-
-harness:
-	CU_cleanup_registry();
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return 99;
+	return r;
 }

@@ -34,6 +34,7 @@
 #include "rules/internal.h"
 #include "rules/prebuilt.h"
 #include "rules/rules.h"
+#include "tests/unit/unit.h"
 
 #define NAME "policy.ini"
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -3094,10 +3095,7 @@ static void test_explain(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		CU_TestFunc fn;
-	} tests[] = {
+	static const struct unit_test tests[] = {
 		{ "parse: every error message", test_parse_errors },
 		{ "parse: variables", test_parse_vars },
 		{ "parse: inih traps", test_parse_inih_traps },
@@ -3136,21 +3134,5 @@ int main(void)
 		{ "filter: ioctls that change a file's attributes", test_filter_fileattr_ioctls },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 	};
-	CU_pSuite suite;
-	unsigned failures;
-	size_t i;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	suite = CU_add_suite("rules", NULL, NULL);
-	if (!suite)
-		return 99;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			return 99;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return unit_run("rules", tests, ARRAY_LEN(tests));
 }
