@@ -387,8 +387,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	r = tmpdir_remove(&td, pw);
 	if (r < 0)
 		fprintf(stderr, "sysgate: cannot remove the private temp dir %s: %s; left in place\n",
-			td.path, r == -ELOOP ? "directories nested deeper than 128 levels, or a symlink in the way"
-					    : strerror(-r));
+			td.path, tmpdir_strerror(r));
 	/* And those of earlier runs whose sysgate was killed. */
 	tmpdir_sweep(&td, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET);
 	r = audit_close(aw);

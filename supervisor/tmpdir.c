@@ -32,8 +32,10 @@
  * systems mounted inside are not entered.
  */
 /* Deeper than this, the rest is left (a descriptor per level is open);
- * the warnings name the figure. */
+ * tmpdir_strerror() names the figure. */
 #define RM_MAX_DEPTH 128
+#define STR_(x) #x
+#define STR(x) STR_(x)
 /* Passes over a directory whose entries keep coming back. */
 #define RM_MAX_PASSES 8
 
@@ -178,6 +180,13 @@ static int remove_dir(const char *dir, const struct passwd *pw)
 	if (!WIFEXITED(st))
 		return -EIO;
 	return -WEXITSTATUS(st);
+}
+
+const char *tmpdir_strerror(int r)
+{
+	if (r == -ELOOP)
+		return "directories nested deeper than " STR(RM_MAX_DEPTH) " levels, or a symlink in the way";
+	return strerror(-r);
 }
 
 int tmpdir_name(struct tmpdir *t, const char *tmpdir_env, const char *run_id)
@@ -325,8 +334,7 @@ static void sweep_one(int dfd, const char *parent, const char *name,
 	r = remove_left(dfd, stem, dir);
 	if (r < 0 && !quiet)
 		fprintf(stderr, "sysgate: cannot remove %s, the private temp dir of a run whose sysgate was killed: %s; left in place\n",
-			dir, r == -ELOOP ? "directories nested deeper than 128 levels, or a symlink in the way" :
-			     r == -ESRCH ? "its owner has no user name" : strerror(-r));
+			dir, r == -ESRCH ? "its owner has no user name" : tmpdir_strerror(r));
 	else if (r == 0 && verbose)
 		fprintf(stderr, "sysgate: removed %s, the private temp dir of a run whose sysgate was killed\n",
 			dir);

@@ -35,6 +35,9 @@ int tmpdir_create(struct tmpdir *t, const struct passwd *pw);
  * too deep, or a symlink in the way); the directory is then left. */
 int tmpdir_remove(struct tmpdir *t, const struct passwd *pw);
 
+/* What a -errno of tmpdir_remove() means, for a message. */
+const char *tmpdir_strerror(int r);
+
 /* Removes the directories left in t's PARENT by supervisors of the same
  * user that were killed: those whose lock file is the user's and not
  * held.  Says on stderr what it removed (when verbose) or could not

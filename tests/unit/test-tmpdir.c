@@ -324,6 +324,9 @@ static void test_remove_too_deep(void)
 	}
 	close(fd);
 	CU_ASSERT_EQUAL(tmpdir_remove(&t, NULL), -ELOOP);
+	CU_ASSERT_STRING_EQUAL(tmpdir_strerror(-ELOOP),
+			       "directories nested deeper than 128 levels, or a symlink in the way");
+	CU_ASSERT_STRING_EQUAL(tmpdir_strerror(-EACCES), strerror(EACCES));
 	CU_ASSERT(exists(t.path));
 	CU_ASSERT_FALSE(exists(t.lock));
 	snprintf(path, sizeof(path), "rm -rf '%s'", t.path);
