@@ -367,24 +367,35 @@ static bool wanted(const struct cgroup_want *w, enum cgroup_ctrl c)
 	return false;
 }
 
+/* The directory of the supervisor's own cgroup of controller c, and
+ * whether that is v1 or v2.  0, -ENOENT (not mounted), -errno. */
+static int own_dir(enum cgroup_ctrl c, char *dir, size_t len, enum cgroup_via *via)
+{
+	char own[PATH_MAX];
+	int r;
+
+	/* A controller bound to a v1 hierarchy is absent from v2. */
+	*via = CGROUP_V1;
+	r = own_cgroup(ctrl_what[c], own, sizeof(own));
+	if (r == -ENOENT) {
+		*via = CGROUP_V2;
+		r = own_cgroup(NULL, own, sizeof(own));
+	}
+	if (r == 0)
+		r = mounted_dir(*via == CGROUP_V1 ? ctrl_what[c] : NULL, own, dir, len);
+	return r;
+}
+
 /* The group for controller c: found among those made, or made.  Its
  * index, or -1 with why set. */
 static int group_for(struct cgroup_run *cg, enum cgroup_ctrl c,
 		     const char *run_id)
 {
-	char own[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
-	enum cgroup_via via = CGROUP_V1;
+	char dir[PATH_MAX], path[PATH_MAX];
+	enum cgroup_via via;
 	int r;
 
-	/* A controller bound to a v1 hierarchy is absent from v2. */
-	r = own_cgroup(ctrl_what[c], own, sizeof(own));
-	if (r == -ENOENT) {
-		via = CGROUP_V2;
-		r = own_cgroup(NULL, own, sizeof(own));
-	}
-	if (r == 0)
-		r = mounted_dir(via == CGROUP_V1 ? ctrl_what[c] : NULL, own,
-				dir, sizeof(dir));
+	r = own_dir(c, dir, sizeof(dir), &via);
 	if (r < 0) {
 		set_why(cg, c,
 			 r == -ENOENT ? "no cgroup hierarchy with %s is mounted" :
@@ -556,4 +567,26 @@ int cgroup_release(struct cgroup_run *cg)
 	}
 	cgroup_init(cg);
 	return ret;
+}
+
+void cgroup_remove_left(const char *run_id, bool verbose, bool quiet)
+{
+	for (unsigned c = 0; c < CGROUP_NCTRL; c++) {
+		char dir[PATH_MAX], path[PATH_MAX];
+		enum cgroup_via via;
+
+		if (own_dir((enum cgroup_ctrl)c, dir, sizeof(dir), &via) < 0 ||
+		    snprintf(path, sizeof(path), "%s/sysgate-%s", dir, run_id) >= (int)sizeof(path))
+			continue;
+		/* Once: a group that still holds a process of that tree (the
+		 * kernel is killing it) is busy, and left. */
+		if (rmdir(path) == 0) {
+			if (verbose)
+				fprintf(stderr, "sysgate: removed the cgroup %s of a run whose sysgate was killed\n",
+					path);
+		} else if (errno != ENOENT && !quiet) {
+			fprintf(stderr, "sysgate: cannot remove the cgroup %s of a run whose sysgate was killed: %s; left in place\n",
+				path, strerror(errno));
+		}
+	}
 }

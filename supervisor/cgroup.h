@@ -107,4 +107,11 @@ void cgroup_kill(const struct cgroup_run *cg);
  */
 int cgroup_release(struct cgroup_run *cg);
 
+/* Remove the groups "sysgate-RUN_ID" of a run whose supervisor was killed
+ * (tmpdir_sweep() found it dead), where this supervisor's own cgroups
+ * are: those of a run started in another cgroup are not seen.  An empty
+ * group only (rmdir); says on stderr what it removed (when verbose) or
+ * could not remove (unless quiet). */
+void cgroup_remove_left(const char *run_id, bool verbose, bool quiet);
+
 #endif

@@ -23,6 +23,7 @@
 #include "audit/audit.h"
 #include "common/util.h"
 #include "rules/rules.h"
+#include "supervisor/cgroup.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/tmpdir.h"
 #include "tools/tools.h"
@@ -112,6 +113,14 @@ static int default_audit_path(const char *run, const char *home,
 		return -EPERM;
 	snprintf(out, len, "%s/%s.jsonl", dir, run);
 	return 0;
+}
+
+/* tmpdir_sweep()'s callback: the cgroups of a run found dead. */
+static void remove_cgroups_left(const char *run_id, void *arg)
+{
+	enum supervisor_verbosity verb = *(const enum supervisor_verbosity *)arg;
+
+	cgroup_remove_left(run_id, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET);
 }
 
 static int read_policy_text(const char *path, char **out, size_t *len)
@@ -388,8 +397,10 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	if (r < 0)
 		fprintf(stderr, "sysgate: cannot remove the private temp dir %s: %s; left in place\n",
 			td.path, tmpdir_strerror(r));
-	/* And those of earlier runs whose sysgate was killed. */
-	tmpdir_sweep(&td, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET);
+	/* And those of earlier runs whose sysgate was killed, and their
+	 * cgroups. */
+	tmpdir_sweep(&td, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET,
+		     remove_cgroups_left, &verb);
 	r = audit_close(aw);
 	if (r < 0) {
 		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n", strerror(-r));

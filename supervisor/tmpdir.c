@@ -302,7 +302,8 @@ static int remove_left(int dfd, const char *name, const char *dir)
 }
 
 static void sweep_one(int dfd, const char *parent, const char *name,
-		      bool verbose, bool quiet)
+		      bool verbose, bool quiet,
+		      void (*dead)(const char *run_id, void *arg), void *arg)
 {
 	char dir[PATH_MAX], stem[NAME_MAX + 1];
 	struct stat st, now;
@@ -338,13 +339,16 @@ static void sweep_one(int dfd, const char *parent, const char *name,
 	else if (r == 0 && verbose)
 		fprintf(stderr, "sysgate: removed %s, the private temp dir of a run whose sysgate was killed\n",
 			dir);
+	if (dead)
+		dead(stem + strlen("sysgate-"), arg);
 	/* Tried once: not again by every later run. */
 	unlinkat(dfd, name, 0);
 out:
 	close(fd);
 }
 
-void tmpdir_sweep(const struct tmpdir *t, bool verbose, bool quiet)
+void tmpdir_sweep(const struct tmpdir *t, bool verbose, bool quiet,
+		  void (*dead)(const char *run_id, void *arg), void *arg)
 {
 	char parent[PATH_MAX];
 	const char *own = strrchr(t->lock, '/');
@@ -366,6 +370,6 @@ void tmpdir_sweep(const struct tmpdir *t, bool verbose, bool quiet)
 	}
 	while ((e = readdir(d)))
 		if (is_lock_name(e->d_name) && strcmp(e->d_name, own) != 0)
-			sweep_one(dirfd(d), parent, e->d_name, verbose, quiet);
+			sweep_one(dirfd(d), parent, e->d_name, verbose, quiet, dead, arg);
 	closedir(d);
 }

@@ -41,7 +41,9 @@ const char *tmpdir_strerror(int r);
 /* Removes the directories left in t's PARENT by supervisors of the same
  * user that were killed: those whose lock file is the user's and not
  * held.  Says on stderr what it removed (when verbose) or could not
- * remove (unless quiet). */
-void tmpdir_sweep(const struct tmpdir *t, bool verbose, bool quiet);
+ * remove (unless quiet).  dead, unless NULL, is called with the RUNID of
+ * each such run, for what else it left. */
+void tmpdir_sweep(const struct tmpdir *t, bool verbose, bool quiet,
+		  void (*dead)(const char *run_id, void *arg), void *arg);
 
 #endif

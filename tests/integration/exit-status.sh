@@ -72,27 +72,6 @@ signal_case() {
 	sg_report_pass "$name"
 }
 
-# sg_bg_run TAG TMPD ARGS...: sysgate run ARGS in the background as U,
-# with TMPDIR=TMPD; sets BG_PID.
-sg_bg_run() {
-	local tag=$1 td=$2
-	shift 2
-	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" TMPDIR="$td" \
-		"$SYSGATE" run "$@") >"$R/$tag.out" 2>"$R/$tag.err" </dev/null &
-	BG_PID=$!
-	SG_BG_PIDS+=("$BG_PID")
-}
-
-# sg_wait_file FILE: up to 10 s for FILE to appear.
-sg_wait_file() {
-	local i
-	for i in $(seq 100); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # tmpdir_killed_case NAME [--user USER]: the private TMPDIR of a run whose
 # sysgate was killed with SIGKILL (which cannot remove it) is removed by
 # the next run with the same TMPDIR; a live run's is not, nor a directory

@@ -436,6 +436,27 @@ native() {
 
 SG_BG_PIDS=()
 
+# sg_bg_run TAG TMPD ARGS...: sysgate run ARGS in the background as U,
+# with TMPDIR=TMPD; sets BG_PID.
+sg_bg_run() {
+	local tag=$1 td=$2
+	shift 2
+	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" TMPDIR="$td" \
+		"$SYSGATE" run "$@") >"$R/$tag.out" 2>"$R/$tag.err" </dev/null &
+	BG_PID=$!
+	SG_BG_PIDS+=("$BG_PID")
+}
+
+# sg_wait_file FILE: up to 10 s for FILE to appear.
+sg_wait_file() {
+	local i
+	for i in $(seq 100); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # sg_listen ADDR PORT: start a one-connection listener natively, as U
 # (try-bind --serve), and set SG_PORT to its port (or "unix").  Its pid is
 # SG_LISTEN_PID, what it received goes to $SG_LISTEN_OUT.  Killed at the

@@ -166,6 +166,45 @@ attach_fails() {
 	check attach-fails-cgroup-gone cgroups_gone "$SG_TRAIL" yes
 }
 
+# The cgroup of a run whose sysgate was killed with SIGKILL (which cannot
+# remove it) is removed by the next run with the same TMPDIR, once the
+# kernel has ended the tree in it.
+killed_cgroup() {
+	local td=$W/tmpd-cg rd=$W/ready-cg trail=$R/cg-killed.jsonl i
+	rm -rf "$td" "$rd"
+	mkdir -m 1777 "$td" "$rd"
+	sg_bg_run cg-killed "$td" -r "$P/mem.ini" -a "$trail" -- \
+		sh -c 'echo > "$1" && exec sleep 60' - "$rd/killed"
+	if ! sg_wait_file "$rd/killed"; then
+		kill -KILL "$BG_PID" 2>/dev/null
+		SG_ERR=$R/cg-killed.err sg_report_fail killed-cgroup "the command did not start"
+		return
+	fi
+	"$PY" -c 'import json, sys
+first = json.loads(open(sys.argv[1]).readline())
+for v in first.get("limits", {}).values():
+    if "cgroup" in v:
+        print(v["cgroup"])' "$trail" | sort -u >"$R/cg-killed.paths"
+	check killed-cgroup-made test -s "$R/cg-killed.paths"
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" 2>/dev/null
+	check killed-cgroup-left-by-sigkill sh -c 'while read -r p; do test -d "$p" || exit 1; done < "$1"' - "$R/cg-killed.paths"
+	# The kernel ends the tree when sysgate dies: up to 10 s for it to
+	# leave the groups.
+	for i in $(seq 100); do
+		sh -c 'while read -r p; do test -z "$(cat "$p/cgroup.procs" 2>/dev/null)" || exit 1; done < "$1"' \
+			- "$R/cg-killed.paths" && break
+		sleep 0.1
+	done
+	SG_ERR=$R/cg-next.err
+	(cd "$W" && exec timeout -k 5 60 "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		TMPDIR="$td" "$SYSGATE" run -v -r "$P/procs.ini" -a "$R/cg-next.jsonl" -- true) \
+		>"$R/cg-next.out" 2>"$SG_ERR" </dev/null
+	check killed-cgroup-next-run-ok test "$?" = 0
+	check killed-cgroup-removed cgroups_gone "$trail" yes
+	check killed-cgroup-says-so grep -q "sysgate: removed the cgroup .*/sysgate-.* of a run whose sysgate was killed" "$SG_ERR"
+}
+
 cases() {
 	local memvia pidsvia cpuvia
 	memvia=$(cg_expect memory) || sg_harness_error "cgroup probe failed"
@@ -376,6 +415,9 @@ assert refused > 0, "no fork refused with 40 zombies under processes = 8"
 	fi
 	if [ "$pidsvia" != rlimit ]; then
 		attach_fails
+	fi
+	if [ "$memvia" != rlimit ]; then
+		killed_cgroup
 	fi
 }
 

@@ -176,6 +176,26 @@ static void test_create_errors(void)
 	CU_ASSERT_EQUAL(tmpdir_remove(&t, NULL), 0);
 }
 
+/* tmpdir_sweep()'s callback: the runs it found dead, in one string. */
+static char dead_ids[1024];
+
+static void note_dead(const char *run_id, void *arg)
+{
+	(void)arg;
+	strncat(dead_ids, run_id, sizeof(dead_ids) - strlen(dead_ids) - 2);
+	strcat(dead_ids, " ");
+}
+
+/* Is t's run among those the callback was given? */
+static bool said_dead(const struct tmpdir *t)
+{
+	const char *id = strrchr(t->path, '/') + 1 + strlen("sysgate-");
+	char word[80];
+
+	snprintf(word, sizeof(word), "%s ", id);
+	return strstr(dead_ids, word) != NULL;
+}
+
 static void test_sweep(void)
 {
 	struct tmpdir dead, dead_empty, dead_nodir, live, self;
@@ -214,8 +234,16 @@ static void test_sweep(void)
 	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
 
 	new_run(&self);
-	tmpdir_sweep(&self, false, true);
+	dead_ids[0] = '\0';
+	tmpdir_sweep(&self, false, true, note_dead, NULL);
 
+	/* Each dead run named once, no other. */
+	CU_ASSERT(said_dead(&dead));
+	CU_ASSERT(said_dead(&dead_empty));
+	CU_ASSERT(said_dead(&dead_nodir));
+	CU_ASSERT_FALSE(said_dead(&live));
+	CU_ASSERT_FALSE(said_dead(&self));
+	CU_ASSERT_EQUAL(strlen(dead_ids), 3 * (strlen("20261204T120000Z-000000000000") + 1));
 	CU_ASSERT_FALSE(exists(dead.path));
 	CU_ASSERT_FALSE(exists(dead.lock));
 	CU_ASSERT_FALSE(exists(dead_empty.path));
@@ -235,7 +263,7 @@ static void test_sweep(void)
 
 	/* The live run ends as usual; a second sweep finds nothing. */
 	CU_ASSERT_EQUAL(tmpdir_remove(&live, NULL), 0);
-	tmpdir_sweep(&self, false, true);
+	tmpdir_sweep(&self, false, true, NULL, NULL);
 	CU_ASSERT(exists(foreign));
 	CU_ASSERT_EQUAL(tmpdir_remove(&self, NULL), 0);
 	nftw(foreign, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
@@ -277,7 +305,7 @@ static void test_sweep_users(void)
 	kill_run(&user_run);
 
 	new_run(&self);
-	tmpdir_sweep(&self, false, true);
+	tmpdir_sweep(&self, false, true, NULL, NULL);
 	CU_ASSERT(exists(other.path));
 	CU_ASSERT(exists(other.lock));
 	CU_ASSERT_FALSE(exists(user_run.path));
@@ -292,7 +320,7 @@ static void test_sweep_users(void)
 	put_file(rootsub, "root-file", "x");
 	CU_ASSERT_EQUAL_FATAL(chown(user_run.path, nobody->pw_uid, nobody->pw_gid), 0);
 	kill_run(&user_run);
-	tmpdir_sweep(&self, false, true);
+	tmpdir_sweep(&self, false, true, NULL, NULL);
 	CU_ASSERT(exists(rootsub));
 	CU_ASSERT_FALSE(exists(user_run.lock));
 
