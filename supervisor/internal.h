@@ -47,8 +47,9 @@ struct proc {
 			     * thread group: every thread holds a copy) */
 	uint64_t start_us;
 	struct exec_check *exec; /* allocated on the first exec notification */
-	int pidfd;          /* the thread group leader's pidfd, opened on
-			     * first use and kept (-1: none yet) */
+	int pidfd;          /* its pidfd (a thread's with PIDFD_THREAD),
+			     * opened on first use and kept (-1: none yet;
+			     * tracee.c) */
 	bool fork_inflight; /* a fork it asked for was let through, and its
 			     * event has not come yet */
 	struct regs_edit *edit; /* a call being rewritten in its registers

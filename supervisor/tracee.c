@@ -152,29 +152,6 @@ int tracee_exe(pid_t tid, char *buf, size_t len)
 #define KCMP_FILES 2
 #endif
 
-/*
- * A pidfd for the fd table of thread tid (not the leader) of tgid, in
- * *out, to be closed by the caller.  A thread made without CLONE_FILES,
- * or that called unshare(CLONE_FILES), has a table of its own: its fd N
- * is not the leader's fd N.  PIDFD_THREAD names that very thread; a
- * kernel older than 6.9 refuses it, and there the leader's pidfd is
- * used only when kcmp says the thread shares the leader's table.
- */
-static int thread_pidfd(pid_t tid, pid_t tgid, int *out)
-{
-	int pidfd = pidfd_open(tid, PIDFD_THREAD);
-
-	if (pidfd >= 0) {
-		*out = pidfd;
-		return 0;
-	}
-	if (errno != EINVAL)
-		return -errno;
-	if (syscall(SYS_kcmp, tgid, tid, KCMP_FILES, 0L, 0L) != 0)
-		return -EBADF;
-	return 0;
-}
-
 struct files_scan {
 	pid_t tid;
 	bool shared;
@@ -213,35 +190,71 @@ bool tracee_files_shared(pid_t tid)
 	return sc.shared;
 }
 
+/*
+ * The pidfd of task pid (flags as for pidfd_open), kept in p: p's own
+ * when it has one, else a new one, kept in p when there is a p and in
+ * *own (for the caller to close) when there is none.  -errno on failure.
+ */
+static int pidfd_kept(struct proc *p, pid_t pid, unsigned int flags, int *own)
+{
+	int pidfd;
+
+	if (p && p->pidfd >= 0)
+		return p->pidfd;
+	pidfd = pidfd_open(pid, flags);
+	if (pidfd < 0)
+		return -errno;
+	if (p)
+		p->pidfd = pidfd;
+	else
+		*own = pidfd;
+	return pidfd;
+}
+
+/*
+ * The process table's entry for task tid of tgid where a pidfd may be
+ * kept; NULL off the event loop's thread (an ask worker does not touch
+ * the table: it opens its own).  A kept pidfd names its task and no
+ * other for as long as we hold it; the entry goes, closing it, when the
+ * task does, or when a thread's exec hands its tid to the leader (loop.c).
+ */
+static struct proc *pidfd_keeper(pid_t tid, pid_t tgid)
+{
+	struct proc *p;
+
+	if (!tracee_on_main_thread())
+		return NULL;
+	p = procs_find(tid);
+	return p && p->tgid == tgid ? p : NULL;
+}
+
 int tracee_getfd(pid_t tid, pid_t tgid, int fd)
 {
 	AUTO_CLOSE int own = -1;
-	struct proc *p = procs_find(tgid);
-	int pidfd;
+	int pidfd = -EINVAL;
 	int r;
 
 	if (fd < 0)
 		return -EBADF;
-	if (tid != tgid && (r = thread_pidfd(tid, tgid, &own)) < 0)
-		return r;
 	/*
-	 * The leader's pidfd is kept in the process table: it names that
-	 * process and no other, for as long as we hold it.  Worker threads
-	 * do not touch the table: they open their own.
+	 * A thread made without CLONE_FILES, or that called
+	 * unshare(CLONE_FILES), has a table of its own: its fd N is not the
+	 * leader's fd N.  PIDFD_THREAD names that very thread; a kernel
+	 * older than 6.9 refuses it, and there the leader's pidfd is used
+	 * only when kcmp says, for this call, that the thread shares the
+	 * leader's table.
 	 */
-	if (own >= 0) {
-		pidfd = own;
-	} else if (p && p->tgid == tgid && p->pidfd >= 0) {
-		pidfd = p->pidfd;
-	} else {
-		pidfd = pidfd_open(tgid, 0);
-		if (pidfd < 0)
-			return -errno;
-		if (p && p->tgid == tgid && tracee_on_main_thread())
-			p->pidfd = pidfd;
-		else
-			own = pidfd;
+	if (tid != tgid) {
+		pidfd = pidfd_kept(pidfd_keeper(tid, tgid), tid, PIDFD_THREAD,
+				   &own);
+		if (pidfd == -EINVAL &&
+		    syscall(SYS_kcmp, tgid, tid, KCMP_FILES, 0L, 0L) != 0)
+			return -EBADF;
 	}
+	if (pidfd == -EINVAL)
+		pidfd = pidfd_kept(pidfd_keeper(tgid, tgid), tgid, 0, &own);
+	if (pidfd < 0)
+		return pidfd;
 	r = pidfd_getfd(pidfd, fd, 0);
 	if (r < 0)
 		return errno == ESRCH ? -ESRCH : -EBADF;

@@ -9,11 +9,13 @@
  *
  * --own-fds: the second thread is made with clone(CLONE_THREAD) but
  * without CLONE_FILES, so it has an fd table of its own.  The leader
- * holds DIR_A as fd N; the thread puts DIR_B at the same number in its
- * table and opens NAME relative to fd N, which names DIR_B for it (and
- * DIR_A for the leader).  What it read goes to stdout.  A %d in NAME
- * is replaced by N (NAME /proc/thread-self/fd/%d/F opens F through the
- * thread's fd N as a magic link).
+ * holds DIR_A as fd N, and so, in its copy of the table, does the
+ * thread: it opens NAME relative to fd N (DIR_A), then puts DIR_B at the
+ * same number in its table and opens NAME relative to fd N again, which
+ * names DIR_B for it now.  When the thread is gone, the leader opens
+ * NAME relative to its fd N, DIR_A.  What each open read goes to stdout.  A %d in NAME is replaced by N (NAME
+ * /proc/thread-self/fd/%d/F opens F through the thread's fd N as a magic
+ * link).
  *
  * --own-fds-reopen: the thread holds FILE_RO read-only as fd N, the leader
  * holds FILE_RW read-write as its fd N; the thread opens
@@ -42,8 +44,26 @@ static void *opener(void *arg)
 static const char *own_b;
 static char own_name[256];
 static int own_n;
-static char own_buf[256];
+static char own_buf[512];
 static long own_len;
+
+/* Open own_name relative to fd own_n and append what it holds to
+ * own_buf: 0 or an errno. */
+static int own_fds_read(void)
+{
+	long fd = syscall(SYS_openat, own_n, own_name, O_RDONLY | O_CLOEXEC);
+	long n;
+
+	if (fd < 0)
+		return errno;
+	n = syscall(SYS_read, fd, own_buf + own_len,
+		    sizeof(own_buf) - (size_t)own_len);
+	syscall(SYS_close, fd);
+	if (n < 0)
+		return errno;
+	own_len += n;
+	return 0;
+}
 
 /* Raw syscalls only: the thread shares the leader's TLS (and errno). */
 static int own_fds_thread(void *arg)
@@ -51,19 +71,16 @@ static int own_fds_thread(void *arg)
 	long fd;
 
 	(void)arg;
+	result = own_fds_read();
+	if (result)
+		goto out;
 	fd = syscall(SYS_openat, AT_FDCWD, own_b,
 		     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || syscall(SYS_dup2, fd, own_n) < 0) {
 		result = VICTIM_EXIT_SETUP;
 		goto out;
 	}
-	fd = syscall(SYS_openat, own_n, own_name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		result = errno;
-		goto out;
-	}
-	own_len = syscall(SYS_read, fd, own_buf, sizeof(own_buf));
-	result = own_len < 0 ? errno : 0;
+	result = own_fds_read();
 out:
 	/* The thread alone ends; its result is read by the leader. */
 	syscall(SYS_exit, 0);
@@ -147,7 +164,9 @@ static int own_fds(const char *a, const char *b, const char *name)
 	thread_wait();
 	if (result == VICTIM_EXIT_SETUP)
 		victim_setup_fail("open %s as fd %d in the thread", b, own_n);
-	if (!result && own_len > 0)
+	if (!result)
+		result = own_fds_read();
+	if (own_len > 0)
 		fwrite(own_buf, 1, (size_t)own_len, stdout);
 	return victim_result(own_name, result);
 }

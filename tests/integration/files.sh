@@ -265,7 +265,10 @@ b = os.open('b', os.O_RDONLY | os.O_DIRECTORY, dir_fd=a)
 os.read(os.open('f', os.O_RDONLY, dir_fd=b), 1)"
 	# A thread made without CLONE_FILES has an fd table of its own: its
 	# dirfd N, and /proc/thread-self/fd/N, name its directory, not the
-	# leader's fd N (thread-open --own-fds).
+	# leader's fd N (thread-open --own-fds), and name the one it holds
+	# as N now: it reads own/a/f through N, then own/b/f once it has
+	# put own/b there (the pidfd kept for the thread names the thread,
+	# whose table changed); then the leader, its fd N being own/a.
 	rm -rf "$W/own"
 	as_user sh -c 'mkdir -p own/a own/b && echo AAA > own/a/f && echo BBB > own/b/f'
 	for n in f /proc/thread-self/fd/%d/f; do
@@ -273,7 +276,8 @@ os.read(os.open('f', os.O_RDONLY, dir_fd=b), 1)"
 		native 0 "$B/thread-open" --own-fds "$W/own/a" "$W/own/b" "$n"
 		c "path-from-thread-fds-$tag" files 0 "--type syscall --syscall openat --path $W/own/b/f --action allow --rule work" \
 			"$B/thread-open" --own-fds "$W/own/a" "$W/own/b" "$n"
-		check "path-from-thread-fds-$tag-read" grep -qx BBB "$SG_OUT"
+		check "path-from-thread-fds-$tag-read" \
+			test "$(cat "$SG_OUT")" = "$(printf 'AAA\nBBB\nAAA')"
 	done
 	# Its /proc/thread-self/fd/N reopened for writing: its own fd N holds
 	# a file outside the tree read-only, the leader's N one inside
