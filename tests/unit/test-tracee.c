@@ -4,7 +4,8 @@
  * table) and of supervisor/tracee.c where it needs no ptrace stop: strings
  * read from another task's memory, the fd of a task's own table taken by
  * pidfd_getfd with the pidfd kept in the table, whether an fd table is
- * shared, and the pid behind a pidfd.  The "tracee" is this process and
+ * shared (and a kernel without PIDFD_THREAD, made with a seccomp filter),
+ * and the pid behind a pidfd.  The "tracee" is this process and
  * its threads: pidfd_getfd, process_vm_readv and kcmp are allowed on
  * one's own thread group, so no privilege is needed.  The rest of the
  * supervisor is not linked: the three functions procs.c calls into it
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <seccomp.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -284,6 +287,75 @@ static void test_getfd_threads(void)
 	sem_destroy(&t.done);
 }
 
+/*
+ * Before linux 6.9, pidfd_open() knows no PIDFD_THREAD: tracee_getfd()
+ * then takes a thread's fd from the leader's table, and only while kcmp
+ * says the thread shares it.  That kernel is made here in a child whose
+ * seccomp filter answers EINVAL to pidfd_open with PIDFD_THREAD (O_EXCL),
+ * as the old kernel does.  The child's checks come back as its exit
+ * status: bit k set, check k failed.
+ */
+static int old_kernel_checks(void)
+{
+	struct own_thread t = { .n = -1 };
+	pid_t me = getpid();
+	int file_a = open("/", O_RDONLY | O_CLOEXEC), got, failed = 0;
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	if (!ctx || file_a < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(pidfd_open), 1,
+			     SCMP_A1(SCMP_CMP_MASKED_EQ, O_EXCL, O_EXCL)) < 0 ||
+	    seccomp_load(ctx) < 0)
+		return 0x80;
+	seccomp_release(ctx);
+	if (syscall(SYS_pidfd_open, me, O_EXCL) >= 0 || errno != EINVAL)
+		return 0x40;
+	t.n = file_a;
+	t.file_b = open("/proc", O_RDONLY | O_CLOEXEC);
+	if (t.file_b < 0 || sem_init(&t.go, 0, 0) < 0 || sem_init(&t.done, 0, 0) < 0 ||
+	    pthread_create(&t.thread, NULL, own_thread_main, &t) != 0)
+		return 0x40;
+	sem_wait(&t.done);
+	if (!procs_add(me, me, getppid()) || !procs_add(t.tid, me, getppid()))
+		return 0x40;
+	/* Shared: the leader's fd n, kept in the leader's entry only. */
+	got = tracee_getfd(t.tid, me, t.n);
+	failed |= !(got >= 0 && same_file(got, file_a)) << 0;
+	failed |= !(procs_find(t.tid)->pidfd == -1 && procs_find(me)->pidfd >= 0) << 1;
+	close(got);
+	/* Its own table now: refused, never the leader's file. */
+	sem_post(&t.go);
+	sem_wait(&t.done);
+	if (t.tid < 0)
+		return 0x40;
+	failed |= (tracee_getfd(t.tid, me, t.n) != -EBADF) << 2;
+	sem_post(&t.go);
+	sem_wait(&t.done);
+	sem_post(&t.go);
+	pthread_join(t.thread, NULL);
+	return failed;
+}
+
+static void test_getfd_old_kernel(void)
+{
+	int status;
+	pid_t child = fork();
+
+	CU_ASSERT_FATAL(child >= 0);
+	if (child == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			_exit(0x80);
+		_exit(old_kernel_checks());
+	}
+	CU_ASSERT_EQUAL_FATAL(waitpid(child, &status, 0), child);
+	CU_ASSERT_TRUE_FATAL(WIFEXITED(status));
+	/* 0x80: the filter could not be loaded; 0x40: the set-up failed. */
+	CU_ASSERT_EQUAL(WEXITSTATUS(status) & 0xc0, 0);
+	CU_ASSERT_EQUAL(WEXITSTATUS(status) & 1, 0);	/* the leader's file */
+	CU_ASSERT_EQUAL(WEXITSTATUS(status) & 2, 0);	/* kept for the leader */
+	CU_ASSERT_EQUAL(WEXITSTATUS(status) & 4, 0);	/* refused, own table */
+}
+
 struct off_main {
 	int fd;
 	int got;
@@ -359,6 +431,7 @@ int main(void)
 		{ "procs: add, find, each, delete", test_procs_table },
 		{ "read_str: lengths, faults, page ends", test_read_str },
 		{ "getfd: threads with own tables, kept pidfds", test_getfd_threads },
+		{ "getfd: before linux 6.9 (kcmp)", test_getfd_old_kernel },
 		{ "getfd: off the loop's thread, no entry", test_getfd_unkept },
 		{ "pidfd_pid", test_pidfd_pid },
 	};
