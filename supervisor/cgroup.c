@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <stddef.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -389,7 +392,7 @@ static int own_dir(enum cgroup_ctrl c, char *dir, size_t len, enum cgroup_via *v
 /* The group for controller c: found among those made, or made.  Its
  * index, or -1 with why set. */
 static int group_for(struct cgroup_run *cg, enum cgroup_ctrl c,
-		     const char *run_id)
+		     const char *run_id, int note_fd)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	enum cgroup_via via;
@@ -412,6 +415,11 @@ static int group_for(struct cgroup_run *cg, enum cgroup_ctrl c,
 			return (int)i;	/* co-mounted v1 controllers, or v2 */
 	if (cg->n >= CGROUP_MAX_GROUPS)
 		return -1;
+	/* Noted first: killed right after the mkdir, this supervisor still
+	 * leaves it named for the next run.  A note that cannot be written
+	 * costs only that: the next run also looks where it runs itself. */
+	if (note_fd >= 0)
+		dprintf(note_fd, "cgroup %s\n", path);
 	/* EEXIST too: never take over a group that is not ours. */
 	if (mkdir(path, 0755) < 0) {
 		set_why(cg, c, "mkdir %s: %s", path,
@@ -431,7 +439,7 @@ static int group_for(struct cgroup_run *cg, enum cgroup_ctrl c,
 }
 
 int cgroup_setup(struct cgroup_run *cg, const char *run_id,
-		 const struct cgroup_want *w)
+		 const struct cgroup_want *w, int note_fd)
 {
 	int made = 0;
 
@@ -440,7 +448,7 @@ int cgroup_setup(struct cgroup_run *cg, const char *run_id,
 
 		if (!wanted(w, (enum cgroup_ctrl)c))
 			continue;
-		i = group_for(cg, (enum cgroup_ctrl)c, run_id);
+		i = group_for(cg, (enum cgroup_ctrl)c, run_id, note_fd);
 		if (i < 0)
 			continue;
 		if (configure(cg, (enum cgroup_ctrl)c, (unsigned)i, w) < 0) {
@@ -569,8 +577,51 @@ int cgroup_release(struct cgroup_run *cg)
 	return ret;
 }
 
-void cgroup_remove_left(const char *run_id, bool verbose, bool quiet)
+/*
+ * Removes path, a group of the killed run run_id, when it is one: named
+ * "sysgate-RUN_ID" and on a cgroup file system (a note is the user's own
+ * file, which a command with the user's rights could have written: it can
+ * name no other directory).  Once: a group that still holds a process of
+ * that tree (the kernel is killing it) is busy, and left.
+ */
+static void remove_left(const char *path, const char *run_id, bool verbose,
+			bool quiet)
 {
+	const char *base = strrchr(path, '/');
+	struct statfs sf;
+
+	if (path[0] != '/' || strncmp(base + 1, "sysgate-", 8) != 0 ||
+	    strcmp(base + 1 + 8, run_id) != 0)
+		return;
+	if (statfs(path, &sf) < 0 ||
+	    (sf.f_type != CGROUP_SUPER_MAGIC && sf.f_type != CGROUP2_SUPER_MAGIC))
+		return;	/* gone already, or not a group */
+	if (rmdir(path) == 0) {
+		if (verbose)
+			fprintf(stderr, "sysgate: removed the cgroup %s of a run whose sysgate was killed\n",
+				path);
+	} else if (errno != ENOENT && !quiet) {
+		fprintf(stderr, "sysgate: cannot remove the cgroup %s of a run whose sysgate was killed: %s; left in place\n",
+			path, strerror(errno));
+	}
+}
+
+void cgroup_remove_left(const char *run_id, const char *notes, bool verbose,
+			bool quiet)
+{
+	/* Its groups as it noted them, before it made them. */
+	for (const char *l = notes; l && *l;) {
+		const char *end = strchrnul(l, '\n');
+		char path[PATH_MAX];
+
+		if (strncmp(l, "cgroup /", 8) == 0 && end - (l + 7) < (ptrdiff_t)sizeof(path)) {
+			snprintf(path, sizeof(path), "%.*s", (int)(end - (l + 7)), l + 7);
+			remove_left(path, run_id, verbose, quiet);
+		}
+		l = *end ? end + 1 : end;
+	}
+	/* Where this supervisor's own are (a run that was killed before it
+	 * could note them, in the same cgroup as this one). */
 	for (unsigned c = 0; c < CGROUP_NCTRL; c++) {
 		char dir[PATH_MAX], path[PATH_MAX];
 		enum cgroup_via via;
@@ -578,15 +629,6 @@ void cgroup_remove_left(const char *run_id, bool verbose, bool quiet)
 		if (own_dir((enum cgroup_ctrl)c, dir, sizeof(dir), &via) < 0 ||
 		    snprintf(path, sizeof(path), "%s/sysgate-%s", dir, run_id) >= (int)sizeof(path))
 			continue;
-		/* Once: a group that still holds a process of that tree (the
-		 * kernel is killing it) is busy, and left. */
-		if (rmdir(path) == 0) {
-			if (verbose)
-				fprintf(stderr, "sysgate: removed the cgroup %s of a run whose sysgate was killed\n",
-					path);
-		} else if (errno != ENOENT && !quiet) {
-			fprintf(stderr, "sysgate: cannot remove the cgroup %s of a run whose sysgate was killed: %s; left in place\n",
-				path, strerror(errno));
-		}
+		remove_left(path, run_id, verbose, quiet);
 	}
 }

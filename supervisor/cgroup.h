@@ -72,11 +72,13 @@ void cgroup_init(struct cgroup_run *cg);
  * /proc/self/cgroup and /proc/self/mountinfo), and set its limits.  A
  * controller that is not mounted, not delegated (v2) or not writable gets
  * no group (cgroup_via() says CGROUP_NONE and why[] says why); that is no
- * error.  Returns the number of controllers given a group.  Blocks only on
- * cgroupfs.
+ * error.  note_fd, unless -1, is told each group before it is made (a line
+ * "cgroup PATH"), for cgroup_remove_left() in a later run should this
+ * supervisor be killed.  Returns the number of controllers given a group.
+ * Blocks only on cgroupfs.
  */
 int cgroup_setup(struct cgroup_run *cg, const char *run_id,
-		 const struct cgroup_want *want);
+		 const struct cgroup_want *want, int note_fd);
 
 /* Move process pid into every group made.  0, or -errno (the limits would
  * not hold: the caller must not let the process run). */
@@ -108,10 +110,12 @@ void cgroup_kill(const struct cgroup_run *cg);
 int cgroup_release(struct cgroup_run *cg);
 
 /* Remove the groups "sysgate-RUN_ID" of a run whose supervisor was killed
- * (tmpdir_sweep() found it dead), where this supervisor's own cgroups
- * are: those of a run started in another cgroup are not seen.  An empty
- * group only (rmdir); says on stderr what it removed (when verbose) or
- * could not remove (unless quiet). */
-void cgroup_remove_left(const char *run_id, bool verbose, bool quiet);
+ * (tmpdir_sweep() found it dead): those its notes name (what cgroup_setup()
+ * wrote to its note_fd; NULL: none), wherever that run was started, and
+ * those where this supervisor's own cgroups are.  An empty group only
+ * (rmdir), named so and on a cgroup file system; says on stderr what it
+ * removed (when verbose) or could not remove (unless quiet). */
+void cgroup_remove_left(const char *run_id, const char *notes, bool verbose,
+			bool quiet);
 
 #endif

@@ -735,7 +735,7 @@ static void setup_cgroups(struct sup *s)
 	cgroup_init(&s->cg);
 	if (!want.memory_bytes && !want.max_tasks && !want.cpu)
 		return;
-	cgroup_setup(&s->cg, s->opts->run_id, &want);
+	cgroup_setup(&s->cg, s->opts->run_id, &want, s->opts->note_fd);
 	if (s->opts->verbosity < SUPERVISOR_VERBOSE)
 		return;
 	for (unsigned c = 0; c < CGROUP_NCTRL; c++) {

@@ -116,11 +116,12 @@ static int default_audit_path(const char *run, const char *home,
 }
 
 /* tmpdir_sweep()'s callback: the cgroups of a run found dead. */
-static void remove_cgroups_left(const char *run_id, void *arg)
+static void remove_cgroups_left(const char *run_id, const char *notes, void *arg)
 {
 	enum supervisor_verbosity verb = *(const enum supervisor_verbosity *)arg;
 
-	cgroup_remove_left(run_id, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET);
+	cgroup_remove_left(run_id, notes, verb == SUPERVISOR_VERBOSE,
+			   verb == SUPERVISOR_QUIET);
 }
 
 static int read_policy_text(const char *path, char **out, size_t *len)
@@ -313,6 +314,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 
 	o.run_id = run_id;
 	o.tmpdir = td.path;
+	o.note_fd = -1;
 	o.argv = argv + optind;
 	o.builtin_policy = !policy_arg;
 	if (pw) {
@@ -382,6 +384,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			td.path, strerror(-r));
 		goto fail_early;
 	}
+	o.note_fd = tmpdir_note_fd(&td);
 
 	o.rules = rs;
 	o.audit = aw;

@@ -45,6 +45,10 @@ struct supervisor_opts {
 	const char *user_name;
 	bool builtin_policy;           /* rules is the built-in policy (no
 					* -r), known to supervisor_prepare */
+	int note_fd;                   /* told what the run makes outside
+					* its temp dir (cgroups), for a later
+					* run should this one be killed (the
+					* temp dir's lock, tmpdir.h); -1: none */
 };
 
 /*

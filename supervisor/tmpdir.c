@@ -250,6 +250,11 @@ int tmpdir_create(struct tmpdir *t, const struct passwd *pw)
 	return 0;
 }
 
+int tmpdir_note_fd(const struct tmpdir *t)
+{
+	return t->lock_fd;
+}
+
 int tmpdir_remove(struct tmpdir *t, const struct passwd *pw)
 {
 	int r = remove_dir(t->path, pw);
@@ -301,11 +306,31 @@ static int remove_left(int dfd, const char *name, const char *dir)
 	return remove_dir(dir, owner);
 }
 
+/* The notes of the lock file open at fd, whole lines only, in buf. */
+static void read_notes(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+	char *end;
+
+	while (got < len - 1) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	/* A line cut by the limit (or by a kill mid-write) is left out. */
+	end = strrchr(buf, '\n');
+	*(end ? end + 1 : buf) = '\0';
+}
+
 static void sweep_one(int dfd, const char *parent, const char *name,
 		      bool verbose, bool quiet,
-		      void (*dead)(const char *run_id, void *arg), void *arg)
+		      void (*dead)(const char *run_id, const char *notes, void *arg),
+		      void *arg)
 {
-	char dir[PATH_MAX], stem[NAME_MAX + 1];
+	char dir[PATH_MAX], stem[NAME_MAX + 1], notes[TMPDIR_NOTES_MAX];
 	struct stat st, now;
 	int fd, r;
 
@@ -339,8 +364,10 @@ static void sweep_one(int dfd, const char *parent, const char *name,
 	else if (r == 0 && verbose)
 		fprintf(stderr, "sysgate: removed %s, the private temp dir of a run whose sysgate was killed\n",
 			dir);
-	if (dead)
-		dead(stem + strlen("sysgate-"), arg);
+	if (dead) {
+		read_notes(fd, notes, sizeof(notes));
+		dead(stem + strlen("sysgate-"), notes, arg);
+	}
 	/* Tried once: not again by every later run. */
 	unlinkat(dfd, name, 0);
 out:
@@ -348,7 +375,8 @@ out:
 }
 
 void tmpdir_sweep(const struct tmpdir *t, bool verbose, bool quiet,
-		  void (*dead)(const char *run_id, void *arg), void *arg)
+		  void (*dead)(const char *run_id, const char *notes, void *arg),
+		  void *arg)
 {
 	char parent[PATH_MAX];
 	const char *own = strrchr(t->lock, '/');

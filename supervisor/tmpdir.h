@@ -14,7 +14,8 @@
  * finds the directory of a killed run (tmpdir_sweep()) and removes it.
  * The lock is outside the directory: the command cannot remove it, and a
  * directory without one (an older sysgate's, someone else's) is never
- * swept.
+ * swept.  The run notes in the lock file what else it makes (lines of
+ * text, tmpdir_note_fd()), and the sweep hands that to its caller.
  */
 struct tmpdir {
 	char path[PATH_MAX];    /* PARENT/sysgate-RUNID */
@@ -38,12 +39,22 @@ int tmpdir_remove(struct tmpdir *t, const struct passwd *pw);
 /* What a -errno of tmpdir_remove() means, for a message. */
 const char *tmpdir_strerror(int r);
 
+/* The fd of t's lock file, open for writing, where the run notes what
+ * else it makes (a line each) for a sweep should it be killed; -1 when
+ * there is no lock (a file system without locks). */
+int tmpdir_note_fd(const struct tmpdir *t);
+
+/* Most of a lock file's notes that a sweep reads. */
+#define TMPDIR_NOTES_MAX 8192
+
 /* Removes the directories left in t's PARENT by supervisors of the same
  * user that were killed: those whose lock file is the user's and not
  * held.  Says on stderr what it removed (when verbose) or could not
  * remove (unless quiet).  dead, unless NULL, is called with the RUNID of
- * each such run, for what else it left. */
+ * each such run and the notes of its lock file (up to TMPDIR_NOTES_MAX
+ * bytes, NUL-terminated, only whole lines), for what else it left. */
 void tmpdir_sweep(const struct tmpdir *t, bool verbose, bool quiet,
-		  void (*dead)(const char *run_id, void *arg), void *arg);
+		  void (*dead)(const char *run_id, const char *notes, void *arg),
+		  void *arg);
 
 #endif

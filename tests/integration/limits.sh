@@ -41,8 +41,9 @@ PYEOF
 # How the cgroups of this machine should serve user U, found natively (no
 # sysgate): "cgroup-v1" or "cgroup-v2" when U can make a group below its
 # own cgroup of controller $1 (its v1 name), "rlimit" when it cannot.
+# With $2 = dir: the directory of that cgroup of its, if there is one.
 cg_expect() {
-	as_user "$PY" - "$1" <<'PYEOF'
+	as_user "$PY" - "$1" "${2:-}" <<'PYEOF'
 import os, sys
 ctrl = sys.argv[1]
 own = {}
@@ -65,6 +66,8 @@ if path is not None:
         if path == root or path.startswith(root + "/"):
             found = f[4] + path[len(root):]
             break
+if sys.argv[2] == "dir":
+    print(found or ""); sys.exit(0)
 if found is None:
     print("rlimit"); sys.exit(0)
 probe = os.path.join(found, "sysgate-probe-%d" % os.getpid())
@@ -203,6 +206,65 @@ for v in first.get("limits", {}).values():
 	check killed-cgroup-next-run-ok test "$?" = 0
 	check killed-cgroup-removed cgroups_gone "$trail" yes
 	check killed-cgroup-says-so grep -q "sysgate: removed the cgroup .*/sysgate-.* of a run whose sysgate was killed" "$SG_ERR"
+}
+
+# The same, with the killed sysgate started in another cgroup (a child of
+# ours, as root): the next run finds its group through the lock file's
+# notes, not below its own cgroup.
+killed_cgroup_elsewhere() {
+	local td=$W/tmpd-cge rd=$W/ready-cge trail=$R/cge-killed.jsonl i own other
+	own=$(cg_expect memory dir)
+	other=$own/sysgate-test-other-$$
+	if [ -z "$own" ] || ! mkdir "$other"; then
+		SG_ERR='' sg_report_fail killed-cgroup-elsewhere "cannot make a memory cgroup below '$own'"
+		return
+	fi
+	rm -rf "$td" "$rd"
+	mkdir -m 1777 "$td" "$rd"
+	(cd "$W" && exec sh -c 'echo 0 > "$1/cgroup.procs" && shift && exec "$@"' - "$other" \
+		env -i PATH="$SG_PATH" HOME="$H" TMPDIR="$td" "$SYSGATE" run -r "$P/mem.ini" -a "$trail" -- \
+		sh -c 'echo > "$1" && exec sleep 60' - "$rd/killed") >"$R/cge-killed.out" 2>"$R/cge-killed.err" </dev/null &
+	BG_PID=$!
+	SG_BG_PIDS+=("$BG_PID")
+	if ! sg_wait_file "$rd/killed"; then
+		kill -KILL "$BG_PID" 2>/dev/null
+		rmdir "$other"
+		SG_ERR=$R/cge-killed.err sg_report_fail killed-cgroup-elsewhere "the command did not start"
+		return
+	fi
+	"$PY" -c 'import json, sys
+first = json.loads(open(sys.argv[1]).readline())
+for v in first.get("limits", {}).values():
+    if "cgroup" in v:
+        print(v["cgroup"])' "$trail" | sort -u >"$R/cge-killed.paths"
+	check killed-cgroup-elsewhere-made grep -q "^$other/sysgate-" "$R/cge-killed.paths"
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" 2>/dev/null
+	for i in $(seq 100); do
+		sh -c 'while read -r p; do test -z "$(cat "$p/cgroup.procs" 2>/dev/null)" || exit 1; done < "$1"' \
+			- "$R/cge-killed.paths" && break
+		sleep 0.1
+	done
+	# A lock file of a dead run whose notes were forged (the command runs
+	# as the user the lock belongs to): an empty group not named as that
+	# run's, and a directory so named outside cgroupfs, both stay.
+	local forged=20261204T000000Z-0123456789ab
+	mkdir "$other/victim" "$td/sysgate-$forged-notcg"
+	mkdir "$td/sysgate-$forged-notcg/sysgate-$forged"
+	printf 'cgroup %s\ncgroup %s\n' "$other/victim" "$td/sysgate-$forged-notcg/sysgate-$forged" \
+		>"$td/sysgate-$forged.lock"
+	SG_ERR=$R/cge-next.err
+	(cd "$W" && exec timeout -k 5 60 env -i PATH="$SG_PATH" HOME="$H" \
+		TMPDIR="$td" "$SYSGATE" run -v -r "$P/procs.ini" -a "$R/cge-next.jsonl" -- true) \
+		>"$R/cge-next.out" 2>"$SG_ERR" </dev/null
+	check killed-cgroup-elsewhere-next-run-ok test "$?" = 0
+	check killed-cgroup-elsewhere-removed sh -c 'while read -r p; do test ! -e "$p" || exit 1; done < "$1"' - "$R/cge-killed.paths"
+	check killed-cgroup-elsewhere-says-so grep -q "sysgate: removed the cgroup $other/sysgate-.* of a run whose sysgate was killed" "$SG_ERR"
+	check killed-cgroup-forged-notes-ignored test -d "$other/victim" -a -d "$td/sysgate-$forged-notcg/sysgate-$forged"
+	check killed-cgroup-forged-lock-gone test ! -e "$td/sysgate-$forged.lock"
+	# What a failure left, not to stay on the machine.
+	rmdir "$other"/sysgate-* "$other/victim" 2>/dev/null
+	rmdir "$other"
 }
 
 cases() {
@@ -418,6 +480,7 @@ assert refused > 0, "no fork refused with 40 zombies under processes = 8"
 	fi
 	if [ "$memvia" != rlimit ]; then
 		killed_cgroup
+		[ "$U" = root ] && killed_cgroup_elsewhere
 	fi
 }
 

@@ -176,14 +176,17 @@ static void test_create_errors(void)
 	CU_ASSERT_EQUAL(tmpdir_remove(&t, NULL), 0);
 }
 
-/* tmpdir_sweep()'s callback: the runs it found dead, in one string. */
+/* tmpdir_sweep()'s callback: the runs it found dead, in one string, and
+ * the notes it was given for the run arg names (if any). */
 static char dead_ids[1024];
+static char dead_notes[TMPDIR_NOTES_MAX + 1];
 
-static void note_dead(const char *run_id, void *arg)
+static void note_dead(const char *run_id, const char *notes, void *arg)
 {
-	(void)arg;
 	strncat(dead_ids, run_id, sizeof(dead_ids) - strlen(dead_ids) - 2);
 	strcat(dead_ids, " ");
+	if (arg && strstr(arg, run_id))
+		snprintf(dead_notes, sizeof(dead_notes), "%s", notes);
 }
 
 /* Is t's run among those the callback was given? */
@@ -209,6 +212,9 @@ static void test_sweep(void)
 	snprintf(foreign, sizeof(foreign), "%s/sub", dead.path);
 	CU_ASSERT_EQUAL_FATAL(mkdir(foreign, 0700), 0);
 	put_file(foreign, "deeper", "z");
+	/* Notes: two whole lines, and one cut by the kill. */
+	CU_ASSERT(tmpdir_note_fd(&dead) >= 0);
+	CU_ASSERT_EQUAL(write(tmpdir_note_fd(&dead), "cgroup /a\ncgroup /b\ncgr", 23), 23);
 	kill_run(&dead);
 	new_run(&dead_empty);
 	kill_run(&dead_empty);
@@ -235,7 +241,9 @@ static void test_sweep(void)
 
 	new_run(&self);
 	dead_ids[0] = '\0';
-	tmpdir_sweep(&self, false, true, note_dead, NULL);
+	dead_notes[0] = '\0';
+	tmpdir_sweep(&self, false, true, note_dead, dead.path);
+	CU_ASSERT_STRING_EQUAL(dead_notes, "cgroup /a\ncgroup /b\n");
 
 	/* Each dead run named once, no other. */
 	CU_ASSERT(said_dead(&dead));
