@@ -184,11 +184,11 @@ if want 1; then
 				fi
 			fi
 			if [ "$m1" != - ]; then
-				out=$($pin "$B/bench-bare" "$m1" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
+				out=$($pin "$B/bench-bare" "$m1" "${op%+thread}" "$n" "$BATCHES" 2>>"$T/bare.err") &&
 					case $out in n/a*) ;; *) echo "${out% *}" >> "$T/m.b1" ;; esac
 			fi
 			if [ "$m2" != - ]; then
-				out=$($pin "$B/bench-bare" "$m2" "$op" "$n" "$BATCHES" 2>>"$T/bare.err") &&
+				out=$($pin "$B/bench-bare" "$m2" "${op%+thread}" "$n" "$BATCHES" 2>>"$T/bare.err") &&
 					case $out in n/a*) ;; *) echo "${out% *}" >> "$T/m.b2" ;; esac
 			fi
 		done
@@ -228,6 +228,7 @@ if want 1; then
 	micro_row "(c4) (c2) under --user nobody" open-allow 2000 "RECV+read+open+ADDFD+SEND" notif-open notif-sync-open user
 	micro_row "(d) exec /bin/true (fork+exec+wait)" exec 50 "ptrace events+notif exec,opens" notif notif-sync yes
 	micro_row "(e) connect 127.0.0.1 (+socket,close)" connect 1000 "notif: pidfd_getfd+connect" notif notif-sync yes
+	micro_row "(e2) (e) from a second thread" connect+thread 1000 "(e), the bare from the leader" notif notif-sync yes
 	micro_row "(f) traced getppid (ptrace stop)" getppid 5000 "notif+INTERRUPT, stop, CONT, notif" notif-stop - ref
 	micro_row "(g) traced getppid + stack (warm)" getppid 500 "(f) + unwind (IPs only)" notif-stop-stack - stack
 	micro_row "(ref) one notification round trip" getppid 5000 "notif: RECV + SEND(value)" notif notif-sync ref
@@ -257,6 +258,9 @@ if want 1; then
 	echo "   native open of /etc/shadow succeeds (root): its figure is open+close; denied, only the open runs."
 	echo "   (d) bare: every new process's ptrace stops resumed, execve CONTINUEd, the loader's opens done"
 	echo "   by the bare loop and installed with ADDFD; sysgate additionally checks and records all of it."
+	echo "   (e) connect is carried out by a worker thread (a connect may block; the loop must not); (e2)"
+	echo "   makes the calls from a second thread of the process, whose socket sysgate takes through the"
+	echo "   thread's own pidfd (PIDFD_THREAD, kept like the leader's: supervisor/tracee.c)."
 	echo "   (f),(g): stack = yes.  The first notification is answered with a restart after PTRACE_INTERRUPT;"
 	echo "   at the caller's stop its stack is taken, and the restarted call is notified and decided again."
 	echo "   sysgate stops a call only to take its stack, so (f) is the bare floor alone; (g) runs sysgate with"
