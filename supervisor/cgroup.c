@@ -623,12 +623,16 @@ void cgroup_remove_left(const char *run_id, const char *notes, bool verbose,
 	/* Where this supervisor's own are (a run that was killed before it
 	 * could note them, in the same cgroup as this one). */
 	for (unsigned c = 0; c < CGROUP_NCTRL; c++) {
-		char dir[PATH_MAX], path[PATH_MAX];
+		char dir[PATH_MAX], line[PATH_MAX + 16];
 		enum cgroup_via via;
 
 		if (own_dir((enum cgroup_ctrl)c, dir, sizeof(dir), &via) < 0 ||
-		    snprintf(path, sizeof(path), "%s/sysgate-%s", dir, run_id) >= (int)sizeof(path))
+		    snprintf(line, sizeof(line), "cgroup %s/sysgate-%s\n", dir, run_id) >= (int)sizeof(line))
 			continue;
-		remove_left(path, run_id, verbose, quiet);
+		/* Not twice (nor said twice that it is busy). */
+		if (notes && strstr(notes, line))
+			continue;
+		line[strlen(line) - 1] = '\0';
+		remove_left(line + 7, run_id, verbose, quiet);
 	}
 }
