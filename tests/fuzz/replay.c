@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * replay: runs a libFuzzer target without libFuzzer, under make check: on
- * each file of the checked-in corpus ($srcdir/tests/fuzz/corpus/audit, or
- * the files and directories given as arguments), and on a fixed set of
+ * each file of the target's checked-in corpus
+ * ($srcdir/tests/fuzz/corpus/REPLAY_CORPUS, REPLAY_CORPUS defined by each
+ * replay program's build rule; or the files and directories given as
+ * arguments), and on a fixed set of
  * variants of each (cut at a few offsets, a few bytes flipped), so a gcc
  * build exercises the target too.  Exits 0 when every input ran; a bug
  * shows as a crash or a sanitizer report.
@@ -20,6 +22,10 @@
 #include <unistd.h>
 
 #define REPLAY_MAX_INPUT (4 * 1024 * 1024)
+
+#ifndef REPLAY_CORPUS
+#error "define REPLAY_CORPUS, the directory of tests/fuzz/corpus/ to replay"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -133,8 +139,8 @@ int main(int argc, char **argv)
 			if (run_path(argv[i]) < 0)
 				rc = 99;
 	} else {
-		snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/audit",
-			 srcdir ? srcdir : ".");
+		snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/%s",
+			 srcdir ? srcdir : ".", REPLAY_CORPUS);
 		if (run_path(dir) < 0)
 			rc = 99;
 	}
