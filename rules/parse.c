@@ -1525,7 +1525,25 @@ void rules_free(struct rules_set *rs)
  * winning (the same order in which their rules are tried).
  */
 
-/* Read a whole policy file into a malloc'ed string, errors on c->name. */
+/* "cannot read: ERROR" with the errno of the call that just failed. */
+static int fail_errno(struct pctx *c)
+{
+	int e = errno;
+
+	fail(c, 0, "cannot read: %s", strerror(e));
+	return -e;
+}
+
+/*
+ * Read a whole policy file into a malloc'ed string, errors on c->name.
+ * Only a regular file is opened, and never blocks: a policy or an include
+ * may name any path, and open() of a FIFO waits for a writer (sysgate check
+ * hung on one), open() of a device can act on it, and a regular file of
+ * /proc can block in read() (/proc/kmsg).  The stat() keeps devices and
+ * FIFOs from being opened at all; fstat() checks what was opened, in case
+ * the path changed in between, and O_NONBLOCK keeps that case from
+ * blocking.
+ */
 static int read_policy(struct pctx *c, const char *path, char **out)
 {
 	AUTO_CLOSE int fd = -1;
@@ -1533,13 +1551,13 @@ static int read_policy(struct pctx *c, const char *path, char **out)
 	size_t len = 0, line = 1, i;
 	struct stat sb;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 || fstat(fd, &sb) < 0) {
-		int e = errno;
-
-		fail(c, 0, "cannot read: %s", strerror(e));
-		return -e;
-	}
+	if (stat(path, &sb) < 0)
+		return fail_errno(c);
+	if (!S_ISREG(sb.st_mode))
+		return fail(c, 0, "not a regular file");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &sb) < 0)
+		return fail_errno(c);
 	if (!S_ISREG(sb.st_mode))
 		return fail(c, 0, "not a regular file");
 	text = malloc(RULES_MAX_FILE + 2);
@@ -1551,12 +1569,8 @@ static int read_policy(struct pctx *c, const char *path, char **out)
 		ssize_t n = TEMP_FAILURE_RETRY_INT(
 			read(fd, text + len, RULES_MAX_FILE + 1 - len));
 
-		if (n < 0) {
-			int e = errno;
-
-			fail(c, 0, "cannot read: %s", strerror(e));
-			return -e;
-		}
+		if (n < 0)
+			return fail_errno(c);
 		if (n == 0)
 			break;
 		len += (size_t)n;

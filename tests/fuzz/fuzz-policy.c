@@ -13,7 +13,8 @@
  * exist, the variables point there too and SYSGATE_POLICY_DIR as well, so
  * a relative include, ${HOME}/... or a shipped name finds nothing.  An
  * absolute include still reads that file of the machine (read-only, at
- * most RULES_MAX_FILE bytes).
+ * most RULES_MAX_FILE bytes; read_policy() refuses what is not a regular
+ * file without blocking).
  */
 #include "config.h"
 

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -788,6 +789,51 @@ static void test_include_depth(void)
 		snprintf(path, sizeof(path), "%s/d%d.ini", dir, i);
 		unlink(path);
 	}
+	rmdir(dir);
+}
+
+/* A policy or an include naming a FIFO or a device is refused without
+ * opening it: open() of a FIFO used to wait for a writer for ever.  An
+ * alarm turns a hang back into a failure. */
+static void test_include_special_files(void)
+{
+	char dir[] = "/tmp/test-rules-fifo.XXXXXX";
+	char fifo[4096], top[4096], err[RULES_ERR_MAX], want[8192];
+	const char *const specials[] = { fifo, "/dev/zero", "/dev/null" };
+	struct rules_set *rs = NULL;
+	FILE *f;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.ini", dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+	snprintf(top, sizeof(top), "%s/top.ini", dir);
+	alarm(10);
+	for (i = 0; i < ARRAY_LEN(specials); i++) {
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(rules_load_file(specials[i], &vars, &rs, err,
+						sizeof(err)), -EINVAL);
+		CU_ASSERT_PTR_NULL(rs);
+		snprintf(want, sizeof(want), "%s: not a regular file",
+			 specials[i]);
+		CU_ASSERT_STRING_EQUAL(err, want);
+
+		f = fopen(top, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fprintf(f, "[policy]\ninclude = %s\n", specials[i]);
+		fclose(f);
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(rules_load_file(top, &vars, &rs, err,
+						sizeof(err)), -EINVAL);
+		CU_ASSERT_PTR_NULL(rs);
+		snprintf(want, sizeof(want),
+			 "%s: not a regular file (included from %s:2)",
+			 specials[i], top);
+		CU_ASSERT_STRING_EQUAL(err, want);
+	}
+	alarm(0);
+	unlink(top);
+	unlink(fifo);
 	rmdir(dir);
 }
 
@@ -3107,6 +3153,7 @@ int main(void)
 		{ "include: default", test_include_default },
 		{ "include: errors", test_include_errors },
 		{ "include: depth", test_include_depth },
+		{ "include: FIFOs and devices", test_include_special_files },
 		{ "glob: table", test_glob_table },
 		{ "glob: limits and speed", test_glob_limits },
 		{ "glob: compiled = reference", test_glob_compiled_random },
