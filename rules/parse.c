@@ -31,6 +31,10 @@ extern const char rules_default_policy[];
 #define WHY_MAX 256
 #define INCLUDE_DEPTH_MAX 8	/* nested includes below the top policy */
 #define INCLUDE_MAX 16		/* include keys in one file */
+/* Included files loaded for one policy, all levels together: the two limits
+ * above alone allow 16^8 loads of a few tiny files that include each other
+ * 16 times over (hours of work at start-up). */
+#define INCLUDE_TOTAL_MAX 64
 
 #ifndef SYSGATE_DATADIR
 #define SYSGATE_DATADIR "/usr/local/share/sysgate"
@@ -129,6 +133,7 @@ struct pctx {
 	const struct rules_vars *vars;
 	struct rules_set *rs;
 	unsigned depth;			/* 0: the policy given to sysgate */
+	unsigned *n_loaded;		/* includes loaded so far, all levels */
 	const struct include_chain *chain;
 	struct include_ref incl[INCLUDE_MAX];
 	size_t n_incl;
@@ -1716,7 +1721,8 @@ static int load_include(struct pctx *c, const struct include_ref *inc)
 	AUTO_FREE char *real = NULL;
 	const struct include_chain *l;
 	struct pctx child = { .err = c->err, .err_len = c->err_len,
-			      .vars = c->vars, .depth = c->depth + 1 };
+			      .vars = c->vars, .depth = c->depth + 1,
+			      .n_loaded = c->n_loaded };
 	struct include_chain link = { .up = c->chain };
 	struct rules_set *crs = NULL;
 	const char *body;
@@ -1729,6 +1735,10 @@ static int load_include(struct pctx *c, const struct include_ref *inc)
 		return fail(c, inc->line,
 			    "includes nested too deeply (the limit is %d levels)",
 			    INCLUDE_DEPTH_MAX);
+	if (++*c->n_loaded > INCLUDE_TOTAL_MAX)
+		return fail(c, inc->line,
+			    "too many included policies (the limit is %d in all)",
+			    INCLUDE_TOTAL_MAX);
 	if (strcmp(value, "default") == 0) {
 		child.name = DEFAULT_SOURCE;
 		link.id = DEFAULT_SOURCE;
@@ -1861,8 +1871,9 @@ static int load_top(const char *text, const char *name,
 		    const struct rules_vars *vars, struct rules_set **out,
 		    char *err, size_t err_len)
 {
+	unsigned n_loaded = 0;
 	struct pctx c = { .name = name, .err = err, .err_len = err_len,
-			  .vars = vars };
+			  .vars = vars, .n_loaded = &n_loaded };
 	AUTO_FREE char *real = NULL;
 	int rc;
 

@@ -792,6 +792,51 @@ static void test_include_depth(void)
 	rmdir(dir);
 }
 
+/* At most 64 includes are loaded for one policy, all levels together:
+ * files that include each other 16 times over, 8 levels deep, would take
+ * 16^8 loads.  Here a file includes one 16 times that includes an empty
+ * one 16 times: the 65th load, the 13th include of the 4th, is refused. */
+static void test_include_total(void)
+{
+	char dir[] = "/tmp/test-rules-fanout.XXXXXX";
+	char path[4096], err[RULES_ERR_MAX], want[8192];
+	struct rules_set *rs = NULL;
+	int i, k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	for (i = 0; i <= 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/f%d.ini", dir, i);
+		f = fopen(path, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fprintf(f, "[policy]\n");
+		for (k = 0; i < 2 && k < 16; k++)
+			fprintf(f, "include = f%d.ini\n", i + 1);
+		fclose(f);
+	}
+	/* 16 loads of f2 through one f1: fine. */
+	snprintf(path, sizeof(path), "%s/f1.ini", dir);
+	CU_ASSERT_EQUAL(rules_load_file(path, &vars, &rs, err, sizeof(err)),
+			0);
+	rules_free(rs);
+	rs = NULL;
+	snprintf(path, sizeof(path), "%s/f0.ini", dir);
+	err[0] = '\0';
+	CU_ASSERT_EQUAL(rules_load_file(path, &vars, &rs, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NULL(rs);
+	snprintf(want, sizeof(want),
+		 "%s/f1.ini:14: too many included policies (the limit is 64 in all) (included from %s/f0.ini:5)",
+		 dir, dir);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	for (i = 0; i <= 2; i++) {
+		snprintf(path, sizeof(path), "%s/f%d.ini", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 /* A policy or an include naming a FIFO or a device is refused without
  * opening it: open() of a FIFO used to wait for a writer for ever.  An
  * alarm turns a hang back into a failure. */
@@ -3154,6 +3199,7 @@ int main(void)
 		{ "include: errors", test_include_errors },
 		{ "include: depth", test_include_depth },
 		{ "include: FIFOs and devices", test_include_special_files },
+		{ "include: 64 in all", test_include_total },
 		{ "glob: table", test_glob_table },
 		{ "glob: limits and speed", test_glob_limits },
 		{ "glob: compiled = reference", test_glob_compiled_random },
