@@ -163,6 +163,32 @@ static void match_events(const struct rules_set *rs)
 	};
 	struct sockaddr_un un = { .sun_family = AF_UNIX,
 				  .sun_path = "/run/fuzz.sock" };
+	struct sockaddr_un abstract = { .sun_family = AF_UNIX,
+					.sun_path = "\0dbus-fuzz" };
+	struct sockaddr_in any = { .sin_family = AF_INET,
+				   .sin_port = htons(8080) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6,
+				    .sin6_port = htons(443),
+				    .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in6 mapped = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(53),
+		.sin6_addr.s6_addr = { [10] = 0xff, [11] = 0xff, 10, 1, 2, 3 },
+	};
+	const struct {
+		int nr;
+		const struct sockaddr *sa;
+		socklen_t len;
+	} nets[] = {
+		{ __NR_connect, (const struct sockaddr *)&abstract,
+		  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 10) },
+		{ __NR_bind, (const struct sockaddr *)&any, sizeof(any) },
+		{ __NR_connect, (const struct sockaddr *)&in6, sizeof(in6) },
+		{ __NR_sendto, (const struct sockaddr *)&mapped,
+		  sizeof(mapped) },
+		/* sun_path matched as it is: no canonical path given. */
+		{ __NR_connect, (const struct sockaddr *)&un, sizeof(un) },
+	};
 	struct rules_event ev;
 	size_t i;
 
@@ -200,6 +226,23 @@ static void match_events(const struct rules_set *rs)
 		.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 					sizeof("/run/fuzz.sock")),
 		.unix_path = "/run/fuzz.sock",
+	};
+	decide(rs, &ev);
+	for (i = 0; i < sizeof(nets) / sizeof(nets[0]); i++) {
+		ev = (struct rules_event){
+			.nr = nets[i].nr,
+			.args = { 3, 0x1000, nets[i].len, 0, 0x2000,
+				  nets[i].len },
+			.addr = nets[i].sa,
+			.addr_len = nets[i].len,
+		};
+		decide(rs, &ev);
+	}
+	ev = (struct rules_event){
+		.nr = __NR_rename,
+		.args = { 0x1000, 0x2000 },
+		.access = RULES_ACC_DELETE,
+		.path = FUZZ_DIR "/cwd/old",
 	};
 	decide(rs, &ev);
 	/* Scalar calls: a named one, one unused on x86_64, one past the
@@ -269,6 +312,7 @@ static void accessors(const struct rules_set *rs)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool env_set;
+	/* Never dereferenced: shows whether a failed load wrote *out. */
 	struct rules_set *const unset = (struct rules_set *)&vars;
 	struct rules_set *rs = unset;
 	struct sock_fprog prog = { 0 };
