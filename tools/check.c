@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sysgate check POLICY [--explain CALL]: load the policy with exactly the
- * code `sysgate run` uses, report the first problem as FILE:LINE, or warn
- * about rules that can never match and missing paths and show per syscall
- * which mechanism decides it; --explain tells how one call is decided
- * (tools/explain.c).
+ * code `sysgate run` uses, report the first problem as FILE:LINE, compile
+ * its seccomp filter as `sysgate run` does, warn about rules that can never
+ * match and missing paths and show per syscall which mechanism decides it;
+ * --explain tells how one call is decided (tools/explain.c).
  */
 #include "config.h"
 
@@ -127,6 +127,7 @@ int tool_check(int argc, char **argv)
 	char err[RULES_ERR_MAX];
 	const char *t = getenv("TMPDIR");
 	const char *policy = NULL, *call = NULL;
+	struct sock_fprog prog = { 0 };
 	unsigned n_kernel = 0;
 	int r;
 
@@ -156,6 +157,16 @@ int tool_check(int argc, char **argv)
 		rules_free(rs);
 		return r;
 	}
+	/* What sysgate run loads: a policy it cannot compile is no valid
+	 * one, and its size is worth knowing. */
+	r = rules_build_filter(rs, &prog);
+	if (r < 0) {
+		fprintf(stderr, "%s: the seccomp filter cannot be compiled: %s\n",
+			rules_source(rs), strerror(-r));
+		rules_free(rs);
+		return 125;
+	}
+	free(prog.filter);
 	printf("%s: valid (audit %s)\n", rules_source(rs),
 	       rules_audit_level(rs) == RULES_AUDIT_ALL ? "all" :
 	       rules_audit_level(rs) == RULES_AUDIT_DENIED ? "denied" : "none");
@@ -187,6 +198,8 @@ int tool_check(int argc, char **argv)
 	}
 	printf("%-24s kernel: allow (%u syscalls no rule names)\n", "(all others)",
 	       n_kernel);
+	printf("filter: %u BPF instructions (the kernel takes up to %d)\n",
+	       (unsigned)prog.len, BPF_MAXINSNS);
 	print_guards_limits(rs);
 	rules_free(rs);
 	return 0;

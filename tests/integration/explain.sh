@@ -127,6 +127,8 @@ EOF
 	hasnt default-no-tmpdir-warning "sysgate-RUN"
 	sg_raw check "$P/ex.ini"
 	hasnt no-warnings "^warning:"
+	# The filter sysgate run would load, compiled, and its size.
+	has filter-size "^filter: [1-9][0-9]* BPF instructions \\(the kernel takes up to 4096\\)$"
 	# The guards and where they are held; the [limits] with their units.
 	has guards-in-policy "^        in the policy's filter$"
 	has limits-none "^limits: none$"
