@@ -542,8 +542,10 @@ static int var_value(struct pctx *c, unsigned line, const char *name,
 	return 0;
 }
 
-static int expand(struct pctx *c, unsigned line, const char *in, char *out,
-		  size_t out_len)
+/* Expands the ${VARIABLES} of in into out; what names in for an error
+ * ("glob", "address", "redirect", "include"). */
+static int expand(struct pctx *c, unsigned line, const char *what,
+		  const char *in, char *out, size_t out_len)
 {
 	size_t o = 0;
 
@@ -579,8 +581,8 @@ static int expand(struct pctx *c, unsigned line, const char *in, char *out,
 		}
 		if (add_len >= out_len - o)
 			return fail(c, line,
-				    "glob too long after expansion (the limit is %d bytes)",
-				    RULES_GLOB_MAX);
+				    "%s too long after expansion (the limit is %zu bytes)",
+				    what, out_len - 1);
 		memcpy(out + o, add, add_len);
 		o += add_len;
 	}
@@ -945,7 +947,7 @@ static int item_path(struct pctx *c, unsigned line, char *item, void *arg)
 {
 	struct rules_rule *r = arg;
 	char g[RULES_GLOB_MAX + 1];
-	int rc = expand(c, line, item, g, sizeof(g));
+	int rc = expand(c, line, "glob", item, g, sizeof(g));
 
 	if (rc < 0)
 		return rc;
@@ -959,7 +961,7 @@ static int item_exe(struct pctx *c, unsigned line, char *item, void *arg)
 {
 	struct rules_rule *r = arg;
 	char g[RULES_GLOB_MAX + 1];
-	int rc = expand(c, line, item, g, sizeof(g));
+	int rc = expand(c, line, "glob", item, g, sizeof(g));
 
 	if (rc < 0)
 		return rc;
@@ -987,7 +989,7 @@ static int item_addr(struct pctx *c, unsigned line, char *item, void *arg)
 	char text[RULES_GLOB_MAX + 1];
 	struct rules_addr a, *na;
 	const char *why = "invalid address";
-	int rc = expand(c, line, item, text, sizeof(text));
+	int rc = expand(c, line, "address", item, text, sizeof(text));
 
 	if (rc < 0)
 		return rc;
@@ -1015,7 +1017,7 @@ static int parse_redirect(struct pctx *c, unsigned line, const char *value,
 			  struct rules_rule *r)
 {
 	char text[RULES_GLOB_MAX + 1];
-	int rc = expand(c, line, value, text, sizeof(text));
+	int rc = expand(c, line, "redirect", value, text, sizeof(text));
 
 	if (rc < 0)
 		return rc;
@@ -1728,7 +1730,7 @@ static int load_include(struct pctx *c, const struct include_ref *inc)
 	const char *body;
 	int rc;
 
-	rc = expand(c, inc->line, inc->value, value, sizeof(value));
+	rc = expand(c, inc->line, "include", inc->value, value, sizeof(value));
 	if (rc < 0)
 		return rc;
 	if (child.depth > INCLUDE_DEPTH_MAX)

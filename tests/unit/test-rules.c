@@ -383,6 +383,11 @@ static void test_parse_vars(void)
 						  NAME, &v, &rs, err,
 						  sizeof(err)), -EINVAL);
 		CU_ASSERT_STRING_EQUAL(err, NAME ":2: glob too long after expansion (the limit is 1024 bytes)");
+		/* An include has room for a whole path, and says so. */
+		CU_ASSERT_EQUAL(rules_load_string("[policy]\ninclude = ${HOME}${HOME}${HOME}${HOME}${HOME}${HOME}\n",
+						  NAME, &v, &rs, err,
+						  sizeof(err)), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, NAME ":2: include too long after expansion (the limit is 4095 bytes)");
 	}
 }
 
