@@ -169,11 +169,31 @@ attach_fails() {
 	check attach-fails-cgroup-gone cgroups_gone "$SG_TRAIL" yes
 }
 
+# The cgroups run.start of trail $1 names, one a line.
+cg_run_paths() {
+	"$PY" -c 'import json, sys
+first = json.loads(open(sys.argv[1]).readline())
+for v in first.get("limits", {}).values():
+    if "cgroup" in v:
+        print(v["cgroup"])' "$1" | sort -u
+}
+
+# Up to 10 s for the groups listed in file $1 to hold no process (the
+# kernel ends a tree when its sysgate dies).
+cg_wait_empty() {
+	local i
+	for i in $(seq 100); do
+		sh -c 'while read -r p; do test -z "$(cat "$p/cgroup.procs" 2>/dev/null)" || exit 1; done < "$1"' \
+			- "$1" && return
+		sleep 0.1
+	done
+}
+
 # The cgroup of a run whose sysgate was killed with SIGKILL (which cannot
 # remove it) is removed by the next run with the same TMPDIR, once the
 # kernel has ended the tree in it.
 killed_cgroup() {
-	local td=$W/tmpd-cg rd=$W/ready-cg trail=$R/cg-killed.jsonl i
+	local td=$W/tmpd-cg rd=$W/ready-cg trail=$R/cg-killed.jsonl
 	rm -rf "$td" "$rd"
 	mkdir -m 1777 "$td" "$rd"
 	sg_bg_run cg-killed "$td" -r "$P/mem.ini" -a "$trail" -- \
@@ -183,22 +203,12 @@ killed_cgroup() {
 		SG_ERR=$R/cg-killed.err sg_report_fail killed-cgroup "the command did not start"
 		return
 	fi
-	"$PY" -c 'import json, sys
-first = json.loads(open(sys.argv[1]).readline())
-for v in first.get("limits", {}).values():
-    if "cgroup" in v:
-        print(v["cgroup"])' "$trail" | sort -u >"$R/cg-killed.paths"
+	cg_run_paths "$trail" >"$R/cg-killed.paths"
 	check killed-cgroup-made test -s "$R/cg-killed.paths"
 	kill -KILL "$BG_PID"
 	wait "$BG_PID" 2>/dev/null
 	check killed-cgroup-left-by-sigkill sh -c 'while read -r p; do test -d "$p" || exit 1; done < "$1"' - "$R/cg-killed.paths"
-	# The kernel ends the tree when sysgate dies: up to 10 s for it to
-	# leave the groups.
-	for i in $(seq 100); do
-		sh -c 'while read -r p; do test -z "$(cat "$p/cgroup.procs" 2>/dev/null)" || exit 1; done < "$1"' \
-			- "$R/cg-killed.paths" && break
-		sleep 0.1
-	done
+	cg_wait_empty "$R/cg-killed.paths"
 	SG_ERR=$R/cg-next.err
 	(cd "$W" && exec timeout -k 5 60 "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
 		TMPDIR="$td" "$SYSGATE" run -v -r "$P/procs.ini" -a "$R/cg-next.jsonl" -- true) \
@@ -212,7 +222,7 @@ for v in first.get("limits", {}).values():
 # ours, as root): the next run finds its group through the lock file's
 # notes, not below its own cgroup.
 killed_cgroup_elsewhere() {
-	local td=$W/tmpd-cge rd=$W/ready-cge trail=$R/cge-killed.jsonl i own other
+	local td=$W/tmpd-cge rd=$W/ready-cge trail=$R/cge-killed.jsonl own other
 	own=$(cg_expect memory dir)
 	other=$own/sysgate-test-other-$$
 	if [ -z "$own" ] || ! mkdir "$other"; then
@@ -232,19 +242,11 @@ killed_cgroup_elsewhere() {
 		SG_ERR=$R/cge-killed.err sg_report_fail killed-cgroup-elsewhere "the command did not start"
 		return
 	fi
-	"$PY" -c 'import json, sys
-first = json.loads(open(sys.argv[1]).readline())
-for v in first.get("limits", {}).values():
-    if "cgroup" in v:
-        print(v["cgroup"])' "$trail" | sort -u >"$R/cge-killed.paths"
+	cg_run_paths "$trail" >"$R/cge-killed.paths"
 	check killed-cgroup-elsewhere-made grep -q "^$other/sysgate-" "$R/cge-killed.paths"
 	kill -KILL "$BG_PID"
 	wait "$BG_PID" 2>/dev/null
-	for i in $(seq 100); do
-		sh -c 'while read -r p; do test -z "$(cat "$p/cgroup.procs" 2>/dev/null)" || exit 1; done < "$1"' \
-			- "$R/cge-killed.paths" && break
-		sleep 0.1
-	done
+	cg_wait_empty "$R/cge-killed.paths"
 	# A lock file of a dead run whose notes were forged (the command runs
 	# as the user the lock belongs to): an empty group not named as that
 	# run's, and a directory so named outside cgroupfs, both stay.
