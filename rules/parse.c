@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -1551,11 +1553,44 @@ static int fail_errno(struct pctx *c)
  * the path changed in between, and O_NONBLOCK keeps that case from
  * blocking.
  */
+/*
+ * The kernel interface a file on /proc, /sys and the like belongs to, or
+ * NULL.  Their "regular" files are not policies, and reading some of them
+ * has effects (root reading /proc/kmsg consumes the kernel's messages), so
+ * an include that names one is refused before a byte is read.  The type
+ * comes from fstatfs() of the open file: /proc/self/fd/N of a real file is
+ * that file, on its own file system, and is read as usual.
+ */
+static const char *kernel_fs(unsigned long type)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} fs[] = {
+		{ PROC_SUPER_MAGIC, "/proc" },
+		{ SYSFS_MAGIC, "/sys" },
+		{ DEBUGFS_MAGIC, "debugfs" },
+		{ TRACEFS_MAGIC, "tracefs" },
+		{ SECURITYFS_MAGIC, "securityfs" },
+		{ BPF_FS_MAGIC, "bpf file system" },
+		{ CGROUP_SUPER_MAGIC, "cgroup file system" },
+		{ CGROUP2_SUPER_MAGIC, "cgroup file system" },
+		{ EFIVARFS_MAGIC, "efivarfs" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if (type == fs[i].magic)
+			return fs[i].name;
+	return NULL;
+}
+
 static int read_policy(struct pctx *c, const char *path, char **out)
 {
 	AUTO_CLOSE int fd = -1;
 	AUTO_FREE char *text = NULL;
 	size_t len = 0, line = 1, i;
+	struct statfs sf;
 	struct stat sb;
 
 	if (stat(path, &sb) < 0)
@@ -1567,6 +1602,11 @@ static int read_policy(struct pctx *c, const char *path, char **out)
 		return fail_errno(c);
 	if (!S_ISREG(sb.st_mode))
 		return fail(c, 0, "not a regular file");
+	if (fstatfs(fd, &sf) < 0)
+		return fail_errno(c);
+	if (kernel_fs((unsigned long)sf.f_type))
+		return fail(c, 0, "a file of the kernel's %s, not a policy",
+			    kernel_fs((unsigned long)sf.f_type));
 	text = malloc(RULES_MAX_FILE + 2);
 	if (!text) {
 		fail(c, 0, "out of memory");

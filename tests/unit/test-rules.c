@@ -887,6 +887,65 @@ static void test_include_special_files(void)
 	rmdir(dir);
 }
 
+/* A policy or an include on /proc or /sys is refused before a byte is
+ * read (reading /proc/kmsg would consume the kernel's messages); a file
+ * named through /proc/self/fd/N is the real file and loads. */
+static void test_include_kernel_files(void)
+{
+	char tmpl[] = "/tmp/test-rules-kfs.XXXXXX";
+	char top[4096], err[RULES_ERR_MAX], want[8192];
+	static const struct {
+		const char *path, *fs;
+	} kfiles[] = {
+		{ "/proc/self/status", "/proc" },
+		{ "/sys/kernel/profiling", "/sys" },
+	};
+	struct rules_set *rs = NULL;
+	FILE *f;
+	size_t i;
+	int fd;
+
+	fd = mkstemp(tmpl);
+	CU_ASSERT_FATAL(fd >= 0);
+	for (i = 0; i < ARRAY_LEN(kfiles); i++) {
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(rules_load_file(kfiles[i].path, &vars, &rs, err,
+						sizeof(err)), -EINVAL);
+		CU_ASSERT_PTR_NULL(rs);
+		snprintf(want, sizeof(want),
+			 "%s: a file of the kernel's %s, not a policy",
+			 kfiles[i].path, kfiles[i].fs);
+		CU_ASSERT_STRING_EQUAL(err, want);
+
+		f = fopen(tmpl, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fprintf(f, "[policy]\ninclude = %s\n", kfiles[i].path);
+		fclose(f);
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(rules_load_file(tmpl, &vars, &rs, err,
+						sizeof(err)), -EINVAL);
+		CU_ASSERT_PTR_NULL(rs);
+		snprintf(want, sizeof(want),
+			 "%s: a file of the kernel's %s, not a policy (included from %s:2)",
+			 kfiles[i].path, kfiles[i].fs, tmpl);
+		CU_ASSERT_STRING_EQUAL(err, want);
+	}
+
+	/* The same policy through /proc/self/fd/N: the real file, loaded. */
+	f = fopen(tmpl, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "[policy]\ndefault = allow\n");
+	fclose(f);
+	snprintf(top, sizeof(top), "/proc/self/fd/%d", fd);
+	err[0] = '\0';
+	CU_ASSERT_EQUAL(rules_load_file(top, &vars, &rs, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	CU_ASSERT_PTR_NOT_NULL(rs);
+	rules_free(rs);
+	close(fd);
+	unlink(tmpl);
+}
+
 static void test_parse_files(void)
 {
 	static const struct {
@@ -3204,6 +3263,7 @@ int main(void)
 		{ "include: errors", test_include_errors },
 		{ "include: depth", test_include_depth },
 		{ "include: FIFOs and devices", test_include_special_files },
+		{ "include: files of /proc and /sys", test_include_kernel_files },
 		{ "include: 64 in all", test_include_total },
 		{ "glob: table", test_glob_table },
 		{ "glob: limits and speed", test_glob_limits },
