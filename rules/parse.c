@@ -1544,16 +1544,6 @@ static int fail_errno(struct pctx *c)
 }
 
 /*
- * Read a whole policy file into a malloc'ed string, errors on c->name.
- * Only a regular file is opened, and never blocks: a policy or an include
- * may name any path, and open() of a FIFO waits for a writer (sysgate check
- * hung on one), open() of a device can act on it, and a regular file of
- * /proc can block in read() (/proc/kmsg).  The stat() keeps devices and
- * FIFOs from being opened at all; fstat() checks what was opened, in case
- * the path changed in between, and O_NONBLOCK keeps that case from
- * blocking.
- */
-/*
  * The kernel interface a file on /proc, /sys and the like belongs to, or
  * NULL.  Their "regular" files are not policies, and reading some of them
  * has effects (root reading /proc/kmsg consumes the kernel's messages), so
@@ -1585,6 +1575,17 @@ static const char *kernel_fs(unsigned long type)
 	return NULL;
 }
 
+
+/*
+ * Read a whole policy file into a malloc'ed string, errors on c->name.
+ * Only a regular file is opened, and never blocks: a policy or an include
+ * may name any path, and open() of a FIFO waits for a writer (sysgate check
+ * hung on one), open() of a device can act on it, and a regular file of
+ * /proc can block in read() (/proc/kmsg).  The stat() keeps devices and
+ * FIFOs from being opened at all; fstat() checks what was opened, in case
+ * the path changed in between, and O_NONBLOCK keeps that case from
+ * blocking.
+ */
 static int read_policy(struct pctx *c, const char *path, char **out)
 {
 	AUTO_CLOSE int fd = -1;
