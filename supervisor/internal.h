@@ -69,6 +69,11 @@ struct proc {
 			      * (notify.c) ... */
 	uint64_t creds_gen; /* ... at this generation, 0: not read */
 	bool stack_wanted;  /* interrupted for a stack, its stop not seen */
+	bool fd_alone;      /* continued a call on an fd number as alone with
+			     * its fd table; not seen since (tracee.c) */
+	bool fd_interrupted; /* ... and interrupted for a held task */
+	bool held;          /* kept at its first stop (tracee_hold_new()) */
+	int held_sig;       /* the signal to resume it with */
 	unsigned stack_tries; /* interrupts since a stack was last used */
 	struct proc *next;  /* hash chain */
 };
@@ -233,6 +238,19 @@ int tracee_getfd(pid_t tid, pid_t tgid, int fd);
 /* True when another task of the tree shares tid's fd table (kcmp), or
  * when that cannot be told.  Event loop only (the process table). */
 bool tracee_files_shared(pid_t tid);
+/* p's call that takes an fd by number is continued as alone with its
+ * table: until p is seen again (tracee_seen(), tracee_gone()), a new task
+ * sharing that table is held at its first stop. */
+void tracee_fd_call_continued(struct proc *p);
+/* At the first stop of a task np whose creator's event was not seen: true
+ * when it shares the table of such a call, then it is held (np->held: not
+ * to be resumed; held_sig is what to resume it with) and the caller
+ * interrupted, so that its next stop tells the call is over. */
+bool tracee_hold_new(struct proc *np);
+/* p stopped or made a call (its continued call is over), or ended; held
+ * tasks waiting for nothing else are resumed. */
+void tracee_seen(struct proc *p);
+void tracee_gone(struct proc *p);
 
 /* ------------------------------------------------------------------ */
 /* Path resolution (resolve.c).                                        */

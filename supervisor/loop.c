@@ -275,12 +275,18 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		}
 		/* Before it runs: not a one-CPU mask of a binding. */
 		cpubind_first_stop(pid);
+		/* Its creator may have died at its clone event: not run
+		 * while a call of a task sharing its fd table may still
+		 * take an fd by number (tracee.c). */
+		tracee_hold_new(p);
 		if (tg > 0 && tg != pid) {
 			struct proc *leader = procs_find(tg);
 
 			if (leader && leader->exe)
 				procs_set_exe(p, leader->exe);
 		}
+	} else {
+		tracee_seen(p);	/* any call it was in is over */
 	}
 	/* stack = yes: any ptrace stop after the interrupt has the
 	 * registers of the call that will restart (stack.h). */
@@ -315,6 +321,8 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 				p->exec = fp->exec;
 				fp->exec = NULL;
 			}
+			if (fp)
+				tracee_gone(fp);
 			procs_del((pid_t)former);
 			resolve_forget_root(p);
 		}
@@ -359,6 +367,11 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 	default:
 		break;
 	}
+	if (p->held) {
+		/* Resumed with its signal once released (tracee.c). */
+		p->held_sig = (int)inject;
+		return;
+	}
 	ptrace((enum __ptrace_request)regs_on_stop(p, event, sig), pid, 0,
 	       (void *)inject);
 }
@@ -387,6 +400,7 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 	if (record_exit(s, p, st) < 0)
 		sup_fail(s, "cannot write the audit trail");
 	cpubind_task_gone(pid);
+	tracee_gone(p);
 	procs_del(pid);
 }
 

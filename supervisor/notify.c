@@ -2572,6 +2572,14 @@ static int outside_tree(struct sup *s, struct call *c)
 				  "swapped before the kernel reads it";
 			return 1;
 		}
+		/* Continued as alone with its table, if the rules allow:
+		 * no task that shares it runs until the call is over. */
+		if (ok) {
+			struct proc *p = procs_find(c->tid);
+
+			if (p)
+				tracee_fd_call_continued(p);
+		}
 		break;
 	}
 	case SYS_setpgid: {
@@ -2893,13 +2901,18 @@ static int fileattr_call(struct sup *s, struct call *c)
 	if (c->v.action != RULES_ALLOW)
 		goto out;
 	if (!tracee_files_shared(c->tid)) {
+		struct proc *p = procs_find(c->tid);
+
 		/*
 		 * Security: continued, and the kernel takes the fd by its
 		 * number again; no other task shares the caller's fd table,
 		 * and the caller waits for this answer, so the number still
 		 * names the file decided on (the flags word is not decided
-		 * on: any value is a write of that file).
+		 * on: any value is a write of that file).  A task that shares
+		 * it and has not run yet is held until the call is over.
 		 */
+		if (p)
+			tracee_fd_call_continued(p);
 		resolved_release(&r);
 		return notify_finish(s, c, true);
 	}
@@ -3200,6 +3213,8 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 		}
 	}
 	c.tgid = p->tgid;
+	/* A new call: any it was continued in is over. */
+	tracee_seen(p);
 	/* The call a rewrite restarted with new registers: decided on
 	 * them, where a rewrite rule allows it as it is. */
 	if (p->edit)

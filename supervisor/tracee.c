@@ -181,13 +181,119 @@ bool tracee_files_shared(pid_t tid)
 	 * tree is traced: each enters the process table (at its creator's
 	 * clone event or its own first stop) before the event loop first
 	 * resumes it, so every task that has run is a candidate here.
-	 * While tid waits for its answer it clones nothing.  Not covered: a
-	 * task a sharer cloned just before, still at its first stop, that
-	 * the loop resumes after this answer and that runs its dup2 before
-	 * the continued call reads the pidfd (a window of a few us).
+	 * While tid waits for its answer it clones nothing.  One that has
+	 * not run yet can be missing: a sharer killed at its clone event
+	 * takes the event with it, and its new task is known only at its
+	 * own first stop, which may come after this answer.  Such a task
+	 * is held there until tid has left the call (tracee_hold_new()).
 	 */
 	procs_each(files_cmp, &sc);
 	return sc.shared;
+}
+
+/*
+ * Tasks whose call that takes an fd by number was continued as alone with
+ * their table (fd_alone), their next stop, call or end not seen yet, and
+ * new tasks held at their first stop until those have left their calls.
+ */
+static unsigned n_alone, n_held;
+
+void tracee_fd_call_continued(struct proc *p)
+{
+	if (!p->fd_alone) {
+		p->fd_alone = true;
+		p->fd_interrupted = false;
+		n_alone++;
+	}
+}
+
+struct hold_scan {
+	pid_t tid;		/* the new task */
+	bool interrupt;		/* stop the sharers it waits for */
+	bool hold;
+};
+
+static void hold_cmp(struct proc *p, void *arg)
+{
+	struct hold_scan *sc = arg;
+	long r;
+
+	if (!p->fd_alone || p->exited || p->tid == sc->tid)
+		return;
+	r = syscall(SYS_kcmp, sc->tid, p->tid, KCMP_FILES, 0L, 0L);
+	if (r != 0 && (r >= 0 || errno == ESRCH))
+		return;	/* another table, or a task gone */
+	/*
+	 * Security: p's call may not have read its fd yet.  Its next
+	 * ptrace stop comes only once the call is over (a trap is taken on
+	 * the way back to user space), and ends the hold (tracee_seen()).
+	 */
+	if (sc->interrupt && !p->fd_interrupted) {
+		if (ptrace(PTRACE_INTERRUPT, p->tid, 0, 0) == 0)
+			p->fd_interrupted = true;
+		else if (errno == ESRCH)
+			return;	/* exiting: it reads no fd any more */
+	}
+	sc->hold = true;
+}
+
+bool tracee_hold_new(struct proc *np)
+{
+	struct hold_scan sc = { np->tid, true, false };
+
+	if (!n_alone)
+		return false;
+	procs_each(hold_cmp, &sc);
+	if (sc.hold && !np->held) {
+		np->held = true;
+		n_held++;
+	}
+	return sc.hold;
+}
+
+static void release_one(struct proc *p, void *arg)
+{
+	struct hold_scan sc = { p->tid, true, false };
+
+	(void)arg;
+	if (!p->held || p->exited)
+		return;
+	procs_each(hold_cmp, &sc);
+	if (sc.hold)
+		return;
+	p->held = false;
+	n_held--;
+	/* Resumed as its first stop would have been (loop.c on_stop()). */
+	if (ptrace(PTRACE_CONT, p->tid, 0, (void *)(long)p->held_sig) < 0 &&
+	    errno != ESRCH)
+		fprintf(stderr, "sysgate: warning: task %d held at its first stop could not be resumed (%s)\n",
+			(int)p->tid, strerror(errno));
+}
+
+static void alone_end(struct proc *p)
+{
+	if (p->fd_alone) {
+		p->fd_alone = false;
+		n_alone--;
+	}
+	if (n_held)
+		procs_each(release_one, NULL);
+}
+
+void tracee_seen(struct proc *p)
+{
+	if (p->fd_alone)
+		alone_end(p);
+}
+
+void tracee_gone(struct proc *p)
+{
+	if (p->held) {
+		p->held = false;
+		n_held--;
+	}
+	if (p->fd_alone || n_held)
+		alone_end(p);
 }
 
 /*

@@ -65,6 +65,63 @@ untouched() {
 	check "$1-witness-no-signal" bash -c '! ls "$1"/got-* >/dev/null 2>&1' _ "$WD"
 }
 
+# A pidfd swapped under pidfd_send_signal by a task that a sharer of the
+# caller's fd table created just before the supervisor could see it: the
+# sharer is killed at its clone event while the supervisor is stopped, so
+# its new task is known only at its own first stop, after the caller was
+# answered as alone with its table.  It must not run before the caller has
+# taken its fd (supervisor/tracee.c, tracee_hold_new()); attack-orphan
+# starves the caller of its CPU meanwhile, so that the new task would win
+# (before the hold: the witness got the signal in 6 runs of 6 as root).
+pidfd_orphan_case() {
+	local name=pidfd-orphan-$1 tr=$R/orphan-$1.jsonl out=$R/orphan-$1.out
+	local sup rfd wfd w a b i nr=- st rc v
+	local envs=(PATH="$SG_PATH" HOME="$H" USER="$U" LOGNAME="$U" LANG=C.UTF-8)
+	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+		[ -n "${!v:-}" ] && envs+=("$v=${!v}")
+	done
+	rm -f "$tr"
+	coproc ORPHAN { cd "$W" && exec "${SG_AS[@]}" env -i "${envs[@]}" \
+		"$SYSGATE" run -q -a "$tr" -- "$B/attack-orphan" "$WIT" "$URG" 2>&1; }
+	sup=$ORPHAN_PID
+	# Kept past the coproc's end (bash unsets ORPHAN then).
+	exec {rfd}<&"${ORPHAN[0]}" {wfd}>&"${ORPHAN[1]}"
+	if ! read -r -t 10 w a b <&$rfd || [ "$w" != ready ]; then
+		check "$name-started (${w:-nothing} ${a:-} ${b:-})" false
+		kill -KILL "$sup" 2>/dev/null
+		wait "$sup" 2>/dev/null
+		exec {rfd}<&- {wfd}>&-
+		return
+	fi
+	kill -STOP "$sup"
+	echo clone >&$wfd
+	for i in $(seq 400); do
+		grep -q '^State:.*tracing stop' "/proc/$b/status" 2>/dev/null && break
+		sleep 0.005
+	done
+	st=$(grep '^State:' "/proc/$b/status" 2>/dev/null | tr -s '\t ' ' ')
+	kill -KILL "$b"
+	echo send >&$wfd
+	for i in $(seq 400); do
+		read -r nr _ <"/proc/$a/syscall" 2>/dev/null
+		[ "$nr" = 424 ] && break
+		sleep 0.005
+	done
+	sleep 0.05	# the spinner spins from 20 ms on, for 200 ms
+	kill -CONT "$sup"
+	timeout 10 cat <&$rfd >"$out"
+	exec {rfd}<&- {wfd}>&-
+	wait "$sup"
+	rc=$?
+	check "$name-sharer-at-its-clone-event (${st:-gone})" grep -q 'tracing stop' <<<"$st"
+	check "$name-caller-in-pidfd_send_signal (syscall $nr)" test "$nr" = 424
+	# Sent to its own child (0), or refused as shared (EPERM): the
+	# supervisor saw the new task first.
+	check "$name-sent-or-refused (status $rc: $(tr '\n' ' ' <"$out"))" test "$rc" = 0 -o "$rc" = 1
+	trail_ok "$name" "$tr"
+	untouched "$name"
+}
+
 # SIGKILL the supervisor while the tree creates files: the tree must be
 # dead within 2 s and no file may appear after the supervisor is gone.
 kill_supervisor_case() {
@@ -372,6 +429,9 @@ os.waitpid(pid, 0)"
 		c "sigio-outside-$tag" "$pol" any "--type run.end" "$B/attack-signal" sigio "$WIT" "$URG"
 		c "sigio-super-$tag" "$pol" any "--type run.end" "$B/attack-signal" sigio parent 9
 		untouched "signals-$tag"
+	done
+	for i in 1 2 3; do
+		pidfd_orphan_case "$i"
 	done
 
 	# --- own filters and listeners
