@@ -65,28 +65,31 @@ untouched() {
 	check "$1-witness-no-signal" bash -c '! ls "$1"/got-* >/dev/null 2>&1' _ "$WD"
 }
 
-# A pidfd swapped under pidfd_send_signal by a task that a sharer of the
-# caller's fd table created just before the supervisor could see it: the
-# sharer is killed at its clone event while the supervisor is stopped, so
-# its new task is known only at its own first stop, after the caller was
-# answered as alone with its table.  It must not run before the caller has
-# taken its fd (supervisor/tracee.c, tracee_hold_new()); attack-orphan
-# starves the caller of its CPU meanwhile, so that the new task would win
-# (before the hold: the witness got the signal in 6 runs of 6 as root).
-pidfd_orphan_case() {
-	local name=pidfd-orphan-$1 tr=$R/orphan-$1.jsonl out=$R/orphan-$1.out
-	local sup rfd wfd w a b i nr=- st rc v
+# A descriptor swapped under a call that takes it by number, by a task
+# that a sharer of the caller's fd table created just before the
+# supervisor could see it: the sharer is killed at its clone event while
+# the supervisor is stopped, so its new task is known only at its own
+# first stop, after the caller was answered as alone with its table.  It
+# must not run before the caller has taken its fd (supervisor/tracee.c,
+# tracee_hold_new()); attack-orphan starves the caller of its CPU
+# meanwhile, so that the new task would win (before the hold: every run
+# as root, half of them as nobody).
+# orphan_case NAME pidfd|setflags ARG1 ARG2: judged by the caller (below).
+orphan_case() {
+	local name=$1 tr=$R/$1.jsonl out=$R/$1.out
+	local sup rfd wfd w a b want i nr=- st rc v
 	local envs=(PATH="$SG_PATH" HOME="$H" USER="$U" LOGNAME="$U" LANG=C.UTF-8)
+	shift
 	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
 		[ -n "${!v:-}" ] && envs+=("$v=${!v}")
 	done
 	rm -f "$tr"
 	coproc ORPHAN { cd "$W" && exec "${SG_AS[@]}" env -i "${envs[@]}" \
-		"$SYSGATE" run -q -a "$tr" -- "$B/attack-orphan" "$WIT" "$URG" 2>&1; }
+		"$SYSGATE" run -q -a "$tr" -- "$B/attack-orphan" "$@" 2>&1; }
 	sup=$ORPHAN_PID
 	# Kept past the coproc's end (bash unsets ORPHAN then).
 	exec {rfd}<&"${ORPHAN[0]}" {wfd}>&"${ORPHAN[1]}"
-	if ! read -r -t 10 w a b <&$rfd || [ "$w" != ready ]; then
+	if ! read -r -t 10 w a b want <&$rfd || [ "$w" != ready ]; then
 		check "$name-started (${w:-nothing} ${a:-} ${b:-})" false
 		kill -KILL "$sup" 2>/dev/null
 		wait "$sup" 2>/dev/null
@@ -104,7 +107,7 @@ pidfd_orphan_case() {
 	echo send >&$wfd
 	for i in $(seq 400); do
 		read -r nr _ <"/proc/$a/syscall" 2>/dev/null
-		[ "$nr" = 424 ] && break
+		[ "$nr" = "$want" ] && break
 		sleep 0.005
 	done
 	sleep 0.05	# the spinner spins from 20 ms on, for 200 ms
@@ -114,12 +117,11 @@ pidfd_orphan_case() {
 	wait "$sup"
 	rc=$?
 	check "$name-sharer-at-its-clone-event (${st:-gone})" grep -q 'tracing stop' <<<"$st"
-	check "$name-caller-in-pidfd_send_signal (syscall $nr)" test "$nr" = 424
-	# Sent to its own child (0), or refused as shared (EPERM): the
+	check "$name-caller-in-its-call (syscall $nr, not $want)" test "$nr" = "$want"
+	# Done on its own fd (0), or refused as shared (EPERM): the
 	# supervisor saw the new task first.
-	check "$name-sent-or-refused (status $rc: $(tr '\n' ' ' <"$out"))" test "$rc" = 0 -o "$rc" = 1
+	check "$name-done-or-refused (status $rc: $(tr '\n' ' ' <"$out"))" test "$rc" = 0 -o "$rc" = 1
 	trail_ok "$name" "$tr"
-	untouched "$name"
 }
 
 # SIGKILL the supervisor while the tree creates files: the tree must be
@@ -431,7 +433,16 @@ os.waitpid(pid, 0)"
 		untouched "signals-$tag"
 	done
 	for i in 1 2 3; do
-		pidfd_orphan_case "$i"
+		orphan_case "pidfd-orphan-$i" pidfd "$WIT" "$URG"
+		untouched "pidfd-orphan-$i"
+	done
+	# The same for a file's flags (chattr +A of a file outside the cwd).
+	echo "PUBLIC in cwd" >"$W/orphan-own.txt"
+	[ "$U" = root ] || chown "$U:" "$W/orphan-own.txt"
+	for i in 1 2 3; do
+		chattr -A "$O/data.txt" 2>/dev/null	# each case on its own
+		orphan_case "setflags-orphan-$i" setflags "$W/orphan-own.txt" "$O/data.txt"
+		check "setflags-orphan-$i-outside-kept" sh -c "lsattr '$O/data.txt' | grep -qv '^[^ ]*A'"
 	done
 
 	# --- own filters and listeners
