@@ -242,11 +242,11 @@ bool tracee_files_shared(pid_t tid);
  * table: until p is seen again (tracee_seen(), tracee_gone()), a new task
  * sharing that table is held at its first stop. */
 void tracee_fd_call_continued(struct proc *p);
-/* At the first stop of a task np whose creator's event was not seen: true
- * when it shares the table of such a call, then it is held (np->held: not
- * to be resumed; held_sig is what to resume it with) and the caller
- * interrupted, so that its next stop tells the call is over. */
-bool tracee_hold_new(struct proc *np);
+/* At the first stop of a task np whose creator's event was not seen: when
+ * it shares the table of such a call, it is held (np->held: not to be
+ * resumed; held_sig is what to resume it with) and the caller interrupted,
+ * so that its next stop tells the call is over. */
+void tracee_hold_new(struct proc *np);
 /* p stopped or made a call (its continued call is over), or ended; held
  * tasks waiting for nothing else are resumed. */
 void tracee_seen(struct proc *p);

@@ -2572,8 +2572,10 @@ static int outside_tree(struct sup *s, struct call *c)
 				  "swapped before the kernel reads it";
 			return 1;
 		}
-		/* Continued as alone with its table, if the rules allow:
-		 * no task that shares it runs until the call is over. */
+		/* Continued as alone with its table if the rules allow it
+		 * (marked whatever they decide: a denied call only holds a
+		 * new sharer until the caller's next stop or call): no task
+		 * that shares the table runs until the call is over. */
 		if (ok) {
 			struct proc *p = procs_find(c->tid);
 

@@ -237,18 +237,17 @@ static void hold_cmp(struct proc *p, void *arg)
 	sc->hold = true;
 }
 
-bool tracee_hold_new(struct proc *np)
+void tracee_hold_new(struct proc *np)
 {
 	struct hold_scan sc = { np->tid, true, false };
 
 	if (!n_alone)
-		return false;
+		return;
 	procs_each(hold_cmp, &sc);
 	if (sc.hold && !np->held) {
 		np->held = true;
 		n_held++;
 	}
-	return sc.hold;
 }
 
 static void release_one(struct proc *p, void *arg)

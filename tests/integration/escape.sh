@@ -114,6 +114,12 @@ orphan_case() {
 	kill -CONT "$sup"
 	timeout 10 cat <&$rfd >"$out"
 	exec {rfd}<&- {wfd}>&-
+	# Bounded: a task held for good would keep the run alive (137 then).
+	for i in $(seq 100); do
+		kill -0 "$sup" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$sup" 2>/dev/null
 	wait "$sup"
 	rc=$?
 	check "$name-sharer-at-its-clone-event (${st:-gone})" grep -q 'tracing stop' <<<"$st"
