@@ -1575,7 +1575,6 @@ static const char *kernel_fs(unsigned long type)
 	return NULL;
 }
 
-
 /*
  * Read a whole policy file into a malloc'ed string, errors on c->name.
  * Only a regular file is opened, and never blocks: a policy or an include

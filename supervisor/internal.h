@@ -238,10 +238,10 @@ int tracee_getfd(pid_t tid, pid_t tgid, int fd);
 /* True when another task of the tree shares tid's fd table (kcmp), or
  * when that cannot be told.  Event loop only (the process table). */
 bool tracee_files_shared(pid_t tid);
-/* p's call that takes an fd by number is continued as alone with its
- * table: until p is seen again (tracee_seen(), tracee_gone()), a new task
- * sharing that table is held at its first stop. */
-void tracee_fd_call_continued(struct proc *p);
+/* tid's call that takes an fd by number is continued as alone with its
+ * table: until tid is seen again (tracee_seen(), tracee_gone()), a new
+ * task sharing that table is held at its first stop. */
+void tracee_fd_call_continued(pid_t tid);
 /* At the first stop of a task np whose creator's event was not seen: when
  * it shares the table of such a call, it is held (np->held: not to be
  * resumed; held_sig is what to resume it with) and the caller interrupted,

@@ -2576,12 +2576,8 @@ static int outside_tree(struct sup *s, struct call *c)
 		 * (marked whatever they decide: a denied call only holds a
 		 * new sharer until the caller's next stop or call): no task
 		 * that shares the table runs until the call is over. */
-		if (ok) {
-			struct proc *p = procs_find(c->tid);
-
-			if (p)
-				tracee_fd_call_continued(p);
-		}
+		if (ok)
+			tracee_fd_call_continued(c->tid);
 		break;
 	}
 	case SYS_setpgid: {
@@ -2903,8 +2899,6 @@ static int fileattr_call(struct sup *s, struct call *c)
 	if (c->v.action != RULES_ALLOW)
 		goto out;
 	if (!tracee_files_shared(c->tid)) {
-		struct proc *p = procs_find(c->tid);
-
 		/*
 		 * Security: continued, and the kernel takes the fd by its
 		 * number again; no other task shares the caller's fd table,
@@ -2913,8 +2907,7 @@ static int fileattr_call(struct sup *s, struct call *c)
 		 * on: any value is a write of that file).  A task that shares
 		 * it and has not run yet is held until the call is over.
 		 */
-		if (p)
-			tracee_fd_call_continued(p);
+		tracee_fd_call_continued(c->tid);
 		resolved_release(&r);
 		return notify_finish(s, c, true);
 	}

@@ -198,9 +198,11 @@ bool tracee_files_shared(pid_t tid)
  */
 static unsigned n_alone, n_held;
 
-void tracee_fd_call_continued(struct proc *p)
+void tracee_fd_call_continued(pid_t tid)
 {
-	if (!p->fd_alone) {
+	struct proc *p = procs_find(tid);
+
+	if (p && !p->fd_alone) {
 		p->fd_alone = true;
 		p->fd_interrupted = false;
 		n_alone++;
@@ -209,8 +211,7 @@ void tracee_fd_call_continued(struct proc *p)
 
 struct hold_scan {
 	pid_t tid;		/* the new task */
-	bool interrupt;		/* stop the sharers it waits for */
-	bool hold;
+	bool hold;		/* a sharer's call may not be over */
 };
 
 static void hold_cmp(struct proc *p, void *arg)
@@ -228,7 +229,7 @@ static void hold_cmp(struct proc *p, void *arg)
 	 * ptrace stop comes only once the call is over (a trap is taken on
 	 * the way back to user space), and ends the hold (tracee_seen()).
 	 */
-	if (sc->interrupt && !p->fd_interrupted) {
+	if (!p->fd_interrupted) {
 		if (ptrace(PTRACE_INTERRUPT, p->tid, 0, 0) == 0)
 			p->fd_interrupted = true;
 		else if (errno == ESRCH)
@@ -239,7 +240,7 @@ static void hold_cmp(struct proc *p, void *arg)
 
 void tracee_hold_new(struct proc *np)
 {
-	struct hold_scan sc = { np->tid, true, false };
+	struct hold_scan sc = { np->tid, false };
 
 	if (!n_alone)
 		return;
@@ -252,7 +253,7 @@ void tracee_hold_new(struct proc *np)
 
 static void release_one(struct proc *p, void *arg)
 {
-	struct hold_scan sc = { p->tid, true, false };
+	struct hold_scan sc = { p->tid, false };
 
 	(void)arg;
 	if (!p->held || p->exited)

@@ -77,14 +77,11 @@ untouched() {
 # orphan_case NAME pidfd|setflags ARG1 ARG2: judged by the caller (below).
 orphan_case() {
 	local name=$1 tr=$R/$1.jsonl out=$R/$1.out
-	local sup rfd wfd w a b want i nr=- st rc v
-	local envs=(PATH="$SG_PATH" HOME="$H" USER="$U" LOGNAME="$U" LANG=C.UTF-8)
+	local sup rfd wfd w a b want i nr=- st rc
 	shift
-	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
-		[ -n "${!v:-}" ] && envs+=("$v=${!v}")
-	done
+	sg_envs
 	rm -f "$tr"
-	coproc ORPHAN { cd "$W" && exec "${SG_AS[@]}" env -i "${envs[@]}" \
+	coproc ORPHAN { cd "$W" && exec "${SG_AS[@]}" env -i "${SG_ENVS[@]}" \
 		"$SYSGATE" run -q -a "$tr" -- "$B/attack-orphan" "$@" 2>&1; }
 	sup=$ORPHAN_PID
 	# Kept past the coproc's end (bash unsets ORPHAN then).

@@ -257,6 +257,17 @@ as_user() {
 
 # ---------------------------------------------------------------- running
 
+# sg_envs: SG_ENVS, the environment a run under test gets (env -i): U's
+# and the sanitizers' options, nothing of the harness's own.
+sg_envs() {
+	local v
+	SG_ENVS=(PATH="$SG_PATH" HOME="$H" USER="$U" LOGNAME="$U" LANG=C.UTF-8)
+	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+		[ -n "${!v:-}" ] && SG_ENVS+=("$v=${!v}")
+	done
+	return 0
+}
+
 # sg_run [SYSGATE-RUN-OPTIONS...] -- CMD...  (in $W, as U, bounded)
 # Sets SG_RC, SG_OUT, SG_ERR (files) and SG_TRAIL.
 sg_run() {
@@ -271,13 +282,9 @@ sg_run() {
 	SG_TRAIL=$R/$SG_N.jsonl
 	SG_OUT=$R/$SG_N.out
 	SG_ERR=$R/$SG_N.err
-	local envs=(PATH="$SG_PATH" HOME="$H" USER="$U" LOGNAME="$U" LANG=C.UTF-8)
-	local v
-	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
-		[ -n "${!v:-}" ] && envs+=("$v=${!v}")
-	done
+	sg_envs
 	(cd "$W" && exec timeout -k 5 "${SG_TIMEOUT:-60}" "${SG_AS[@]}" \
-		env -i "${envs[@]}" "$SYSGATE" run -a "$SG_TRAIL" "${opts[@]}" -- "$@") \
+		env -i "${SG_ENVS[@]}" "$SYSGATE" run -a "$SG_TRAIL" "${opts[@]}" -- "$@") \
 		>"$SG_OUT" 2>"$SG_ERR" </dev/null
 	SG_RC=$?
 }
