@@ -87,6 +87,7 @@ void rules_explain(const struct rules_set *rs, const struct rules_event *ev,
 		struct rules_explain_step st = {
 			.index = i,
 			.rule = r->name,
+			.file = r->file,
 			.line = r->line,
 		};
 
@@ -237,6 +238,13 @@ unsigned rules_rule_line(const struct rules_set *rs, size_t i)
 	return rs->rules[i].line;
 }
 
+const char *rules_rule_file(const struct rules_set *rs, size_t i)
+{
+	if (!rs || i >= rs->n_rules)
+		return NULL;
+	return rs->rules[i].file;
+}
+
 const char *rules_rule_path(const struct rules_set *rs, size_t i, size_t k)
 {
 	if (!rs || i >= rs->n_rules || k >= rs->rules[i].n_paths)
@@ -284,16 +292,23 @@ static bool decides_first(const struct rules_rule *e,
 
 bool rules_shadowed(const struct rules_set *rs, size_t i, size_t *by)
 {
-	size_t j;
+	size_t j, first = i;
 
 	if (!rs || i >= rs->n_rules)
 		return false;
 	for (j = 0; j < i; j++) {
-		if (decides_first(&rs->rules[j], &rs->rules[i])) {
-			if (by)
-				*by = j;
-			return true;
+		if (!decides_first(&rs->rules[j], &rs->rules[i]))
+			continue;
+		if (first == i)
+			first = j;
+		/* A rule of its own file tells the author of that file
+		 * more than an includer's override does. */
+		if (!strcmp(rs->rules[j].file, rs->rules[i].file)) {
+			first = j;
+			break;
 		}
 	}
-	return false;
+	if (by && first < i)
+		*by = first;
+	return first < i;
 }

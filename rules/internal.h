@@ -138,6 +138,7 @@ struct rules_glob {
 
 struct rules_rule {
 	char *name;
+	char *file;	/* the policy it was read from (an include's own) */
 	unsigned line;
 	uint64_t nrs[RULES_NR_WORDS];
 	char **paths;

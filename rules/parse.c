@@ -1411,8 +1411,12 @@ static int section_start(struct pctx *c, struct state *st,
 		*nr = (struct rules_rule){ .line = e->line, .audit = true,
 					   .action = RULES_DENY };
 		nr->name = strdup(rname);
-		if (!nr->name)
+		nr->file = strdup(c->name);
+		if (!nr->name || !nr->file) {
+			free(nr->name);
+			free(nr->file);
 			return -ENOMEM;
+		}
 		rs->n_rules++;
 		st->sec = SEC_RULE;
 		return 0;
@@ -1498,6 +1502,7 @@ void rules_free(struct rules_set *rs)
 		struct rules_rule *r = &rs->rules[i];
 
 		free(r->name);
+		free(r->file);
 		for (j = 0; r->path_globs && j < r->n_paths; j++)
 			rules_glob_release(&r->path_globs[j]);
 		free(r->path_globs);

@@ -233,13 +233,29 @@ struct explain_ctx {
 	const struct call *c;
 };
 
+/* Where rule i is, for a reader of the policy `from`: "line 12", or
+ * "<default>:87" for a rule an include brought in. */
+static const char *where(const struct rules_set *rs, size_t i,
+			 const char *from, char *buf, size_t len)
+{
+	const char *f = rules_rule_file(rs, i);
+
+	if (f && from && strcmp(f, from))
+		snprintf(buf, len, "%s:%u", f, rules_rule_line(rs, i));
+	else
+		snprintf(buf, len, "line %u", rules_rule_line(rs, i));
+	return buf;
+}
+
 static void print_step(const struct rules_explain_step *st, void *arg)
 {
 	const struct explain_ctx *x = arg;
 	const struct rules_event *ev = &x->c->ev;
 	char cond[EXPLAIN_COND_MAX];
+	char at[PATH_MAX + 16];
 
-	printf("  rule '%s' (line %u): ", st->rule, st->line);
+	printf("  rule '%s' (%s): ", st->rule,
+	       where(x->rs, st->index, rules_source(x->rs), at, sizeof(at)));
 	rules_rule_condition(x->rs, st->index, st->why, st->arg, cond,
 			     sizeof(cond));
 	switch (st->why) {
@@ -285,6 +301,7 @@ int tools_explain(const struct rules_set *rs, const char *call_text)
 	struct rules_verdict v;
 	enum rules_action ka = RULES_ALLOW;
 	char *copy = strdup(call_text);
+	char at[PATH_MAX + 16];
 	size_t i, n = rules_rule_count(rs);
 
 	if (!copy) {
@@ -314,8 +331,8 @@ int tools_explain(const struct rules_set *rs, const char *call_text)
 		if (!strcmp(rules_rule_name(rs, i), v.rule))
 			break;
 	if (v.rule)
-		printf(" by rule '%s' (line %u)\n", v.rule,
-		       rules_rule_line(rs, i));
+		printf(" by rule '%s' (%s)\n", v.rule,
+		       where(rs, i, rules_source(rs), at, sizeof(at)));
 	else
 		printf(" by the policy default (no rule matches)\n");
 	printf("recorded: %s\n", v.audit ? "yes" : "no");
@@ -361,6 +378,26 @@ static bool surely_missing(const char *path)
 	return lstat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
 }
 
+/* A literal path that does not exist is seldom a mistake: a deny rule
+ * guards files a machine may lack (~/.netrc, /etc/sudoers without sudo),
+ * an allow rule names a file a run will create or every candidate of a
+ * PATH search (/usr/local/sbin/env).  A missing first directory is
+ * (/ect/shadow, /hom/me/project): only that is warned about. */
+static bool worth_warning(const char *p)
+{
+	char top[PATH_MAX];
+	const char *slash = p[0] == '/' ? strchr(p + 1, '/') : NULL;
+	size_t n = slash ? (size_t)(slash - p) : strlen(p);
+
+	if (!surely_missing(p))
+		return false;
+	if (n >= sizeof(top))
+		return true;
+	memcpy(top, p, n);
+	top[n] = '\0';
+	return surely_missing(top);
+}
+
 /* Is p tmpdir or under it? */
 static bool under(const char *p, const char *dir)
 {
@@ -373,26 +410,35 @@ unsigned tools_check_warnings(const struct rules_set *rs, const char *tmpdir,
 			      FILE *out)
 {
 	size_t i, k, by, n = rules_rule_count(rs);
+	char at[PATH_MAX + 16];
 	unsigned warned = 0;
 
 	for (i = 0; i < n; i++) {
 		const char *p;
 
 		if (rules_shadowed(rs, i, &by)) {
+			const char *f = rules_rule_file(rs, i);
+			/* An included rule that a rule of another file
+			 * decides first is overridden, on purpose. */
+			bool over = strcmp(f, rules_rule_file(rs, by)) != 0;
+
 			fprintf(out,
-				"warning: %s:%u: rule '%s' can never match: rule '%s' (line %u) decides all its calls first\n",
-				rules_source(rs), rules_rule_line(rs, i),
-				rules_rule_name(rs, i), rules_rule_name(rs, by),
-				rules_rule_line(rs, by));
-			warned++;
+				"%s: %s:%u: rule '%s' %s: rule '%s' (%s) decides all its calls first\n",
+				over ? "note" : "warning", f,
+				rules_rule_line(rs, i), rules_rule_name(rs, i),
+				over ? "is overridden" : "can never match",
+				rules_rule_name(rs, by),
+				where(rs, by, f, at, sizeof(at)));
+			warned += !over;
 		}
 		for (k = 0; (p = rules_rule_path(rs, i, k)); k++) {
 			/* ${TMPDIR}: each run makes its own. */
 			if (!rules_glob_is_literal(p) || under(p, tmpdir) ||
-			    !surely_missing(p))
+			    !worth_warning(p))
 				continue;
 			fprintf(out, "warning: %s:%u: path '%s' does not exist\n",
-				rules_source(rs), rules_rule_line(rs, i), p);
+				rules_rule_file(rs, i), rules_rule_line(rs, i),
+				p);
 			warned++;
 		}
 	}

@@ -35,9 +35,11 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
  * message on stderr) when the call cannot be understood. */
 int tools_explain(const struct rules_set *rs, const char *call);
 /* Print sysgate check's warnings (rules that can never match, literal
- * paths that do not exist) to out; returns how many.  tmpdir: what
- * ${TMPDIR} stood for (a run makes its own: nothing under it is missing),
- * or NULL. */
+ * paths whose first directory does not exist) to out, and a note for each
+ * rule of an include that a rule of another file overrides; returns how
+ * many warnings.
+ * tmpdir: what ${TMPDIR} stood for (a run makes its own: nothing under it
+ * is missing), or NULL. */
 unsigned tools_check_warnings(const struct rules_set *rs, const char *tmpdir,
 			      FILE *out);
 

@@ -115,16 +115,84 @@ syscalls = execve
 path = \${TMPDIR}, \${TMPDIR}/tool
 action = allow
 EOF
+	cat >> "$P/warn.ini" <<EOF
+[rule guard]
+syscalls = execve
+path = /etc/sysgate-test-missing, /etc/sysgate-test-dir/file, /nonexistent/sysgate-test/guard
+action = kill
+[rule typo]
+syscalls = execve
+path = /etc/sysgate-test-missing-allowed, /ect/sysgate-test/allowed
+action = allow
+EOF
 	sg_raw check "$P/warn.ini"
 	check warn-status test "$SG_RC" = 0
 	has warn-shadowed "^warning: $P/warn.ini:6: rule 'never' can never match: rule 'all-files' \\(line 3\\) decides all its calls first"
 	has warn-missing "^warning: $P/warn.ini:10: path '/nonexistent/sysgate-test/file' does not exist"
 	hasnt warn-existing "path '/etc/passwd' does not exist"
 	hasnt warn-glob "/usr/bin/\\*\\*' does not exist"
+	# A deny or kill rule may guard a file that does not exist here, an
+	# allow rule name one a run will create: only a missing first
+	# directory (a typo) is worth a warning.
+	hasnt warn-guard-file "path '/etc/sysgate-test-missing' does not exist"
+	hasnt warn-guard-subdir "path '/etc/sysgate-test-dir/file' does not exist"
+	has warn-guard-dir "^warning: $P/warn.ini:18: path '/nonexistent/sysgate-test/guard' does not exist"
+	hasnt warn-allow-file "path '/etc/sysgate-test-missing-allowed' does not exist"
+	has warn-allow-typo "^warning: $P/warn.ini:22: path '/ect/sysgate-test/allowed' does not exist"
 	# Each run makes its own TMPDIR: no path under it is missing.
 	hasnt warn-tmpdir "sysgate-RUN"
+	# Rules an include brings in are named by their own file and line.
+	policy base <<EOF
+[policy]
+default = allow
+[rule base-exec]
+syscalls = execve
+action = allow
+[rule base-exec-again]
+syscalls = execve
+path = /usr/bin/id
+action = deny
+[rule base-typo]
+syscalls = execve
+path = /ect/sysgate-test/base
+action = deny
+EOF
+	policy top <<EOF
+[policy]
+include = $P/base.ini
+[rule top-no-exec]
+syscalls = execve
+action = deny
+EOF
+	sg_raw check "$P/top.ini"
+	check inc-status test "$SG_RC" = 0
+	# Overridden on purpose by the including file: a note, not a warning.
+	has inc-override "^note: $P/base.ini:3: rule 'base-exec' is overridden: rule 'top-no-exec' \\($P/top.ini:3\\) decides all its calls first"
+	hasnt inc-override-no-warning "^warning: .*rule 'base-exec' can never"
+	# Shadowed within the include: a warning, placed in the include.
+	has inc-shadow "^warning: $P/base.ini:6: rule 'base-exec-again' can never match: rule 'base-exec' \\(line 3\\)"
+	has inc-missing "^warning: $P/base.ini:10: path '/ect/sysgate-test/base' does not exist"
+	sg_raw check "$P/top.ini" --explain "execve /usr/bin/id"
+	has inc-explain-own "^  rule 'top-no-exec' \\(line 3\\): yes: it decides"
+	has inc-explain-decision "^decision: deny EACCES by rule 'top-no-exec' \\(line 3\\)|^decision: deny EPERM by rule 'top-no-exec' \\(line 3\\)"
+	sg_raw check "$P/base.ini" --explain "execve /usr/bin/id"
+	has inc-explain-base "^decision: allow by rule 'base-exec' \\(line 3\\)"
+	policy top2 <<EOF
+[policy]
+include = $P/base.ini
+[rule top-other]
+syscalls = openat
+action = allow
+EOF
+	sg_raw check "$P/top2.ini" --explain "execve /usr/bin/id"
+	has inc-explain-included "^  rule 'base-exec' \\($P/base.ini:3\\): yes: it decides"
+	has inc-explain-included-decision "^decision: allow by rule 'base-exec' \\($P/base.ini:3\\)"
+
 	sg_raw check default
 	hasnt default-no-tmpdir-warning "sysgate-RUN"
+	# The built-in policy's secrets that this machine lacks (~/.netrc,
+	# /etc/sudoers) are guards, not mistakes.
+	hasnt default-no-warning "^warning:"
 	sg_raw check "$P/ex.ini"
 	hasnt no-warnings "^warning:"
 	# The filter sysgate run would load, compiled, and its size.

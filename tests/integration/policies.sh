@@ -275,6 +275,15 @@ EOT
 	c user-strict-kept      strict-plus-id EACCES "--path /usr/bin/uname --action deny --rule strict-no-other-exec" \
 		"$V/try-exec" /usr/bin/uname
 	rm -rf "$W/out"
+
+	# sysgate check: each shipped policy is valid, and the exec
+	# candidates of every PATH directory it lists (/usr/local/sbin/env)
+	# are no mistake worth a warning.
+	for p in python node build strict; do
+		sg_raw check $p
+		check check-$p-valid test "$SG_RC" = 0
+		check check-$p-no-missing-path bash -c '! grep -q "does not exist" "$1"' _ "$SG_OUT"
+	done
 }
 
 sg_main cases

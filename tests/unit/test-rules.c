@@ -621,6 +621,14 @@ static void test_include_ok(void)
 	CU_ASSERT_EQUAL(rules_rule_count(rs), 2);
 	CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 0), "top-allow");
 	CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 1), "base-deny");
+	/* Each rule keeps the file and line it was read from. */
+	CU_ASSERT_STRING_EQUAL(rules_rule_file(rs, 0), path);
+	CU_ASSERT_EQUAL(rules_rule_line(rs, 0), 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rules_rule_file(rs, 1));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rules_rule_file(rs, 1),
+				      "include-base.ini"));
+	CU_ASSERT_EQUAL(rules_rule_line(rs, 1), 9);
+	CU_ASSERT_PTR_NULL(rules_rule_file(rs, 2));
 	/* The including file's default wins, the errno and the limit come
 	 * from the include, which sets them. */
 	CU_ASSERT_EQUAL(rules_default_action(rs, &e), RULES_DENY);
@@ -659,6 +667,10 @@ static void test_include_default(void)
 	CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 0), "mine");
 	CU_ASSERT_STRING_EQUAL(rules_rule_name(rs, 1),
 			       rules_rule_name(def, 0));
+	/* The built-in policy's rules are placed in it, not in the file
+	 * that includes it. */
+	CU_ASSERT_STRING_EQUAL(rules_rule_file(rs, 1), rules_source(def));
+	CU_ASSERT_STRING_NOT_EQUAL(rules_rule_file(rs, 0), rules_source(def));
 	CU_ASSERT_EQUAL(rules_default_action(rs, &e), RULES_ALLOW);
 	v = open_verdict(rs, "/home/u/.ssh/id_rsa");
 	CU_ASSERT_EQUAL(v.action, RULES_DENY);
@@ -3241,6 +3253,30 @@ static void test_explain(void)
 	CU_ASSERT_FALSE(rules_shadowed(rs, 4, NULL));
 	CU_ASSERT_TRUE(rules_shadowed(rs, 5, NULL));
 	rules_free(rs);
+
+	/* Shadowed both by the including file's rule and by one of its own
+	 * file: the latter is named (the include's author can fix it). */
+	{
+		char path[4096], text[4200];
+		size_t by = 99;
+
+		data_path(path, sizeof(path), "include-shadow.ini");
+		snprintf(text, sizeof(text),
+			 "[policy]\ninclude = %s\n"
+			 "[rule top-all]\nsyscalls = openat\naction = deny\n",
+			 path);
+		rs = load_ok(text);
+		if (!rs)
+			return;
+		CU_ASSERT_TRUE(rules_shadowed(rs, 1, &by));
+		CU_ASSERT_EQUAL(by, 0);
+		CU_ASSERT_TRUE(rules_shadowed(rs, 2, &by));
+		CU_ASSERT_EQUAL(by, 1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(rules_rule_file(rs, 2),
+					      "include-shadow.ini"));
+		CU_ASSERT_STRING_EQUAL(rules_rule_file(rs, 0), NAME);
+		rules_free(rs);
+	}
 }
 
 /* END explain tests. */
