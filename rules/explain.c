@@ -87,7 +87,6 @@ void rules_explain(const struct rules_set *rs, const struct rules_event *ev,
 		struct rules_explain_step st = {
 			.index = i,
 			.rule = r->name,
-			.file = r->file,
 			.line = r->line,
 		};
 

@@ -367,8 +367,8 @@ enum rules_why {
 struct rules_explain_step {
 	size_t index;		/* the rule's position, file order */
 	const char *rule;	/* its name */
-	const char *file;	/* the policy it is read from (an include's) */
-	unsigned line;		/* line of its [rule] header there */
+	unsigned line;		/* line of its [rule] header, in the file
+				 * rules_rule_file() names */
 	enum rules_why why;
 	unsigned arg;		/* RULES_WHY_ARG: the argument number (0..5) */
 };
@@ -398,9 +398,11 @@ size_t rules_rule_condition(const struct rules_set *rs, size_t i,
 			    size_t len);
 
 /* Line of rule i's [rule] header (0 when i is out of range), in the file
- * rules_rule_file() names: the policy's own or the include it comes from
- * (as rules_source() names policies; NULL when i is out of range). */
+ * rules_rule_file() names. */
 unsigned rules_rule_line(const struct rules_set *rs, size_t i);
+/* The policy rule i was read from, named as rules_source() names one: the
+ * policy's own or the include the rule comes from (borrowed; NULL when i
+ * is out of range). */
 const char *rules_rule_file(const struct rules_set *rs, size_t i);
 
 /* Path glob k of rule i after variable expansion (borrowed), NULL past the
@@ -417,7 +419,8 @@ bool rules_glob_is_literal(const char *glob);
  * i's (which then must have one).  Conservative: false when in doubt (two
  * earlier rules covering it together are not seen).  Sets *by (may be
  * NULL) to the earlier rule's index when true: the first of rule i's own
- * file if one is, else the first (of a file that includes rule i's).
+ * file if one is, else the first (of another file: one that includes
+ * rule i's, or an include listed before it).
  */
 bool rules_shadowed(const struct rules_set *rs, size_t i, size_t *by);
 
