@@ -6,12 +6,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
 #include <linux/fsverity.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -261,6 +263,34 @@ static bool is_target_call(int nr)
 	       is_who_call(nr, &k);
 }
 
+/*
+ * Security: calls refused under every policy by the supervisor, which
+ * records each attempt.  file_getattr and file_setattr (6.17) change a
+ * file's attributes by path (immutable, append-only, project id) as the
+ * attribute ioctls do through an fd; sysgate does not carry them out, and
+ * C libraries and chattr use the ioctls, which are mediated.
+ */
+static const int refused_calls[] = { 468 /* file_getattr */,
+				     469 /* file_setattr */ };
+
+static bool nr_in(const int *list, size_t n, int nr);
+static bool is_xattrat(int nr);
+static bool is_target_call(int nr);
+
+enum rules_decide rules_filter_class(int nr, enum rules_kind kind)
+{
+	if (nr_in(refused_calls, ARRAY_SIZE(refused_calls), nr) ||
+	    nr == __NR_clone3 || is_xattrat(nr))
+		return RULES_DECIDE_REFUSED;
+	if (kind != RULES_KIND_SCALAR || rules_always_notified(nr) ||
+	    rules_moves_root(nr))
+		return RULES_DECIDE_SUPERVISOR;
+	if (nr == __NR_clone || nr == __NR_fcntl || nr == __NR_ioctl ||
+	    is_target_call(nr))
+		return RULES_DECIDE_FLAGS;
+	return RULES_DECIDE_KERNEL;
+}
+
 static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 {
 	const struct rules_rule *first = NULL;
@@ -269,6 +299,15 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 
 	*p = (struct plan){ .mech = RULES_MECH_KERNEL, .action = rs->def,
 			    .err = rs->def_err };
+	/* Security: the closed world.  A number without a row (newer than
+	 * the table, or a hole) and a call refused whatever the policy
+	 * reach the supervisor, which refuses them with ENOSYS and records
+	 * the attempt, under every policy, default = allow included. */
+	if (!rules_syscall_by_nr(nr) ||
+	    nr_in(refused_calls, ARRAY_SIZE(refused_calls), nr)) {
+		p->mech = RULES_MECH_NOTIFY;
+		return;
+	}
 	if (rules_always_notified(nr)) {
 		p->mech = RULES_MECH_NOTIFY;
 		return;
@@ -831,6 +870,76 @@ static int add_syscall(const struct rules_set *rs, scmp_filter_ctx ctx,
 	return add_rule(ctx, def_act, plan_action(p), nr, 0, NULL);
 }
 
+/*
+ * Security: the closed world.  Put before libseccomp's program (whose
+ * jumps are relative, so it is unchanged by what comes before): every
+ * x86_64 number without a row of the table, from a hole of it up to the
+ * x32 bit, goes to the supervisor, which refuses it with ENOSYS and
+ * records it.  The runs of such numbers are taken from the table, each
+ * a pair of comparisons.  x32 numbers and other architectures fall
+ * through to libseccomp's own architecture check, which kills them.
+ * Every instruction is one the kernel's action cache evaluates, so
+ * allowed calls stay cached.
+ */
+#define CLOSED_MAX_RUNS 64
+#define NR_X32 0x40000000u
+
+static int prepend_unknown_nrs(struct sock_fprog *prog)
+{
+	struct sock_filter head[3 + 3 * CLOSED_MAX_RUNS + 1];
+	size_t n = 0, runs = 0;
+	struct sock_filter *f;
+	int nr = 0;
+
+	head[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		offsetof(struct seccomp_data, arch));
+	n++;	/* the jump over the runs, once their count is known */
+	head[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		offsetof(struct seccomp_data, nr));
+	while (nr < RULES_NR_MAX) {
+		unsigned lo, hi;
+
+		if (rules_syscall_by_nr(nr)) {
+			nr++;
+			continue;
+		}
+		lo = (unsigned)nr;
+		while (nr < RULES_NR_MAX && !rules_syscall_by_nr(nr))
+			nr++;
+		hi = nr == RULES_NR_MAX ? NR_X32 : (unsigned)nr;
+		if (runs++ == CLOSED_MAX_RUNS)
+			return -EINVAL;
+		head[n++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JGE | BPF_K, lo, 0, 2);
+		head[n++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JGE | BPF_K, hi, 1, 0);
+		head[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_USER_NOTIF);
+	}
+	if (nr == RULES_NR_MAX && rules_syscall_by_nr(RULES_NR_MAX - 1)) {
+		/* The table's last number has a row: the run above it. */
+		head[n++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JGE | BPF_K, RULES_NR_MAX, 0, 2);
+		head[n++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JGE | BPF_K, NR_X32, 1, 0);
+		head[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_USER_NOTIF);
+	}
+	head[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		AUDIT_ARCH_X86_64, 0, (unsigned char)(n - 2));
+	if (prog->len + n > BPF_MAXINSNS)
+		return -EINVAL;
+	f = malloc((prog->len + n) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	memcpy(f, head, n * sizeof(*f));
+	memcpy(f + n, prog->filter, prog->len * sizeof(*f));
+	free(prog->filter);
+	prog->filter = f;
+	prog->len = (unsigned short)(prog->len + n);
+	return 0;
+}
+
 int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 {
 	uint64_t named[RULES_NR_WORDS] = { 0 };
@@ -863,6 +972,9 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 		rules_nr_add(named, __NR_fork);
 		rules_nr_add(named, __NR_vfork);
 	}
+	/* Security: the refused calls get a rule of their own (the
+	 * supervisor), whatever the filter's default. */
+	nr_add_all(named, refused_calls, ARRAY_SIZE(refused_calls));
 
 	ctx = new_ctx(def_act);
 	if (!ctx)
@@ -878,5 +990,9 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	if (rc == 0)
 		rc = export_ctx(ctx, prog);
 	seccomp_release(ctx);
+	if (rc == 0 && (rc = prepend_unknown_nrs(prog)) < 0) {
+		free(prog->filter);
+		*prog = (struct sock_fprog){ 0 };
+	}
 	return rc;
 }

@@ -31,7 +31,8 @@ static const struct {
 	{ 461, "lsm_list_modules" }, { 462, "mseal" },
 	{ 463, "setxattrat" },	    { 464, "getxattrat" },
 	{ 465, "listxattrat" },	    { 466, "removexattrat" },
-	{ 467, "open_tree_attr" },
+	{ 467, "open_tree_attr" },   { 468, "file_getattr" },
+	{ 469, "file_setattr" },
 };
 
 static char *names[RULES_NR_MAX];

@@ -219,6 +219,10 @@ void rules_addr_release(struct rules_addr *a);
  * literal prefix followed by "/" "**")? */
 bool rules_redirect_glob_ok(const char *glob);
 
+/* filter.c: the class of a named syscall's row, from the lists of calls
+ * the filter treats apart (syscalls.c builds the table with it). */
+enum rules_decide rules_filter_class(int nr, enum rules_kind kind);
+
 /* syscalls.c */
 int rules_group_lookup(const char *name, uint64_t *set); /* 0 / -ENOENT */
 const char *rules_group_suggest(const char *name);

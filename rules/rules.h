@@ -125,11 +125,28 @@ struct rules_verdict {
 	const struct rules_rewrite *rewrite;
 };
 
+/*
+ * How a syscall is decided, whatever the policy says of it (the row's
+ * class; rules_mechanism() gives the mechanism under one policy).  A
+ * number without a row is refused with ENOSYS under every policy and the
+ * refusal recorded: the world is closed.
+ */
+enum rules_decide {
+	RULES_DECIDE_KERNEL = 0,   /* the filter, on the number alone */
+	RULES_DECIDE_FLAGS = 1,    /* the filter, on scalar arguments (flags,
+				    * commands, targets); some values reach
+				    * the supervisor */
+	RULES_DECIDE_SUPERVISOR = 2, /* notified: pointer arguments, or calls
+				      * the supervisor must see */
+	RULES_DECIDE_REFUSED = 3,  /* refused under every policy (ENOSYS) */
+};
+
 /* Static facts about one x86_64 syscall (borrowed, lives forever). */
 struct rules_syscall_info {
 	const char *name;
 	int nr;
 	enum rules_kind kind;
+	enum rules_decide decide;
 	unsigned access;     /* RULES_ACC_* classes this syscall can have */
 	signed char path_arg[2];  /* register index of path argument(s), -1 none */
 	signed char dirfd_arg[2]; /* register index of the matching dirfd, -1 none */
@@ -276,8 +293,13 @@ bool rules_rewrite_args(const struct rules_verdict *v, uint64_t args[6]);
  * directory the supervisor creates at start-up), else NULL. */
 const char *rules_rule_redirect_dir(const struct rules_set *rs, size_t i);
 
-/* Syscall table lookups; NULL when unknown. */
+/* Syscall table lookups; NULL when unknown (a number without a row: the
+ * supervisor refuses it with ENOSYS). */
 const struct rules_syscall_info *rules_syscall_by_nr(int nr);
+/* The highest number with a row. */
+int rules_syscall_max_nr(void);
+/* "kernel", "flags", "supervisor" or "refused". */
+const char *rules_decide_name(enum rules_decide d);
 const struct rules_syscall_info *rules_syscall_by_name(const char *name);
 /* Name of a syscall number ("syscall_NNN" style names are not returned:
  * NULL when libseccomp does not know it). */

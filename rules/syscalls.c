@@ -198,7 +198,10 @@ static const struct {
 	{ "pkey_mprotect", "llli" }, { "eventfd2", "ii" },
 };
 
+/* A row per number libseccomp or the list in gen-syscalls names; a hole
+ * (no name) has no row and is refused (rules/filter.c). */
 static struct rules_syscall_info table[RULES_NR_MAX];
+static int table_max;
 static const char *width_types[RULES_NR_MAX];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
@@ -234,6 +237,7 @@ static void table_build(void)
 			.name = rules_gen_names[nr],
 			.nr = nr,
 			.kind = RULES_KIND_SCALAR,
+			.decide = RULES_DECIDE_KERNEL,
 			.access = 0,
 			.path_arg = { -1, -1 },
 			.dirfd_arg = { -1, -1 },
@@ -247,6 +251,11 @@ static void table_build(void)
 		if (known[i].nr >= 0 && known[i].nr < RULES_NR_MAX &&
 		    rules_gen_names[known[i].nr])
 			table[known[i].nr] = known[i];
+	for (nr = 0; nr < RULES_NR_MAX; nr++)
+		if (table[nr].name) {
+			table[nr].decide = rules_filter_class(nr, table[nr].kind);
+			table_max = nr;
+		}
 	for (i = 0; i < ARRAY_SIZE(widths); i++) {
 		nr = find_name(widths[i].name);
 		if (nr >= 0)
@@ -265,6 +274,27 @@ const struct rules_syscall_info *rules_syscall_by_nr(int nr)
 	if (nr < 0 || nr >= RULES_NR_MAX || !table[nr].name)
 		return NULL;
 	return &table[nr];
+}
+
+int rules_syscall_max_nr(void)
+{
+	table_init();
+	return table_max;
+}
+
+const char *rules_decide_name(enum rules_decide d)
+{
+	switch (d) {
+	case RULES_DECIDE_KERNEL:
+		return "kernel";
+	case RULES_DECIDE_FLAGS:
+		return "flags";
+	case RULES_DECIDE_SUPERVISOR:
+		return "supervisor";
+	case RULES_DECIDE_REFUSED:
+		return "refused";
+	}
+	return "refused";
 }
 
 const struct rules_syscall_info *rules_syscall_by_name(const char *name)

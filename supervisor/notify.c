@@ -3242,10 +3242,12 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	if (nr == SYS_exit || nr == SYS_exit_group || nr == SYS_rt_sigreturn)
 		return notify_send_resp(s, req->id, 0, 0, true);
 
-	if (!c.info) {
-		c.v.action = RULES_DENY;
-		c.v.err = ENOSYS;
-		c.v.audit = true;
+	/* Security: the closed world (rules/filter.c): a number without a
+	 * row of the syscall table, and a call refused under every policy,
+	 * fail as on a kernel without them, and the attempt is recorded. */
+	if (!c.info || c.info->decide == RULES_DECIDE_REFUSED) {
+		notify_verdict_builtin(&c.v, c.info ? "sysgate:refused" :
+				       "sysgate:unknown-syscall", ENOSYS);
 		return notify_finish(s, &c, false);
 	}
 	if (s->as_caller && c.info->kind != RULES_KIND_SCALAR) {

@@ -179,6 +179,10 @@ int tool_check(int argc, char **argv)
 
 		if (!name)
 			continue;
+		if (rules_syscall_by_nr(nr)->decide == RULES_DECIDE_REFUSED) {
+			printf("%-24s refused (ENOSYS)\n", name);
+			continue;
+		}
 		m = rules_mechanism(rs, nr, &ka);
 		switch (m) {
 		case RULES_MECH_KERNEL:
@@ -198,6 +202,9 @@ int tool_check(int argc, char **argv)
 	}
 	printf("%-24s kernel: allow (%u syscalls no rule names)\n", "(all others)",
 	       n_kernel);
+	printf("%-24s refused with ENOSYS and recorded, under every policy\n"
+	       "%-24s (numbers without a row: holes, and above %d)\n",
+	       "(unknown numbers)", "", rules_syscall_max_nr());
 	printf("filter: %u BPF instructions (the kernel takes up to %d)\n",
 	       (unsigned)prog.len, BPF_MAXINSNS);
 	print_guards_limits(rs);
