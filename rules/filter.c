@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -273,6 +274,93 @@ static bool is_target_call(int nr)
 static const int refused_calls[] = { 468 /* file_getattr */,
 				     469 /* file_setattr */ };
 
+/*
+ * Security: the calls of rules_unmediated_refused(), by family.  Each
+ * does the work of calls the supervisor mediates without making them:
+ * no path or address rule sees what they do.
+ */
+static const int um_io_uring[] = { __NR_io_uring_setup, __NR_io_uring_enter,
+				   __NR_io_uring_register, -1 };
+static const int um_mount[] = {
+	__NR_mount, __NR_umount2, __NR_move_mount, __NR_open_tree,
+	467 /* open_tree_attr */, __NR_fsopen, __NR_fsmount, __NR_fsconfig,
+	__NR_fspick, __NR_mount_setattr, -1
+};
+static const int um_handles[] = { __NR_open_by_handle_at,
+				  __NR_name_to_handle_at, -1 };
+static const struct {
+	const char *name;
+	unsigned bit;
+	const int *nrs;
+} unmediated[] = {
+	{ "io_uring", 1u << 0, um_io_uring },
+	{ "mount", 1u << 1, um_mount },
+	{ "handles", 1u << 2, um_handles },
+};
+const char *const rules_unmediated_names[] = { "io_uring", "mount",
+					       "handles", NULL };
+
+unsigned rules_unmediated_by_name(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(unmediated); i++)
+		if (!strcmp(unmediated[i].name, name))
+			return unmediated[i].bit;
+	return 0;
+}
+
+static int unmediated_index(int nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(unmediated); i++)
+		for (const int *p = unmediated[i].nrs; *p >= 0; p++)
+			if (*p == nr)
+				return (int)i;
+	return -1;
+}
+
+const char *rules_unmediated_family(int nr)
+{
+	int i = unmediated_index(nr);
+
+	return i < 0 ? NULL : unmediated[i].name;
+}
+
+bool rules_has_object_rules(const struct rules_set *rs)
+{
+	for (size_t i = 0; rs && i < rs->n_rules; i++)
+		if (!rules_rule_is_scalar(&rs->rules[i]))
+			return true;
+	return false;
+}
+
+bool rules_unmediated_refused(const struct rules_set *rs, int nr)
+{
+	int i = unmediated_index(nr);
+
+	if (i < 0 || !rs || (rs->unmediated & unmediated[i].bit))
+		return false;
+	return rules_has_object_rules(rs);
+}
+
+size_t rules_unmediated_text(const struct rules_set *rs, char *buf,
+			     size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; rs && i < ARRAY_SIZE(unmediated); i++) {
+		int w;
+
+		if (!(rs->unmediated & unmediated[i].bit))
+			continue;
+		w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+			     "%s%s", n ? ", " : "", unmediated[i].name);
+		if (w > 0)
+			n += (size_t)w;
+	}
+	return n;
+}
+
 static bool nr_in(const int *list, size_t n, int nr);
 static bool is_xattrat(int nr);
 static bool is_target_call(int nr);
@@ -304,7 +392,8 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 	 * reach the supervisor, which refuses them with ENOSYS and records
 	 * the attempt, under every policy, default = allow included. */
 	if (!rules_syscall_by_nr(nr) ||
-	    nr_in(refused_calls, ARRAY_SIZE(refused_calls), nr)) {
+	    nr_in(refused_calls, ARRAY_SIZE(refused_calls), nr) ||
+	    rules_unmediated_refused(rs, nr)) {
 		p->mech = RULES_MECH_NOTIFY;
 		return;
 	}
@@ -975,6 +1064,9 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	/* Security: the refused calls get a rule of their own (the
 	 * supervisor), whatever the filter's default. */
 	nr_add_all(named, refused_calls, ARRAY_SIZE(refused_calls));
+	for (i = 0; i < ARRAY_SIZE(unmediated); i++)
+		for (const int *u = unmediated[i].nrs; *u >= 0; u++)
+			rules_nr_add(named, *u);
 
 	ctx = new_ctx(def_act);
 	if (!ctx)

@@ -174,6 +174,8 @@ struct rules_set {
 	size_t n_rules;
 	uint64_t limits[RULES_LIMIT_COUNT];
 	bool limit_set[RULES_LIMIT_COUNT];
+	unsigned unmediated;	/* [policy] unmediated: RULES_UNMEDIATED_*
+				 * bits this file opts into */
 };
 
 static inline bool rules_nr_has(const uint64_t *set, int nr)
@@ -218,6 +220,12 @@ void rules_addr_release(struct rules_addr *a);
 /* rewrite.c: may glob be redirected (an absolute literal path, or a
  * literal prefix followed by "/" "**")? */
 bool rules_redirect_glob_ok(const char *glob);
+
+/* filter.c: the bit of a family name of [policy] unmediated, 0 when the
+ * name is none. */
+unsigned rules_unmediated_by_name(const char *name);
+/* The names, NULL-terminated, for suggestions. */
+extern const char *const rules_unmediated_names[];
 
 /* filter.c: the class of a named syscall's row, from the lists of calls
  * the filter treats apart (syscalls.c builds the table with it). */

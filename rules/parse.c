@@ -711,11 +711,12 @@ static bool rule_key_repeats(enum rule_key k)
 }
 
 /* Indexes into policy_keys; the first three are also POLICY_SET bits. */
-enum policy_key { PK_DEFAULT, PK_ERRNO, PK_AUDIT, PK_INCLUDE, PK_COUNT };
+enum policy_key { PK_DEFAULT, PK_ERRNO, PK_AUDIT, PK_INCLUDE, PK_UNMEDIATED,
+		  PK_COUNT };
 #define POLICY_SET(k) (1u << (k))
 
 static const char *const policy_keys[] = { "default", "errno", "audit",
-					   "include", NULL };
+					   "include", "unmediated", NULL };
 static const char *const limit_keys[] = { "processes", "memory", "cpu",
 					  "wall", "file_size", "open_files",
 					  NULL };
@@ -755,6 +756,40 @@ static int unknown_key(struct pctx *c, unsigned line, const char *key,
 	return fail(c, line, "unknown key '%s' in [%s]", key, section);
 }
 
+/* [policy] unmediated = FAMILY, ...: the families of
+ * rules_unmediated_refused() the policy lets through. */
+static int parse_unmediated(struct pctx *c, unsigned line, const char *v,
+			    unsigned *out)
+{
+	char word[RULES_WORD_MAX];
+	unsigned bits = 0;
+
+	while (*v) {
+		size_t n;
+
+		v += strspn(v, " \t,");
+		n = strcspn(v, " \t,");
+		if (n == 0)
+			break;
+		if (n >= sizeof(word))
+			return fail(c, line, "unmediated: '%.*s' is too long",
+				    (int)n, v);
+		memcpy(word, v, n);
+		word[n] = '\0';
+		if (!rules_unmediated_by_name(word))
+			return fail_unknown(c, line, "unmediated family", word,
+					    suggest_from(word,
+							 rules_unmediated_names));
+		bits |= rules_unmediated_by_name(word);
+		v += n;
+	}
+	if (!bits)
+		return fail(c, line,
+			    "unmediated: name one or more of io_uring, mount, handles");
+	*out = bits;
+	return 0;
+}
+
 static int policy_key(struct pctx *c, struct state *st,
 		      const struct entry *e)
 {
@@ -791,6 +826,8 @@ static int policy_key(struct pctx *c, struct state *st,
 	}
 	case PK_ERRNO:
 		return parse_errno(c, e->line, e->value, &rs->def_err);
+	case PK_UNMEDIATED:
+		return parse_unmediated(c, e->line, e->value, &rs->unmediated);
 	default: {
 		int lvl = find_key(audit_levels, e->value);
 

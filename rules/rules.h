@@ -246,6 +246,27 @@ const char *rules_fileattr_cmd(uint64_t cmd);
 bool rules_moves_root(int nr);
 
 /*
+ * Calls that do a mediated call's work without making it: io_uring
+ * (setup, enter, register) opens, connects and writes by its own
+ * operations; the mount family makes one path show another's file;
+ * open_by_handle_at opens a file by handle, name_to_handle_at looks one
+ * up.  Under a policy with any path, address or exe rule they are refused
+ * (EPERM, or the policy's own deny or kill) and recorded, unless the
+ * policy opts in with [policy] unmediated = FAMILY, ... (io_uring, mount,
+ * handles); an include's opt-in does not count.  Pure.
+ */
+bool rules_unmediated_refused(const struct rules_set *rs, int nr);
+/* The family of nr ("io_uring", "mount", "handles"), NULL for none. */
+const char *rules_unmediated_family(int nr);
+/* The families this policy opts into, as policy text ("io_uring, mount"),
+ * written like snprintf; 0 when none. */
+size_t rules_unmediated_text(const struct rules_set *rs, char *buf,
+			     size_t len);
+/* True when the policy has a path, address or exe rule (the guard of
+ * rules_unmediated_refused() then holds). */
+bool rules_has_object_rules(const struct rules_set *rs);
+
+/*
  * True when no call of syscall nr can be allowed under this policy, with
  * any arguments: every rule that may decide it denies or kills, and so
  * does the default when no unconditional rule stops the search.

@@ -3016,6 +3016,26 @@ static int handle_scalar(struct sup *s, struct call *c)
 	return notify_finish(s, c, c->v.action == RULES_ALLOW);
 }
 
+/*
+ * Security: a call that would do a mediated call's work without making it
+ * (rules_unmediated_refused(): io_uring, the mount family, file handles)
+ * under a policy with path or address rules.  The policy's own deny or
+ * kill stands; anything else it says is refused with EPERM.  Every one is
+ * recorded.  Nothing of the tree's memory is read.
+ */
+static int unmediated_call(struct sup *s, struct call *c)
+{
+	struct rules_event ev = { .nr = c->req->data.nr, .exe = c->exe };
+
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	rules_match(s->rules, &ev, &c->v);
+	if (c->v.action == RULES_DENY || c->v.action == RULES_KILL)
+		c->v.audit = true;
+	else
+		notify_verdict_builtin(&c->v, "sysgate:unmediated", EPERM);
+	return notify_finish(s, c, false);
+}
+
 /* ------------------------------------------------------------------ */
 /* --user: the caller's credentials, kept per task                      */
 
@@ -3250,6 +3270,8 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 				       "sysgate:unknown-syscall", ENOSYS);
 		return notify_finish(s, &c, false);
 	}
+	if (rules_unmediated_refused(s->rules, nr))
+		return unmediated_call(s, &c);
 	if (s->as_caller && c.info->kind != RULES_KIND_SCALAR) {
 		/*
 		 * Security: --user: the supervisor is root; every walk and

@@ -90,6 +90,32 @@ static const char *kernel_action(enum rules_action a)
 	return "kernel: ?";
 }
 
+/* The calls that do a mediated call's work without it: refused under a
+ * policy with path or address rules, but for the families it opts into,
+ * which earn a warning. */
+static void print_unmediated(const struct rules_set *rs)
+{
+	static const char *const first[] = { "io_uring_setup", "mount",
+					     "open_by_handle_at" };
+	char opted[64], refused[64] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++) {
+		int nr = rules_syscall_by_name(first[i])->nr;
+
+		if (rules_unmediated_refused(rs, nr))
+			n += (size_t)snprintf(refused + n, sizeof(refused) - n,
+					      "%s%s", n ? ", " : "",
+					      rules_unmediated_family(nr));
+	}
+	if (n)
+		printf("unmediated calls (%s): refused and recorded (the policy has path or address rules)\n",
+		       refused);
+	if (rules_unmediated_text(rs, opted, sizeof(opted)))
+		printf("warning: unmediated = %s: these calls do what the path and address rules decide without being seen by them\n",
+		       opted);
+}
+
 /*
  * What holds whatever the rules say: the guards (rules_build_guard_filter(),
  * SECURITY.md) and where they are, and the [limits] with their units.
@@ -103,6 +129,7 @@ static void print_guards_limits(const struct rules_set *rs)
 	       "        %s\n",
 	       rules_filter_has_guards(rs) ? "in the policy's filter" :
 	       "a guard filter loaded under the policy's");
+	print_unmediated(rs);
 	printf("limits:");
 	for (int i = 0; i < RULES_LIMIT_COUNT; i++) {
 		uint64_t v;

@@ -71,6 +71,11 @@ static const struct {
 	const char *text;
 	const char *msg;
 } bad[] = {
+	/* [policy] unmediated: known families only. */
+	{ "[policy]\nunmediated = io-uring\n",
+	  NAME ":2: unknown unmediated family 'io-uring' (did you mean 'io_uring'?)" },
+	{ "[policy]\nunmediated = ,\n",
+	  NAME ":2: unmediated: name one or more of io_uring, mount, handles" },
 	/* Lines and sections (the inih traps). */
 	{ "[policy]\ndefault = al\001low\n",
 	  NAME ":2: control character 0x01 in line" },
@@ -2860,6 +2865,62 @@ static void test_filter_holds_guards(void)
 }
 
 /*
+ * Calls that do a mediated call's work without making it: refused under a
+ * policy with path, address or exe rules unless it opts in (its own key,
+ * not an include's), never under one with scalar rules only; the filter
+ * sends them to the supervisor then, whatever the policy says of them.
+ */
+static void test_unmediated(void)
+{
+	static const char *const paths =
+		"[policy]\ndefault = allow\n%s\n"
+		"[rule p]\nsyscalls = @file\npath = /etc/**\naccess = write\n"
+		"action = deny\n"
+		"[rule u]\nsyscalls = io_uring_setup\naction = allow\n";
+	char text[512], buf[64];
+	struct rules_set *rs;
+	int uring = __NR_io_uring_setup, mount = __NR_mount;
+
+	CU_ASSERT_STRING_EQUAL(rules_unmediated_family(uring), "io_uring");
+	CU_ASSERT_STRING_EQUAL(rules_unmediated_family(__NR_move_mount), "mount");
+	CU_ASSERT_STRING_EQUAL(rules_unmediated_family(__NR_open_by_handle_at),
+			       "handles");
+	CU_ASSERT_PTR_NULL(rules_unmediated_family(__NR_openat));
+
+	rs = load_ok("[policy]\ndefault = allow\n"
+		     "[rule s]\nsyscalls = getpid\naction = allow\n");
+	CU_ASSERT_FALSE(rules_has_object_rules(rs));
+	CU_ASSERT_FALSE(rules_unmediated_refused(rs, uring));
+	rules_free(rs);
+
+	snprintf(text, sizeof(text), paths, "");
+	rs = load_ok(text);
+	CU_ASSERT_TRUE(rules_has_object_rules(rs));
+	CU_ASSERT_TRUE(rules_unmediated_refused(rs, uring));
+	CU_ASSERT_TRUE(rules_unmediated_refused(rs, mount));
+	CU_ASSERT_FALSE(rules_unmediated_refused(rs, __NR_openat));
+	/* Its own allow rule does not lift the guard. */
+	CU_ASSERT_EQUAL(rules_mechanism(rs, uring, NULL), RULES_MECH_NOTIFY);
+	CU_ASSERT_EQUAL(rules_unmediated_text(rs, buf, sizeof(buf)), 0);
+	rules_free(rs);
+
+	snprintf(text, sizeof(text), paths, "unmediated = io_uring, handles");
+	rs = load_ok(text);
+	CU_ASSERT_FALSE(rules_unmediated_refused(rs, uring));
+	CU_ASSERT_FALSE(rules_unmediated_refused(rs, __NR_name_to_handle_at));
+	CU_ASSERT_TRUE(rules_unmediated_refused(rs, mount));
+	rules_unmediated_text(rs, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "io_uring, handles");
+	rules_free(rs);
+
+	/* The built-in policy keeps the guard. */
+	CU_ASSERT_EQUAL_FATAL(rules_load_default(&vars, &rs, text, sizeof(text)), 0);
+	CU_ASSERT_TRUE(rules_unmediated_refused(rs, uring));
+	CU_ASSERT_TRUE(rules_unmediated_refused(rs, mount));
+	rules_free(rs);
+}
+
+/*
  * The closed world: every number 0..1023 (and a few far above, below the
  * x32 bit) through the compiled filters of the built-in policy, the
  * shipped ones and policies that allow or deny everything.  A number
@@ -3431,6 +3492,7 @@ int main(void)
 		{ "filter: the guards held by the policy filter", test_filter_holds_guards },
 		{ "filter: calls aimed at another process by pid", test_filter_target_calls },
 		{ "filter: the closed syscall world", test_filter_closed_world },
+		{ "filter: unmediated calls", test_unmediated },
 		{ "filter: ioctls that change a file's attributes", test_filter_fileattr_ioctls },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 	};

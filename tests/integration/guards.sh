@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Guards no policy can lose: under a policy with path or address rules,
+# calls that do a mediated call's work without making it (io_uring, the
+# mount family, file handles) are refused and recorded unless the policy
+# opts in with [policy] unmediated.  The policy is the README's example
+# (default = allow, path rules only).  Judged from outside: the file an
+# io_uring open would create outside the write area does not exist, and
+# a secret bind-mounted over a project file is not read.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+cat >"$T/bind.py" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+src, dst = sys.argv[1].encode(), sys.argv[2].encode()
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
+if libc.unshare(CLONE_NEWNS | (CLONE_NEWUSER if os.getuid() else 0)):
+    sys.exit("unshare: " + os.strerror(ctypes.get_errno()))
+if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None):
+    sys.exit("mount private: " + os.strerror(ctypes.get_errno()))
+if libc.mount(src, dst, None, MS_BIND, None):
+    sys.exit("mount bind: " + os.strerror(ctypes.get_errno()))
+print(open(dst).read(), end="")
+PY
+chmod 0644 "$T/bind.py"
+
+readme_policy() {
+	cat <<EOF
+[policy]
+default = allow
+errno = EPERM
+audit = all
+$1
+
+[rule no-secrets]
+syscalls = @file, @exec
+path = \${HOME}/.ssh/**, **/.env
+action = deny
+errno = EACCES
+
+[rule project]
+syscalls = @file
+path = \${CWD}, \${CWD}/**, \${TMPDIR}/**
+action = allow
+
+[rule read-elsewhere]
+syscalls = @file
+access = read, stat
+action = allow
+
+[rule no-writes-elsewhere]
+syscalls = @file
+action = deny
+errno = EACCES
+
+[rule loopback]
+syscalls = connect, bind
+addr = 127.0.0.0/8, [::1]
+action = allow
+
+[rule no-network]
+syscalls = @network
+action = deny
+errno = ENETUNREACH
+EOF
+}
+
+cases() {
+	readme_policy "" | policy readme
+	readme_policy "unmediated = io_uring" | policy readme-uring
+	local f=$O/uring-made
+	# The built-in policy runs programs of the cwd only.
+	cp "$B/attack-uring" "$W/attack-uring"
+	[ "$U" = root ] || chown "$U:" "$W/attack-uring"
+
+	# Natively, io_uring creates and writes a file by itself.
+	rm -f "$f"
+	native 0 "$B/attack-uring" "$f"
+	check uring-native-writes test -s "$f"
+	rm -f "$f"
+
+	c uring-refused readme EPERM \
+		"--type syscall --syscall io_uring_setup --action deny --errno EPERM --rule sysgate:unmediated" \
+		"$B/attack-uring" "$f"
+	check uring-refused-no-file test ! -e "$f"
+	# The policy's own deny stands (and is recorded).
+	c uring-default-policy - EPERM \
+		"--type syscall --syscall io_uring_setup --action deny --errno EPERM" \
+		"$W/attack-uring" "$f"
+	check uring-default-no-file test ! -e "$f"
+	# Opted in: the policy's path rules do not hold for io_uring.
+	c uring-opted-in readme-uring 0 - "$B/attack-uring" "$f"
+	check uring-opted-in-file test -s "$f"
+	rm -f "$f"
+	sg_raw check "$P/readme-uring.ini"
+	check check-warns-opt-in grep -q "unmediated = io_uring" "$SG_OUT"
+	sg_raw check "$P/readme.ini"
+	check check-lists-guard grep -q "unmediated calls (io_uring, mount, handles): refused" "$SG_OUT"
+
+	# The mount family: a secret bind-mounted over a project file, in a
+	# mount namespace of the tree's own (and a user namespace for a user
+	# but root; mounts made private first, so nothing reaches the host).
+	echo "PUBLIC x" >"$W/x"
+	[ "$U" = root ] || chown "$U:" "$W/x"
+	check mount-native-reads-secret bash -c "cd '$W' && ${SG_AS[*]} $PY '$T/bind.py' '$H/.ssh/id_rsa' '$W/x' | grep -q SECRET"
+	c mount-refused readme 1 \
+		"--type syscall --syscall mount --action deny --errno EPERM --rule sysgate:unmediated" \
+		"$PY" "$T/bind.py" "$H/.ssh/id_rsa" "$W/x"
+	check mount-secret-not-read bash -c "! grep -q SECRET '$SG_OUT'"
+
+	# An unknown family is refused with a suggestion.
+	readme_policy "unmediated = io-uring" | policy bad-family
+	sg_raw check "$P/bad-family.ini"
+	check bad-family-refused grep -q "unknown unmediated family 'io-uring' (did you mean 'io_uring'?)" "$SG_ERR"
+}
+
+sg_main cases
