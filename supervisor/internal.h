@@ -171,6 +171,13 @@ void sup_kill_tree(void);
 ssize_t tracee_read_str(pid_t tid, uint64_t addr, char *buf, size_t max);
 /* Copy exactly len bytes.  0, -EFAULT or -ESRCH. */
 int tracee_read(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* The calling thread's fd of /proc/TID/mem (kept; do not close), or
+ * -ESRCH / -EFAULT.  Opened before the loop takes on a caller's
+ * credentials, so that reads need none of the supervisor's. */
+int tracee_mem_fd(pid_t tid);
+/* Every kept fd of /proc/TID/mem is stale: a traced task exec'd or
+ * exited (its tid may name another address space from now on). */
+void tracee_mem_forget(void);
 /* Write len bytes into the tracee (results of emulated calls). */
 int tracee_write(pid_t tid, uint64_t addr, const void *buf, size_t len);
 /* The task's umask (from /proc), or -errno. */

@@ -326,8 +326,10 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 			procs_del((pid_t)former);
 			resolve_forget_root(p);
 		}
-		/* A new program: new mappings, new unwind tables. */
+		/* A new program: new mappings, new unwind tables, a new
+		 * address space behind the tid. */
 		stack_process_forget(p->tgid);
+		tracee_mem_forget();
 		notify_exec_event(s, p, pid);
 		break;
 	}

@@ -3273,6 +3273,9 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	if (rules_unmediated_refused(s->rules, nr))
 		return unmediated_call(s, &c);
 	if (s->as_caller && c.info->kind != RULES_KIND_SCALAR) {
+		/* Opened with our own rights: a caller's may not open it
+		 * (one that made itself non-dumpable). */
+		(void)tracee_mem_fd(c.tid);
 		/*
 		 * Security: --user: the supervisor is root; every walk and
 		 * every emulated call is done with the caller's file-system

@@ -30,6 +30,71 @@ static int vm_errno(void)
 	return errno == ESRCH ? -ESRCH : -EFAULT;
 }
 
+/*
+ * Security: the tree's memory is read through /proc/TID/mem.  Its reads
+ * take no fault they must wait for: a page the tree registered with
+ * userfaultfd and never fills fails at once (EIO, taken as EFAULT), where
+ * process_vm_readv waits, killable only, for a fault the tree never
+ * resolves, and the supervisor with it, deaf to SIGTERM and the wall
+ * limit.  (Such a read also reads a page the tree mapped PROT_NONE: the
+ * call then goes on with what the supervisor read, where the kernel would
+ * have failed it with EFAULT.)
+ *
+ * Each thread keeps the fd it opened last.  The fd names an address
+ * space, not a task: every exec and exit of a traced task makes each kept
+ * fd stale (mem_gen), so a tid that now runs another program, or names
+ * another process, is never read through an old one.
+ */
+static unsigned mem_gen = 1;
+static __thread struct {
+	pid_t tid;
+	unsigned gen;
+	int fd;
+} mem_kept = { .fd = -1 };
+
+void tracee_mem_forget(void)
+{
+	__atomic_add_fetch(&mem_gen, 1, __ATOMIC_RELAXED);
+}
+
+int tracee_mem_fd(pid_t tid)
+{
+	unsigned gen = __atomic_load_n(&mem_gen, __ATOMIC_RELAXED);
+	char path[32];
+	int fd;
+
+	if (mem_kept.fd >= 0 && mem_kept.tid == tid && mem_kept.gen == gen)
+		return mem_kept.fd;
+	if (mem_kept.fd >= 0)
+		close(mem_kept.fd);
+	mem_kept.fd = -1;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? -ESRCH : -EFAULT;
+	mem_kept.tid = tid;
+	mem_kept.gen = gen;
+	mem_kept.fd = fd;
+	return fd;
+}
+
+/* Up to len bytes at addr; the count read (short at an unreadable page),
+ * or -ESRCH or -EFAULT. */
+static ssize_t mem_read(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	int fd = tracee_mem_fd(tid);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	if (addr > (uint64_t)INT64_MAX - len)
+		return -EFAULT;
+	n = pread(fd, buf, len, (off_t)addr);
+	if (n < 0)
+		return vm_errno();
+	return n;
+}
+
 ssize_t tracee_read_str(pid_t tid, uint64_t addr, char *buf, size_t max)
 {
 	size_t got = 0;
@@ -49,12 +114,10 @@ ssize_t tracee_read_str(pid_t tid, uint64_t addr, char *buf, size_t max)
 
 		if (chunk > max - got)
 			chunk = max - got;
-		struct iovec local = { buf + got, chunk };
-		struct iovec remote = { (void *)(uintptr_t)a, chunk };
-		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+		ssize_t n = mem_read(tid, a, buf + got, chunk);
 
 		if (n <= 0)
-			return n == 0 ? -EFAULT : vm_errno();
+			return n == 0 ? -EFAULT : n;
 		char *nul = memchr(buf + got, '\0', (size_t)n);
 
 		if (nul)
@@ -69,16 +132,19 @@ ssize_t tracee_read_str(pid_t tid, uint64_t addr, char *buf, size_t max)
 
 int tracee_read(pid_t tid, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n;
+	size_t got = 0;
 
-	if (len == 0)
-		return 0;
-	n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-	if (n < 0)
-		return vm_errno();
-	return (size_t)n == len ? 0 : -EFAULT;
+	while (got < len) {
+		ssize_t n = mem_read(tid, addr + got, (char *)buf + got,
+				     len - got);
+
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return -EFAULT;
+		got += (size_t)n;
+	}
+	return 0;
 }
 
 int tracee_write(pid_t tid, uint64_t addr, const void *buf, size_t len)
@@ -288,6 +354,7 @@ void tracee_seen(struct proc *p)
 
 void tracee_gone(struct proc *p)
 {
+	tracee_mem_forget();
 	if (p->held) {
 		p->held = false;
 		n_held--;
