@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -162,6 +163,9 @@ void sup_fail(struct sup *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Kill every traced process (SIGKILL). */
 void sup_kill_tree(void);
+/* The signals the loop takes from its signalfd (and passes on to the
+ * tree, but SIGCHLD). */
+void sup_signal_mask(sigset_t *mask);
 
 /* ------------------------------------------------------------------ */
 /* Tracee memory (tracee.c): the only place that reads tracee memory.  */

@@ -170,6 +170,28 @@ struct fwd {
 	int sig;
 };
 
+/*
+ * The signals the loop reads from its signalfd: SIGCHLD, and every signal
+ * whose default action would end sysgate and that a process can catch
+ * (but the faults, SIGSEGV and the like, which are sysgate's own).  Each
+ * but SIGCHLD is passed on to the tree, which decides; sysgate ends when
+ * the tree does, with run.end written, never in the middle of a call.
+ * glibc's own real-time signals (below SIGRTMIN) are left alone.
+ */
+void sup_signal_mask(sigset_t *mask)
+{
+	static const int sigs[] = {
+		SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+		SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT,
+	};
+
+	sigemptyset(mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(mask, sigs[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(mask, sig);
+}
+
 static void forward_one(struct proc *p, void *arg)
 {
 	const struct fwd *f = arg;
@@ -1002,12 +1024,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 		goto end;
 	}
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
+	sup_signal_mask(&mask);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s.sigfd < 0) {

@@ -3,7 +3,9 @@
 # Exit status of `sysgate run`: the command's; 128+N for a signal; 125 for
 # a failure of sysgate itself, including a policy that is not understood
 # (then nothing is started and the error names FILE:LINE); 126 cannot
-# execute; 127 not found.  SIGTERM, SIGINT and SIGHUP reach the tree.
+# execute; 127 not found.  SIGTERM, SIGINT, SIGHUP and every other signal
+# that would end sysgate (SIGUSR1, SIGALRM, ...) reach the tree, and the
+# trail ends with run.end.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -67,6 +69,11 @@ signal_case() {
 		for p in $alive; do
 			kill -KILL "$p" 2>/dev/null
 		done
+		return
+	fi
+	# sysgate ended the run itself: the trail is whole.
+	if ! "$PY" "$AUDITQ" "$trail" --valid --type run.end --exit "$want" >/dev/null 2>&1; then
+		sg_report_fail "$name" "SIG$sig: the trail has no run.end with exit $want (or does not verify)"
 		return
 	fi
 	sg_report_pass "$name"
@@ -323,6 +330,12 @@ EOF
 	signal_case sigterm-reaches-tree TERM
 	signal_case sigint-reaches-tree INT
 	signal_case sighup-reaches-tree HUP
+	# Signals whose default action ends a process: passed on too, never
+	# the end of sysgate without run.end.
+	signal_case sigusr1-reaches-tree USR1
+	signal_case sigusr2-reaches-tree USR2
+	signal_case sigalrm-reaches-tree ALRM
+	signal_case sigrtmin-reaches-tree RTMIN
 
 	# --- a killed sysgate's private TMPDIR is removed by the next run
 	tmpdir_killed_case tmpdir-killed
