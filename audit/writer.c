@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * audit/writer.c: builds audit records into one reused buffer per writer,
- * chains them with BLAKE2b-256 and appends each finished line to the trail
- * with a single write(2).  Never prints, never exits, never touches signal
- * dispositions (the supervisor ignores SIGXFSZ and SIGPIPE itself).
+ * audit/writer.c: builds audit records, each in its thread's own buffer,
+ * chains them with BLAKE2b-256 in commit order and appends whole lines to
+ * the trail, a batch at a time (group commit, below): copied into a shared
+ * mapping of a regular file (the map sink), or with write(2) to anything
+ * else.  A record is in the file (page cache) before audit_commit()
+ * returns.  Never prints, never exits, never touches signal dispositions
+ * (the supervisor ignores SIGXFSZ and SIGPIPE itself).
  */
 #include "config.h"
 

@@ -32,8 +32,9 @@
 
 struct rules_set;
 
-/* What a rule (or the default) does.  Ordered by strictness: when a call has
- * several paths, the largest value wins. */
+/* What a rule (or the default) does.  The values are not an order: when a
+ * call has several checks, the strictest action wins by
+ * rules_action_rank(). */
 enum rules_action {
 	RULES_ALLOW = 0,
 	RULES_REWRITE = 1, /* carried out with changed arguments (see

@@ -1,85 +1,44 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /*
  * supervisor/cpubind.c: an emulated call's SECCOMP_IOCTL_NOTIF_ADDFD with
  * the caller kept on the CPU the event loop runs on.
  *
- * Performance: with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, RECV and SEND wake
- * the other side on the waker's CPU, so the caller and the event loop take
+ * Why: with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, RECV and SEND wake the
+ * other side on the waker's CPU, so the caller and the event loop take
  * turns on one CPU (choose_wake() in notify.c turns it off for a reply
  * sent while other work waits).  ADDFD has no such flag: it wakes the
- * caller (which installs the fd itself) with a plain wake-up, which the
- * scheduler sends to an idle CPU when there is one, and on a VM whose
- * idle vCPUs halt, waking one costs tens of microseconds; the two tasks
- * then drift apart for the rest of the call.  An emulated open took twice the time of the
- * same loop run on one CPU (bench rows (c2) and (c3)).  For the length of
- * the ADDFD the caller is bound to the loop's CPU, and the call stays on
- * it (bench (c): 70 -> 35 us).  Binding the event loop as well, for the
- * call or for good, gained nothing more here.
+ * caller with a plain wake-up, which the scheduler sends to an idle CPU,
+ * and on a VM whose idle vCPUs halt that costs tens of microseconds.  So
+ * for the length of the ADDFD the caller is bound to the loop's CPU
+ * (bench/README.md has the figures behind each choice below).
  *
- * The caller is asleep in the call when bound, it only installs the fd in
- * the kernel meanwhile, and its mask is put back before the reply lets it
- * go on (but in a run: below).  What another task can see for those
- * microseconds is its mask (sched_getaffinity(2), Cpus_allowed in
- * /proc/PID/status) naming one CPU.  What must not happen is that the
- * put-back undoes a change made meanwhile: a sched_setaffinity of the
- * caller by another task of the tree.  That call is always notified
- * (rules_always_notified()), and from its notification until its task is
- * seen again (its next call or ptrace stop, or its end) nothing is bound
- * (cpubind_note_call(), cpubind_task_seen()).  One made from outside the
- * tree in those microseconds is undone; see SECURITY.md.
+ * Invariants:
+ *   - the caller is asleep in the call while bound, and its own mask is
+ *     put back before the reply lets it go on (but in a run, below);
+ *   - a put-back never undoes a change made meanwhile by the tree:
+ *     sched_setaffinity and sched_getaffinity are always notified
+ *     (rules_always_notified()), and from such a notification until its
+ *     task is seen again (its next call or stop, or its end) nothing is
+ *     bound (cpubind_note_call(), cpubind_task_seen()).  A change made
+ *     from outside the tree in those microseconds is undone (SECURITY.md);
+ *   - the mask put back is the caller's own; one that names every online
+ *     CPU is put back as "all CPUs", which the kernel keeps as no request.
  *
- * The mask put back is the caller's own; when it names every online CPU
- * the put-back asks for all CPUs instead, which the kernel keeps as good
- * as no request (a cpuset that grows later lets the task follow, as
- * before).
- *
- * The event loop too, after a pause.  The ADDFD waits for the caller to
- * install the fd, and the caller's completion wakes the loop with a plain
- * wake-up as well, which sends it to the other CPU when that one is idle.
- * In a run of calls (find) that CPU was busy a call ago and wakes at once
- * (the two tasks then move between the CPUs together, as cheaply as on
- * one); when the program worked a while since its last notified call
- * (Python between two imports), the other vCPU has halted, and waking it
- * cost 25 to 250 us a call.  So when more than SELF_AFTER_US passed since
- * the loop's last binding ended, the loop binds itself to its CPU for the
- * ADDFD as well (two system calls: in a run of calls they would cost more
- * than they save).  Its own mask is read once and put back after (a
- * change made to it from outside since is undone; nothing in the tree can
- * make one).  Python's 12 stdlib imports (bench): 53.8 -> 49.8 ms, native
- * 42.7; find over /usr/lib unchanged.
+ * The event loop binds itself to its CPU for the ADDFD as well when more
+ * than SELF_AFTER_US passed since its last binding ended (the other vCPU
+ * has halted by then).  Its own mask is read once and put back after.
  *
  * In a run of calls from one caller alone (more than WAKE_ALONE in a row
- * from the same task: find, tar, git add), the loop's binding is kept
- * from one call to the next instead: binding and unbinding itself costs
- * 3.7 us a call here (the caller's pair 1.9 us), and left free between
- * the calls the loop still followed the ADDFD's plain wake-up to the
- * other CPU now and then.  It is given up (cpubind_release_self()) as
- * soon as another task calls (make -j2's compilers: the loop must be free
- * to run on whichever CPU is idle, not beside a busy compiler), when the
- * loop has waited KEEP_IDLE_US for the next call (loop.c: a caller that
- * works between its calls, as Python does, wakes the loop with a sync
- * wake-up on its own CPU, where a loop bound elsewhere cannot follow),
- * and before an ask thread starts (it would inherit the one-CPU mask for
- * its life; the workers are bound to the loop's CPU anyway, notify.c).
- * Bench, medians of 7 runs alternating with the binding given up after
- * each call: find over /usr/lib 3.52x -> 3.17x native, tar 2.87x ->
- * 2.72x, git 2.99x -> 2.93x; python, make -j2 and spawn unchanged (1.28x,
- * 1.77-1.80x, 1.50-1.52x).  A loop kept bound for 1 ms instead of 50 us
- * made Python 1.18x -> 1.31x and make 1.80x -> 1.90x.
- *
- * In such a run the caller is kept bound between its calls as well, and
- * let go with the loop (cpubind_release_self(); also when the loop has
- * been kept busy by other tasks' stops for KEEP_IDLE_US since the
- * caller's last call): the two sched_setaffinity(2) and the
- * sched_getaffinity(2) of each call are saved, 3 to 4 us a call.  Runs
- * alternating with the caller put back after each call (medians of 7 to
- * 9, 2026-12-04): find over /usr/lib 440 -> 401 ms, tar 367 -> 314 ms;
- * Python, spawn and git unchanged within the noise.  The caller now runs
- * its own code on one CPU, which must not show where a program looks:
- *   - its own mask, read or set: sched_getaffinity and sched_setaffinity
- *     are always notified, and cpubind_note_call() puts the kept caller's
- *     mask back before either runs; once the tree has set a mask itself
- *     (tree_masks), no caller is kept any more;
+ * from the same task), the loop's binding, and the caller's, are kept
+ * from one call to the next.  Both are given up (cpubind_release_self())
+ * as soon as another task calls, when the loop has waited KEEP_IDLE_US
+ * for the next call, and before an ask thread starts (it would inherit
+ * the one-CPU mask).  A caller kept bound runs its own code on one CPU,
+ * which must not show where a program looks:
+ *   - its own mask, read or set: cpubind_note_call() puts the kept
+ *     caller's mask back before sched_getaffinity or sched_setaffinity
+ *     runs; once the tree has set a mask itself (tree_masks), no caller
+ *     is kept any more;
  *   - a task it creates meanwhile inherits the one-CPU mask, and is given
  *     the caller's own before it runs: at its creator's fork event
  *     (cpubind_new_task()), or at its own first stop when the kernel
