@@ -35,11 +35,15 @@
 #define ASK_LINE_MAX (8 * PATH_MAX)
 #define ASK_ANSWER_MAX 256
 #define ASK_REMEMBER_MAX 1024
+/* The call shown on the terminal: two paths, each escaped (4 bytes a
+ * byte at most), and the rest. */
+#define ASK_SHOWN_MAX (CALL_MAX_PATHS * (PATH_MAX * 4 + 16) + 512)
 
 struct question {
 	struct seccomp_notif req;  /* the pending notification (copied) */
 	const char *rule;          /* borrowed from the rules set */
 	char what[ASK_WHAT_MAX];
+	char shown[ASK_SHOWN_MAX]; /* the call for the terminal, escaped */
 	char line[ASK_LINE_MAX];   /* the JSON line for the hook */
 	char ask[ASK_LINE_MAX];    /* the hook, "" for the terminal */
 	uint64_t timeout_ms;
@@ -126,6 +130,42 @@ static void describe(const struct call *c, char *buf, size_t len)
 		return;
 	}
 	snprintf(buf, len, "%s", c->name);
+}
+
+/*
+ * The call as the rules saw it, for the terminal: its program, the
+ * syscall, each path checked with its access class (resolved) or its
+ * address.  Security: every byte of the tree's is escaped, and all the
+ * paths are named, so a path cannot make the prompt ask about another
+ * call (a carriage return and "read README.md" over a create in
+ * /etc/cron.d).
+ */
+static void show_call(const struct call *c, const char *what, char *buf,
+		      size_t len)
+{
+	const char *exe = c->exe ? strrchr(c->exe, '/') : NULL;
+	char esc[PATH_MAX * 4];
+	size_t off;
+	bool any = false;
+
+	exe = exe ? exe + 1 : (c->exe ? c->exe : "?");
+	off = (size_t)snprintf(buf, len, "(%s) asks: ",
+			       record_tty(esc, sizeof(esc), exe));
+	for (unsigned i = 0; i < c->n_paths && off < len; i++) {
+		const struct call_path *cp = &c->paths[i];
+
+		if (!cp->checked)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s %s %s",
+					any ? "," : c->name,
+					rules_access_name(cp->access),
+					record_tty(esc, sizeof(esc), cp->resolved));
+		any = true;
+	}
+	/* No path checked: an address, or the call alone. */
+	if (!any && off < len)
+		snprintf(buf + off, len - off, "%s",
+			 record_tty(esc, sizeof(esc), what));
 }
 
 static void json_line(const struct call *c, const char *what, char *buf,
@@ -266,7 +306,7 @@ fail:
 /* The terminal, one question at a time, in the foreground meanwhile. */
 static void ask_tty(struct question *q, pid_t tree_pgrp)
 {
-	char prompt[ASK_WHAT_MAX + 256], ans[ASK_ANSWER_MAX];
+	char prompt[ASK_SHOWN_MAX + 256], ans[ASK_ANSWER_MAX];
 	AUTO_CLOSE int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	pid_t fg;
 	int rc, n;
@@ -282,8 +322,8 @@ static void ask_tty(struct question *q, pid_t tree_pgrp)
 	signal(SIGTTOU, SIG_IGN);
 	tcsetpgrp(tty, getpgrp());
 	n = snprintf(prompt, sizeof(prompt),
-		     "\nsysgate: pid %d asks to %s (rule %s). Allow? [y/N] ",
-		     q->req.pid, q->what, q->rule ? q->rule : "default");
+		     "\nsysgate: pid %d %s (rule %s). Allow? [y/N] ",
+		     q->req.pid, q->shown, q->rule ? q->rule : "default");
 	if (n > 0 && write(tty, prompt, (size_t)n) < 0) {
 		/* no terminal to write to: the read fails too */
 	}
@@ -329,15 +369,18 @@ static void *ask_thread(void *arg)
 int ask_resolve(struct sup *s, struct call *c)
 {
 	char what[ASK_WHAT_MAX];
+	char shown[ASK_SHOWN_MAX];
 	struct question *q;
 	pthread_attr_t at;
 	pthread_t t;
 	int deny_err = c->v.err ? c->v.err : EACCES;
 
 	describe(c, what, sizeof(what));
+	show_call(c, what, shown, sizeof(shown));
 	/* A call decided again with its answer at hand. */
 	if (forced && forced->req.id == c->req->id) {
-		if (strcmp(forced->what, what) != 0) {
+		if (strcmp(forced->what, what) != 0 ||
+		    strcmp(forced->shown, shown) != 0) {
 			/* Security: the call changed while it was asked
 			 * about (a racing thread): what was answered is not
 			 * what would run. */
@@ -366,6 +409,7 @@ int ask_resolve(struct sup *s, struct call *c)
 	memcpy(&q->req, c->req, sizeof(q->req));
 	q->rule = c->v.rule;
 	snprintf(q->what, sizeof(q->what), "%s", what);
+	memcpy(q->shown, shown, sizeof(q->shown));
 	json_line(c, what, q->line, sizeof(q->line));
 	snprintf(q->ask, sizeof(q->ask), "%s", c->v.ask ? c->v.ask : "");
 	q->timeout_ms = c->v.ask_timeout_ms ? c->v.ask_timeout_ms :

@@ -644,6 +644,10 @@ int record_limit(struct sup *s, struct proc *p, enum rules_limit which,
 		 uint64_t value, const char *action);
 void record_note_denial(struct sup *s, const struct call *c);
 
+/* s as text safe for a terminal (audit_escape_tty()), in buf, cut to
+ * len; returns buf.  For every tracee string sysgate prints. */
+const char *record_tty(char *buf, size_t len, const char *s);
+
 /* Format flags of the open family ("O_WRONLY|O_CREAT"). */
 void record_open_flags(char *buf, size_t len, uint64_t flags);
 

@@ -46,6 +46,12 @@ static const char *sig_name(int sig)
 	return buf;
 }
 
+const char *record_tty(char *buf, size_t len, const char *s)
+{
+	audit_escape_tty(buf, len, s, strlen(s));
+	return buf;
+}
+
 static const char *errno_str(int err)
 {
 	const char *n = rules_errno_name(err);
@@ -178,13 +184,13 @@ static const char *addr_text(const struct call *c, char *buf, size_t len)
 /* The live line of -v: strace-like. */
 static void verbose_line(const struct call *c, const char *addr_human)
 {
-	char args[PATH_MAX + 512];
+	char args[PATH_MAX * 4 + 512];
 	size_t off = 0;
 
 	args[0] = '\0';
 	for (unsigned i = 0; i < c->n_paths && off < sizeof(args); i++) {
 		const struct call_path *cp = &c->paths[i];
-		char esc[PATH_MAX * 2];
+		char esc[PATH_MAX * 4];
 
 		if (!cp->have_raw)
 			continue;
@@ -194,7 +200,7 @@ static void verbose_line(const struct call *c, const char *addr_human)
 						(int)(int32_t)c->req->data.args[c->info->dirfd_arg[0]]);
 			continue;
 		}
-		audit_escape(esc, sizeof(esc), cp->raw, cp->raw_len);
+		audit_escape_tty(esc, sizeof(esc), cp->raw, cp->raw_len);
 		off += (size_t)snprintf(args + off, sizeof(args) - off, "%s\"%s\"",
 					off ? ", " : "", esc);
 	}
@@ -210,16 +216,21 @@ static void verbose_line(const struct call *c, const char *addr_human)
 			snprintf(args + off, sizeof(args) - off, ", %s", fs);
 		}
 	}
-	if (c->have_addr && addr_human && off < sizeof(args))
+	if (c->have_addr && addr_human && off < sizeof(args)) {
+		char esc[PATH_MAX * 4];
+
 		snprintf(args + off, sizeof(args) - off, "%s%s", off ? ", " : "",
-			 addr_human);
-	char why[128];
+			 record_tty(esc, sizeof(esc), addr_human));
+	}
+	char why[128], note[128];
 
 	if (call_rule(c))
 		snprintf(why, sizeof(why), "rule %s%s", call_rule(c),
 			 c->rewritten ? " (rewritten)" : "");
 	else if (!c->n_paths || !c->paths[0].checked)
-		snprintf(why, sizeof(why), "%s", c->note ? c->note : "not decided: failed before");
+		snprintf(why, sizeof(why), "%s", c->note ?
+			 record_tty(note, sizeof(note), c->note) :
+			 "not decided: failed before");
 	else
 		snprintf(why, sizeof(why), "policy default");
 	if (c->err)
@@ -674,8 +685,12 @@ int record_exec(struct sup *s, struct proc *p, const char *path,
 	audit_int(r, "tid", p->tid);
 	audit_bytes(r, "path", path, strlen(path));
 	add_str_array_from(r, "argv", img->argv, img->argv_len);
-	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
-		fprintf(stderr, "[pid %d] exec %s\n", p->tid, path);
+	if (s->opts->verbosity >= SUPERVISOR_VERBOSE) {
+		char esc[PATH_MAX * 4];
+
+		fprintf(stderr, "[pid %d] exec %s\n", p->tid,
+			record_tty(esc, sizeof(esc), path));
+	}
 	return audit_commit(r);
 }
 
@@ -683,6 +698,7 @@ int record_exec_violation(struct sup *s, struct proc *p, const char *why,
 			  const char *path)
 {
 	struct audit_rec *r = audit_begin(s->audit, "syscall");
+	char esc[PATH_MAX * 4];
 
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
@@ -691,7 +707,8 @@ int record_exec_violation(struct sup *s, struct proc *p, const char *why,
 	audit_str(r, "rule", "sysgate:exec-check");
 	audit_str(r, "action", "kill");
 	audit_str(r, "note", why);
-	fprintf(stderr, "sysgate: killed process %d: %s (%s)\n", p->tgid, why, path);
+	fprintf(stderr, "sysgate: killed process %d: %s (%s)\n", p->tgid, why,
+		record_tty(esc, sizeof(esc), path));
 	return audit_commit(r);
 }
 
@@ -731,9 +748,13 @@ void record_summary(struct sup *s, int exit_status)
 		return;
 	for (unsigned i = 0; i < s->n_denials; i++) {
 		const struct denial *d = &s->denials[i];
+		char what[sizeof(d->what) * 4], exe[sizeof(d->exe) * 4];
 
+		/* Security: the path and the program are the tree's. */
 		fprintf(stderr, "sysgate: denied %s%s%s by %s (rule %s), %u time%s\n",
-			d->verb, d->what[0] ? " " : "", d->what, d->exe, d->rule,
+			d->verb, d->what[0] ? " " : "",
+			record_tty(what, sizeof(what), d->what),
+			record_tty(exe, sizeof(exe), d->exe), d->rule,
 			d->count, d->count == 1 ? "" : "s");
 	}
 	if (s->denials_dropped)
