@@ -248,6 +248,16 @@ int audit_commit_seq(struct audit_rec *r, uint64_t *seq);
 void audit_abort(struct audit_rec *r);
 
 /*
+ * The fields of the open record r so far, as they will be written after
+ * its head: text starting with ',' ("," "\"type\":\"syscall\",\"pid\":1...",
+ * no closing brace), *len bytes, borrowed until the next field, commit or
+ * abort.  NULL for a NULL record, one not open or one with a builder error.
+ * For copies of a record sent elsewhere (--denials-fd, the ask hook): the
+ * same fields, the same escaping as the trail's.
+ */
+const char *audit_rec_body(const struct audit_rec *r, size_t *len);
+
+/*
  * Batches: several records written with one write(2) (and one fdatasync
  * with AUDIT_SYNC_EVERY), for a loop that decides several calls at once
  * and answers them after recording them all:

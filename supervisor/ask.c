@@ -44,7 +44,7 @@ struct question {
 	const char *rule;          /* borrowed from the rules set */
 	char what[ASK_WHAT_MAX];
 	char shown[ASK_SHOWN_MAX]; /* the call for the terminal, escaped */
-	char line[ASK_LINE_MAX];   /* the JSON line for the hook */
+	char *line;                /* the JSON line for the hook (owned) */
 	char ask[ASK_LINE_MAX];    /* the hook, "" for the terminal */
 	uint64_t timeout_ms;
 	bool remember;
@@ -166,21 +166,6 @@ static void show_call(const struct call *c, const char *what, char *buf,
 	if (!any && off < len)
 		snprintf(buf + off, len - off, "%s",
 			 record_tty(esc, sizeof(esc), what));
-}
-
-static void json_line(const struct call *c, const char *what, char *buf,
-		      size_t len)
-{
-	char e_exe[PATH_MAX * 2], e_what[ASK_WHAT_MAX * 2];
-
-	audit_escape(e_exe, sizeof(e_exe), c->exe ? c->exe : "?",
-		     c->exe ? strlen(c->exe) : 1);
-	audit_escape(e_what, sizeof(e_what), what, strlen(what));
-	snprintf(buf, len,
-		 "{\"pid\":%d,\"tid\":%d,\"exe\":\"%s\",\"syscall\":\"%s\","
-		 "\"rule\":\"%s\",\"call\":\"%s\"}\n",
-		 c->tgid, c->tid, e_exe, c->name, c->v.rule ? c->v.rule : "",
-		 e_what);
 }
 
 /* "allow" or "deny [ERRNO]"; anything else is a deny. */
@@ -345,6 +330,12 @@ static void ask_tty(struct question *q, pid_t tree_pgrp)
 	}
 }
 
+static void question_free(struct question *q)
+{
+	free(q->line);
+	free(q);
+}
+
 static pid_t tree_pgrp;
 
 static void *ask_thread(void *arg)
@@ -362,7 +353,7 @@ static void *ask_thread(void *arg)
 		ask_tty(q, tree_pgrp);
 	/* Hand the answer to the loop; a pointer is written atomically. */
 	if (write(answer_pipe[1], &q, sizeof(q)) != sizeof(q))
-		free(q);
+		question_free(q);
 	return NULL;
 }
 
@@ -410,7 +401,13 @@ int ask_resolve(struct sup *s, struct call *c)
 	q->rule = c->v.rule;
 	snprintf(q->what, sizeof(q->what), "%s", what);
 	memcpy(q->shown, shown, sizeof(q->shown));
-	json_line(c, what, q->line, sizeof(q->line));
+	if (c->v.ask) {
+		q->line = record_question(s, c, what);
+		if (!q->line) {
+			free(q);
+			goto fail;
+		}
+	}
 	snprintf(q->ask, sizeof(q->ask), "%s", c->v.ask ? c->v.ask : "");
 	q->timeout_ms = c->v.ask_timeout_ms ? c->v.ask_timeout_ms :
 					      RULES_ASK_TIMEOUT_MS;
@@ -422,7 +419,7 @@ int ask_resolve(struct sup *s, struct call *c)
 	cpubind_release_self();	/* not a one-CPU mask for the thread */
 	if (pthread_create(&t, &at, ask_thread, q) != 0) {
 		pthread_attr_destroy(&at);
-		free(q);
+		question_free(q);
 		goto fail;
 	}
 	pthread_attr_destroy(&at);
@@ -471,6 +468,6 @@ void ask_dispatch(struct sup *s, struct seccomp_notif *req)
 			notify_handle_req(s, req);
 			forced = NULL;
 		}
-		free(q);
+		question_free(q);
 	}
 }

@@ -84,6 +84,23 @@ EOF
 	c hook-allows ask-allow 0 "--type syscall --path /etc/hostname --action allow --rule ask-hostname --field decided_by=\"hook\"" \
 		cat /etc/hostname
 	check hook-got-json grep -q '"call":"read /etc/hostname"' "$hooks/asked.$(id -u "$U")"
+	# The question carries ts, run and seq, the fields of the call's
+	# trail record, the caller's argv and cwd.
+	check hook-input-fields "$PY" -c '
+import json, re, sys
+q = json.loads(open(sys.argv[1]).readline())
+trail = [json.loads(l) for l in open(sys.argv[2])]
+rec = [r for r in trail if r.get("rule") == "ask-hostname"][0]
+assert q["run"] == trail[0]["run"], q
+assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$", q["ts"]), q
+assert isinstance(q["seq"], int) and 0 < q["seq"] < rec["seq"], (q, rec)
+for k in ("pid", "tid", "exe", "syscall", "args", "rule"):
+    assert q[k] == rec[k], (k, q, rec)
+assert [(p["path"], p["access"]) for p in q["paths"]] == \
+    [(p["path"], p["access"]) for p in rec["paths"]], (q, rec)
+assert q["type"] == "ask" and q["action"] == "ask", q
+assert q["argv"] == ["cat", "/etc/hostname"] and q["cwd"] == sys.argv[3], q
+' "$hooks/asked.$(id -u "$U")" "$SG_TRAIL" "$W"
 	c hook-denies ask-deny ENOENT "--type syscall --path /etc/hostname --action deny --errno ENOENT --field decided_by=\"hook\"" \
 		"$B/try-open" /etc/hostname
 	c hook-hangs ask-hang EACCES "--type syscall --path /etc/hostname --action deny --errno EACCES --field decided_by=\"timeout\"" \
@@ -141,10 +158,18 @@ EOF
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 assert len(lines) == 3, lines
+trail = {r["seq"]: r for r in map(json.loads, open(sys.argv[2]))}
 for d in lines:
     assert d["rule"] == "ask-hostname" and d["what"] == "/etc/hostname", d
     assert d["errno"] == "ENOENT" and d["exe"].endswith("/cat"), d
-' "$dfile"
+    # The record it is a copy of: the same decision, the same run.
+    rec = trail[d["seq"]]
+    assert d["type"] == "denial" and rec["type"] == "syscall", (d, rec)
+    assert d["run"] == rec["run"] and d["ts"] >= rec["ts"][:19], (d, rec)
+    for k in ("pid", "tid", "exe", "syscall", "args", "paths", "rule",
+              "action", "errno", "decided_by"):
+        assert d[k] == rec[k], (k, d, rec)
+' "$dfile" "$SG_TRAIL"
 	check denials-summary grep -qx "sysgate: denied read of /etc/hostname by cat (rule ask-hostname), 3 times" "$SG_ERR"
 }
 
