@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -2352,7 +2353,63 @@ static void output_html(FILE *f, const struct report *rp)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sysgate report AUDIT [--json] [--html OUT.html] [--run N|ID]\n");
+	fprintf(f,
+		"usage: sysgate report [--json] [--html OUT.html] [--run N|ID] [--] AUDIT\n"
+		"What the runs in the trail AUDIT did: findings, processes, programs,\n"
+		"files, network, denials with their rules and stacks.\n"
+		"  --json          the same as one JSON object\n"
+		"  --html OUT      a page for the browser, into the file OUT\n"
+		"  --run N|ID      only run N of the file (1, 2, ...) or the run with id ID\n"
+		"  -h, --help      this text\n");
+}
+
+/* The command line: -1, or the exit status. */
+static int report_args(int argc, char **argv, const char **path,
+		       const char **html, bool *want_json, unsigned *want_run,
+		       const char **want_id)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "run", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = tools_getopt(argc, argv, "report", ":h", longopts)) != -1) {
+		char *end;
+		unsigned long n;
+
+		switch (c) {
+		case 'j':
+			*want_json = true;
+			break;
+		case 'H':
+			*html = optarg;
+			break;
+		case 'R':
+			n = strtoul(optarg, &end, 10);
+			if (*end || n == 0 || n > UINT32_MAX)
+				*want_id = optarg;
+			else
+				*want_run = (unsigned)n;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return tools_usage_error("report");
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "sysgate report: %s\n", optind >= argc ?
+			"no trail given" : "one trail at a time");
+		return tools_usage_error("report");
+	}
+	*path = argv[optind];
+	return -1;
 }
 
 /* Close a stream we wrote, reporting a write error.  Returns 0 or -1. */
@@ -2382,35 +2439,10 @@ int tool_report(int argc, char **argv)
 	json_t *rec;
 	int r, status = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			want_json = true;
-		} else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
-			html = argv[++i];
-		} else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
-			char *end;
-			unsigned long n = strtoul(argv[++i], &end, 10);
-
-			if (*end || n == 0 || n > UINT32_MAX)
-				want_id = argv[i];
-			else
-				want_run = (unsigned)n;
-		} else if (!strcmp(argv[i], "-h") ||
-			   !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!path &&
-			   (argv[i][0] != '-' || !strcmp(argv[i], "-"))) {
-			path = argv[i];
-		} else {
-			usage(stderr);
-			return EXIT_TOOL_FAILURE;
-		}
-	}
-	if (!path) {
-		usage(stderr);
-		return EXIT_TOOL_FAILURE;
-	}
+	r = report_args(argc, argv, &path, &html, &want_json, &want_run,
+			&want_id);
+	if (r >= 0)
+		return r;
 
 	rp.trail = path;
 	r = audit_verify_path(path, NULL, rp.why, sizeof(rp.why));
