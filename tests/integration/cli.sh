@@ -5,9 +5,10 @@
 # argument, refused by every command with a message naming it and exit
 # 125, never taken for a file name (`keygen -o FILE` made a secret key
 # named -o); `--` ends the options; `-r -` reads the policy from stdin
-# (run.start records its hash).
+# (run.start records its hash); the bash completion.
 . "$(dirname "$0")/lib.sh"
 : "${SYSGATE:=${top_builddir:-.}/supervisor/sysgate}"
+COMPLETION=${COMPLETION:-$(cd "$(dirname "$SYSGATE")/.." && pwd)/completion/sysgate}
 POLICY_SRC=$(cd "$SG_LIB_DIR/../../rules/policies" && pwd)
 sg_init
 
@@ -129,9 +130,66 @@ assert start["policy_hash"] == want, (start["policy_hash"], want)
 	check stdin-nul-says grep -q 'NUL' "$SG_ERR"
 }
 
+# complete DIR STATE LINE: the completions of LINE's last word (empty when
+# LINE ends with a space), one a line, with DIR as cwd and STATE as
+# XDG_STATE_HOME.
+complete_line() {
+	(cd "$1" && SYSGATE_POLICY_DIR=$POLICY_SRC XDG_STATE_HOME=$2 \
+		bash -c 'source "$0" || exit 99
+		read -ra COMP_WORDS <<<"$1"
+		[[ $1 == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_sysgate
+		printf "%s\n" "${COMPREPLY[@]}"' "$COMPLETION" "$3")
+}
+
+# comp NAME LINE [+WORD|-WORD|=WORDS]...: +WORD must be offered, -WORD not,
+# =WORDS (space separated) is exactly what is offered.
+comp() {
+	local name=$1 line=$2 got w
+	shift 2
+	got=$(complete_line "$CW" "$CS" "$line" | sort)
+	for w in "$@"; do
+		case $w in
+		+*) check "comp-$name-offers-${w#+}" grep -qxF -- "${w#+}" <<<"$got" ;;
+		-*) check "comp-$name-not-${w#-}" bash -c '! grep -qxF -- "$1" <<<"$2"' - "${w#-}" "$got" ;;
+		=*) check "comp-$name-exactly" test "$(tr ' ' '\n' <<<"${w#=}" | sort)" = "$got" ;;
+		esac
+	done
+}
+
+completion_cases() {
+	[ -r "$COMPLETION" ] || sg_harness_error "no completion at $COMPLETION (make builds it)"
+	CW=$R/comp
+	CS=$R/state
+	mkdir -p "$CW/sub" "$CS/sysgate/runs"
+	: >"$CW/mine.ini"
+	: >"$CW/notes.txt"
+	: >"$CW/t1.jsonl"
+	: >"$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl"
+	comp commands "sysgate " +run +check +verify +learn +report +keygen +--version +--help
+	comp prefix "sysgate re" =report
+	comp run-options "sysgate run --au" "=--audit --audit-fd --audit-sync"
+	comp run-sync "sysgate run --audit-sync e" =every
+	comp run-policy-name "sysgate run -r st" =strict
+	comp run-policy-any "sysgate run -q -r " +default +strict +build +python +node +- +mine.ini +sub -notes.txt
+	comp run-audit-file "sysgate run -a " +t1.jsonl +sub -notes.txt
+	comp run-command "sysgate run -q -- tru" +true
+	comp run-after-command "sysgate run -v -- cat no" +notes.txt
+	comp check-policies "sysgate check " +default +strict +mine.ini -notes.txt -t1.jsonl
+	comp check-options "sysgate check --ex" =--explain
+	comp report-trails "sysgate report " +t1.jsonl +sub \
+		"+$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl" -notes.txt -mine.ini
+	comp verify-options "sysgate verify --k" =--key
+	comp learn-options "sysgate learn --b" =--base
+	comp learn-base "sysgate learn t1.jsonl --base py" =python
+	comp keygen-options "sysgate keygen --h" =--help
+}
+
 cases() {
 	options_cases
 	stdin_cases
+	completion_cases
 }
 
 sg_main cases
