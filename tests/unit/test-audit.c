@@ -561,6 +561,42 @@ static void test_escape_cut(void)
 	CU_ASSERT_STRING_EQUAL(buf, "xyz");
 }
 
+/* audit_rec_body(): the fields as the trail gets them; an aborted copy
+ * leaves the chain as it was. */
+static void test_rec_body(void)
+{
+	char path[128];
+	struct audit_writer *w = NULL;
+	struct audit_rec *r;
+	const char *body;
+	size_t len = 0;
+	AUTO_FREE char *text = NULL;
+
+	tmp_path(path, sizeof(path), "body");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "run", &w) == 0);
+	CU_ASSERT_PTR_NULL(audit_rec_body(NULL, &len));
+	r = audit_begin(w, "copy");
+	audit_int(r, "pid", 7);
+	audit_bytes(r, "path", "a\x1b\xff", 3);
+	body = audit_rec_body(r, &len);
+	CU_ASSERT_FATAL(body != NULL);
+	CU_ASSERT_EQUAL(len, strlen(",\"type\":\"copy\",\"pid\":7,\"path\":\"a\\u001b\xef\xbf\xbd\",\"path_hex\":\"611bff\""));
+	CU_ASSERT_NSTRING_EQUAL(body, ",\"type\":\"copy\",\"pid\":7,\"path\":\"a\\u001b\xef\xbf\xbd\",\"path_hex\":\"611bff\"", len);
+	audit_abort(r);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 0);
+	r = audit_begin(w, "t");
+	audit_int(r, NULL, 1);	/* a builder error: no body */
+	CU_ASSERT_PTR_NULL(audit_rec_body(r, &len));
+	audit_abort(r);
+	r = audit_begin(w, "t");
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 1);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	text = slurp(path, NULL);
+	CU_ASSERT_PTR_NULL(strstr(text ? text : "", "copy"));
+	unlink(path);
+}
+
 /* audit_escape_tty(): what a terminal must never get raw. */
 static const struct esc_case tty_cases[] = {
 	{ S("plain /tmp/a b.txt"), "plain /tmp/a b.txt", true },
@@ -2523,6 +2559,7 @@ static const struct unit_test tests[] = {
 	{ "escape table", test_escape_table },
 	{ "escape cuts at unit boundaries", test_escape_cut },
 	{ "terminal escaping", test_escape_tty },
+	{ "a record's body, copied and aborted", test_rec_body },
 	{ "audit_bytes text and hex", test_bytes_fields },
 	{ "random bytes round trip via jansson", test_random_roundtrip },
 	{ "hash chain", test_hash_chain },
