@@ -248,6 +248,16 @@ int audit_commit_seq(struct audit_rec *r, uint64_t *seq);
 void audit_abort(struct audit_rec *r);
 
 /*
+ * The fields of the open record r so far, as they will be written after
+ * its head: text starting with ',' ("," "\"type\":\"syscall\",\"pid\":1...",
+ * no closing brace), *len bytes, borrowed until the next field, commit or
+ * abort.  NULL for a NULL record, one not open or one with a builder error.
+ * For copies of a record sent elsewhere (--denials-fd, the ask hook): the
+ * same fields, the same escaping as the trail's.
+ */
+const char *audit_rec_body(const struct audit_rec *r, size_t *len);
+
+/*
  * Batches: several records written with one write(2) (and one fdatasync
  * with AUDIT_SYNC_EVERY), for a loop that decides several calls at once
  * and answers them after recording them all:
@@ -300,6 +310,28 @@ int audit_batch_end(struct audit_writer *w);
  * in hex whenever a replacement (or a NUL) occurred.
  */
 size_t audit_escape(char *dst, size_t dst_len, const void *src, size_t src_len);
+
+/*
+ * Terminal escaping, for text from a tracee (or a trail) that sysgate shows
+ * on a terminal: dst gets src[0..len) with nothing a terminal acts on.
+ * Same contract as audit_escape() (always NUL-terminated when dst_len > 0,
+ * cut at a unit boundary, returns the length the whole result needs).
+ *
+ * The rule: printable ASCII is copied, but '\\' becomes "\\\\" (so an
+ * escape in the output is never the tracee's own text); \n, \r and \t
+ * become "\\n", "\\r" and "\\t"; other bytes 0x00-0x1f, 0x7f and every
+ * byte that is not part of well-formed UTF-8 become "\\xNN"; well-formed
+ * UTF-8 is copied, except C1 controls (U+0080-U+009F), bidi controls
+ * (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) and the line and
+ * paragraph separators (U+2028, U+2029), which become "\\uNNNN".
+ *
+ * Security: a tracee names files, programs and arguments as it likes; shown
+ * raw they could clear the screen, retitle the window, rewrite lines
+ * already printed or reorder text (bidi), and so make a prompt or summary
+ * say something else than what happened.
+ */
+size_t audit_escape_tty(char *dst, size_t dst_len, const void *src,
+			size_t src_len);
 
 /*
  * Verify a trail.  Returns 0 when every line parses, seq runs 1..N, each hash

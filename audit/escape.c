@@ -190,6 +190,94 @@ size_t audit_escape(char *dst, size_t dst_len, const void *src, size_t src_len)
 	return need;
 }
 
+/* ---- terminal text ---------------------------------------------------- */
+
+/* The code point of the well-formed sequence src[0..n). */
+static uint32_t utf8_decode(const unsigned char *src, size_t n)
+{
+	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t cp = src[0] & lead_mask[n];
+
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (src[i] & 0x3f);
+	return cp;
+}
+
+/* Characters a terminal acts on or that make text read otherwise than it
+ * is held: C1 controls, bidi controls, line and paragraph separators. */
+static bool tty_hidden(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c ||
+	       cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* The terminal form of the unit at src[0] (len > 0) into out (at least
+ * AUDIT_ESC_UNIT_MAX bytes); *used gets the source bytes it stands for. */
+static size_t tty_unit(const unsigned char *src, size_t len, size_t *used,
+		       char *out)
+{
+	unsigned char c = src[0];
+	uint32_t cp;
+	size_t n;
+
+	*used = 1;
+	if (c >= 0x20 && c < 0x7f && c != '\\') {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c == '\\' || c == '\n' || c == '\r' || c == '\t') {
+		out[0] = '\\';
+		out[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\\';
+		return 2;
+	}
+	n = c < 0x80 ? 0 : audit_utf8_seq_len(src, len);
+	if (n == 0) {
+		/* C0, DEL, a byte of no well-formed sequence. */
+		memcpy(out, "\\x", 2);
+		out[2] = hexdig[c >> 4];
+		out[3] = hexdig[c & 0xf];
+		return 4;
+	}
+	*used = n;
+	cp = utf8_decode(src, n);
+	if (tty_hidden(cp)) {
+		memcpy(out, "\\u", 2);
+		for (int i = 0; i < 4; i++)
+			out[2 + i] = hexdig[(cp >> (12 - 4 * i)) & 0xf];
+		return 6;
+	}
+	memcpy(out, src, n);
+	return n;
+}
+
+size_t audit_escape_tty(char *dst, size_t dst_len, const void *src,
+			size_t src_len)
+{
+	const unsigned char *s = src;
+	size_t need = 0, written = 0, i = 0;
+	bool cut = dst_len == 0;
+
+	while (i < src_len) {
+		char unit[AUDIT_ESC_UNIT_MAX];
+		size_t used, n = tty_unit(s + i, src_len - i, &used, unit);
+
+		/* A unit goes in whole or not at all. */
+		if (!cut && n <= dst_len - 1 - written) {
+			memcpy(dst + written, unit, n);
+			written += n;
+		} else {
+			cut = true;
+		}
+		need += n;
+		i += used;
+	}
+	if (dst_len > 0)
+		dst[written] = '\0';
+	return need;
+}
+
 /* ---- the writer's fast path ------------------------------------------ */
 
 /* Words loaded and stored at any byte address (no copy through memory,

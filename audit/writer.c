@@ -1645,6 +1645,14 @@ void audit_abort(struct audit_rec *r)
 		builder_put(r, true);
 }
 
+const char *audit_rec_body(const struct audit_rec *r, size_t *len)
+{
+	if (!r || !r->open || r->err)
+		return NULL;
+	*len = r->len;
+	return r->buf;
+}
+
 /*
  * After a failed write of a batch buf[0..len) of which only the first
  * `done` bytes reached the file: count the records that are in it whole

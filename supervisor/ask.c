@@ -35,12 +35,16 @@
 #define ASK_LINE_MAX (8 * PATH_MAX)
 #define ASK_ANSWER_MAX 256
 #define ASK_REMEMBER_MAX 1024
+/* The call shown on the terminal: two paths, each escaped (4 bytes a
+ * byte at most), and the rest. */
+#define ASK_SHOWN_MAX (CALL_MAX_PATHS * (PATH_MAX * 4 + 16) + 512)
 
 struct question {
 	struct seccomp_notif req;  /* the pending notification (copied) */
 	const char *rule;          /* borrowed from the rules set */
 	char what[ASK_WHAT_MAX];
-	char line[ASK_LINE_MAX];   /* the JSON line for the hook */
+	char shown[ASK_SHOWN_MAX]; /* the call for the terminal, escaped */
+	char *line;                /* the JSON line for the hook (owned) */
 	char ask[ASK_LINE_MAX];    /* the hook, "" for the terminal */
 	uint64_t timeout_ms;
 	bool remember;
@@ -128,19 +132,40 @@ static void describe(const struct call *c, char *buf, size_t len)
 	snprintf(buf, len, "%s", c->name);
 }
 
-static void json_line(const struct call *c, const char *what, char *buf,
+/*
+ * The call as the rules saw it, for the terminal: its program, the
+ * syscall, each path checked with its access class (resolved) or its
+ * address.  Security: every byte of the tree's is escaped, and all the
+ * paths are named, so a path cannot make the prompt ask about another
+ * call (a carriage return and "read README.md" over a create in
+ * /etc/cron.d).
+ */
+static void show_call(const struct call *c, const char *what, char *buf,
 		      size_t len)
 {
-	char e_exe[PATH_MAX * 2], e_what[ASK_WHAT_MAX * 2];
+	const char *exe = c->exe ? strrchr(c->exe, '/') : NULL;
+	char esc[PATH_MAX * 4];
+	size_t off;
+	bool any = false;
 
-	audit_escape(e_exe, sizeof(e_exe), c->exe ? c->exe : "?",
-		     c->exe ? strlen(c->exe) : 1);
-	audit_escape(e_what, sizeof(e_what), what, strlen(what));
-	snprintf(buf, len,
-		 "{\"pid\":%d,\"tid\":%d,\"exe\":\"%s\",\"syscall\":\"%s\","
-		 "\"rule\":\"%s\",\"call\":\"%s\"}\n",
-		 c->tgid, c->tid, e_exe, c->name, c->v.rule ? c->v.rule : "",
-		 e_what);
+	exe = exe ? exe + 1 : (c->exe ? c->exe : "?");
+	off = (size_t)snprintf(buf, len, "(%s) asks: ",
+			       record_tty(esc, sizeof(esc), exe));
+	for (unsigned i = 0; i < c->n_paths && off < len; i++) {
+		const struct call_path *cp = &c->paths[i];
+
+		if (!cp->checked)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s %s %s",
+					any ? "," : c->name,
+					rules_access_name(cp->access),
+					record_tty(esc, sizeof(esc), cp->resolved));
+		any = true;
+	}
+	/* No path checked: an address, or the call alone. */
+	if (!any && off < len)
+		snprintf(buf + off, len - off, "%s",
+			 record_tty(esc, sizeof(esc), what));
 }
 
 /* "allow" or "deny [ERRNO]"; anything else is a deny. */
@@ -266,7 +291,7 @@ fail:
 /* The terminal, one question at a time, in the foreground meanwhile. */
 static void ask_tty(struct question *q, pid_t tree_pgrp)
 {
-	char prompt[ASK_WHAT_MAX + 256], ans[ASK_ANSWER_MAX];
+	char prompt[ASK_SHOWN_MAX + 256], ans[ASK_ANSWER_MAX];
 	AUTO_CLOSE int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	pid_t fg;
 	int rc, n;
@@ -282,8 +307,8 @@ static void ask_tty(struct question *q, pid_t tree_pgrp)
 	signal(SIGTTOU, SIG_IGN);
 	tcsetpgrp(tty, getpgrp());
 	n = snprintf(prompt, sizeof(prompt),
-		     "\nsysgate: pid %d asks to %s (rule %s). Allow? [y/N] ",
-		     q->req.pid, q->what, q->rule ? q->rule : "default");
+		     "\nsysgate: pid %d %s (rule %s). Allow? [y/N] ",
+		     q->req.pid, q->shown, q->rule ? q->rule : "default");
 	if (n > 0 && write(tty, prompt, (size_t)n) < 0) {
 		/* no terminal to write to: the read fails too */
 	}
@@ -305,6 +330,12 @@ static void ask_tty(struct question *q, pid_t tree_pgrp)
 	}
 }
 
+static void question_free(struct question *q)
+{
+	free(q->line);
+	free(q);
+}
+
 static pid_t tree_pgrp;
 
 static void *ask_thread(void *arg)
@@ -322,22 +353,25 @@ static void *ask_thread(void *arg)
 		ask_tty(q, tree_pgrp);
 	/* Hand the answer to the loop; a pointer is written atomically. */
 	if (write(answer_pipe[1], &q, sizeof(q)) != sizeof(q))
-		free(q);
+		question_free(q);
 	return NULL;
 }
 
 int ask_resolve(struct sup *s, struct call *c)
 {
 	char what[ASK_WHAT_MAX];
+	char shown[ASK_SHOWN_MAX];
 	struct question *q;
 	pthread_attr_t at;
 	pthread_t t;
 	int deny_err = c->v.err ? c->v.err : EACCES;
 
 	describe(c, what, sizeof(what));
+	show_call(c, what, shown, sizeof(shown));
 	/* A call decided again with its answer at hand. */
 	if (forced && forced->req.id == c->req->id) {
-		if (strcmp(forced->what, what) != 0) {
+		if (strcmp(forced->what, what) != 0 ||
+		    strcmp(forced->shown, shown) != 0) {
 			/* Security: the call changed while it was asked
 			 * about (a racing thread): what was answered is not
 			 * what would run. */
@@ -366,7 +400,14 @@ int ask_resolve(struct sup *s, struct call *c)
 	memcpy(&q->req, c->req, sizeof(q->req));
 	q->rule = c->v.rule;
 	snprintf(q->what, sizeof(q->what), "%s", what);
-	json_line(c, what, q->line, sizeof(q->line));
+	memcpy(q->shown, shown, sizeof(q->shown));
+	if (c->v.ask) {
+		q->line = record_question(s, c, what);
+		if (!q->line) {
+			free(q);
+			goto fail;
+		}
+	}
 	snprintf(q->ask, sizeof(q->ask), "%s", c->v.ask ? c->v.ask : "");
 	q->timeout_ms = c->v.ask_timeout_ms ? c->v.ask_timeout_ms :
 					      RULES_ASK_TIMEOUT_MS;
@@ -378,7 +419,7 @@ int ask_resolve(struct sup *s, struct call *c)
 	cpubind_release_self();	/* not a one-CPU mask for the thread */
 	if (pthread_create(&t, &at, ask_thread, q) != 0) {
 		pthread_attr_destroy(&at);
-		free(q);
+		question_free(q);
 		goto fail;
 	}
 	pthread_attr_destroy(&at);
@@ -427,6 +468,6 @@ void ask_dispatch(struct sup *s, struct seccomp_notif *req)
 			notify_handle_req(s, req);
 			forced = NULL;
 		}
-		free(q);
+		question_free(q);
 	}
 }

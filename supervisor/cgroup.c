@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit/audit.h"
 #include "common/util.h"
 #include "supervisor/cgroup.h"
 
@@ -577,6 +578,12 @@ int cgroup_release(struct cgroup_run *cg)
 	return ret;
 }
 
+static const char *tty_path(char *buf, size_t len, const char *path)
+{
+	audit_escape_tty(buf, len, path, strlen(path));
+	return buf;
+}
+
 /*
  * Removes path, a group of the killed run run_id, when it is one: named
  * "sysgate-RUN_ID" and on a cgroup file system (a note is the user's own
@@ -588,6 +595,7 @@ static void remove_left(const char *path, const char *run_id, bool verbose,
 			bool quiet)
 {
 	const char *base = strrchr(path, '/');
+	char esc[PATH_MAX * 4];
 	struct statfs sf;
 
 	if (path[0] != '/' || strncmp(base + 1, "sysgate-", 8) != 0 ||
@@ -596,13 +604,16 @@ static void remove_left(const char *path, const char *run_id, bool verbose,
 	if (statfs(path, &sf) < 0 ||
 	    (sf.f_type != CGROUP_SUPER_MAGIC && sf.f_type != CGROUP2_SUPER_MAGIC))
 		return;	/* gone already, or not a group */
+	/* The note is the user's file (above): its path is shown escaped. */
 	if (rmdir(path) == 0) {
 		if (verbose)
 			fprintf(stderr, "sysgate: removed the cgroup %s of a run whose sysgate was killed\n",
-				path);
+				tty_path(esc, sizeof(esc), path));
 	} else if (errno != ENOENT && !quiet) {
+		int err = errno;
+
 		fprintf(stderr, "sysgate: cannot remove the cgroup %s of a run whose sysgate was killed: %s; left in place\n",
-			path, strerror(errno));
+			tty_path(esc, sizeof(esc), path), strerror(err));
 	}
 }
 

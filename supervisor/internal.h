@@ -46,6 +46,10 @@ struct proc {
 	bool leader_exec;   /* has exec'd at least once */
 	char *exe;          /* canonical path of its program (shared by a
 			     * thread group: every thread holds a copy) */
+	char *argv;         /* the argv of its last exec, NUL-separated
+			     * (argv_len bytes); NULL: not exec'd under
+			     * us (its parent's, then) */
+	size_t argv_len;
 	uint64_t start_us;
 	struct exec_check *exec; /* allocated on the first exec notification */
 	int pidfd;          /* its pidfd (a thread's with PIDFD_THREAD),
@@ -89,6 +93,9 @@ unsigned procs_count(void);
 /* Call fn for each live task. */
 void procs_each(void (*fn)(struct proc *p, void *arg), void *arg);
 void procs_set_exe(struct proc *p, const char *exe);
+/* Keep a copy of argv[0..len) (NUL-separated) as p's; on no memory the
+ * old one stays. */
+void procs_set_argv(struct proc *p, const char *argv, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* The supervisor's state (one per run).                               */
@@ -653,7 +660,18 @@ void record_summary(struct sup *s, int exit_status);
 /* A resource limit was reached: which, its value, and what was done. */
 int record_limit(struct sup *s, struct proc *p, enum rules_limit which,
 		 uint64_t value, const char *action);
-void record_note_denial(struct sup *s, const struct call *c);
+/* A denied call: its line on --denials-fd (seq: its record's, 0 when it
+ * has none) and its place in the end-of-run summary. */
+void record_note_denial(struct sup *s, const struct call *c, uint64_t seq);
+/* The ask hook's question about c (what: describe()'s words), as one JSON
+ * line: the fields of c's trail record, "call", "argv" and "cwd", after
+ * seq (the trail's last), ts and run.  A new string (the caller frees
+ * it), or NULL. */
+char *record_question(struct sup *s, const struct call *c, const char *what);
+
+/* s as text safe for a terminal (audit_escape_tty()), in buf, cut to
+ * len; returns buf.  For every tracee string sysgate prints. */
+const char *record_tty(char *buf, size_t len, const char *s);
 
 /* Format flags of the open family ("O_WRONLY|O_CREAT"). */
 void record_open_flags(char *buf, size_t len, uint64_t flags);

@@ -37,13 +37,34 @@ static void usage(FILE *f)
 		"                   [--audit-sync none|interval|every] [--sign-key FILE]\n"
 		"                   [--denials-fd N] [--user NAME]\n"
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
-		"       sysgate check POLICY [--explain CALL]\n"
-		"       sysgate learn AUDIT... [-o POLICY] [--base POLICY] [--diff POLICY]\n"
-		"       sysgate verify AUDIT [--key PUBLIC]\n"
-		"       sysgate report AUDIT [--json] [--html OUT] [--run N|ID]\n"
+		"       sysgate check [--explain CALL] POLICY\n"
+		"       sysgate learn [-o POLICY] [--base POLICY] [--diff POLICY] AUDIT...\n"
+		"       sysgate verify [--key PUBLIC] AUDIT\n"
+		"       sysgate report [--json] [--html OUT] [--run N|ID] AUDIT\n"
 		"       sysgate keygen SECRET PUBLIC\n"
 		"       sysgate --version\n"
+		"'sysgate COMMAND --help' describes one command.\n"
 		"See sysgate(1), sysgate.ini(5) and sysgate-audit(5).\n");
+}
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sysgate run [OPTION...] [--] COMMAND [ARG...]\n"
+		"Run COMMAND under the policy, every sensitive call decided and recorded.\n"
+		"  -r, --rules, --policy POLICY  a policy file, a shipped policy's name, or -\n"
+		"                        to read it from standard input (default: built in)\n"
+		"  -a, --audit FILE      the audit trail (default: in ~/.local/state/sysgate)\n"
+		"  --audit-fd N          write the trail to the open file descriptor N\n"
+		"  --audit-sync none|interval|every  when the trail is synced to disk\n"
+		"  --sign-key FILE       sign the end of the run (sysgate keygen)\n"
+		"  --denials-fd N        one JSON line per denial to file descriptor N\n"
+		"  --user NAME           run COMMAND as the user NAME (needs root)\n"
+		"  -q, --quiet           no summary at the end of the run\n"
+		"  -v, --verbose         one line per decision on standard error\n"
+		"  -h, --help            this text\n"
+		"Exit status: COMMAND's, 128+N for signal N, 125 when sysgate fails,\n"
+		"126 when COMMAND cannot be run, 127 when it is not found.\n");
 }
 
 static void make_run_id(char *buf, size_t len)
@@ -161,6 +182,22 @@ static void hash_hex(const void *data, size_t len, char *hex)
 	sodium_bin2hex(hex, 65, h, sizeof(h));
 }
 
+/* -r -: the policy read from standard input, and the hash of what was
+ * read (run.start's policy_hash). */
+static int load_stdin_policy(const struct rules_vars *vars,
+			     struct rules_set **rs, char *hash, char *err,
+			     size_t err_len)
+{
+	AUTO_FREE char *text = NULL;
+	size_t len;
+	int r = tools_read_policy_stdin(&text, &len, err, err_len);
+
+	if (r < 0)
+		return r;
+	hash_hex(text, len, hash);
+	return rules_load_string(text, "<stdin>", vars, rs, err, err_len);
+}
+
 static int cmd_run(int argc, char **argv, char **all_argv)
 {
 	static const struct option longopts[] = {
@@ -201,7 +238,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	int c, r, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+r:a:qvh", longopts, NULL)) != -1) {
+	while ((c = tools_getopt(argc, argv, "run", "+:r:a:qvh", longopts)) != -1) {
 		switch (c) {
 		case 'r':
 			policy_arg = optarg;
@@ -264,17 +301,15 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			verb = SUPERVISOR_VERBOSE;
 			break;
 		case 'h':
-			usage(stdout);
+			run_usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return SUPERVISOR_EXIT_FAILURE;
+			return tools_usage_error("run");
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "sysgate run: no command given\n");
-		usage(stderr);
-		return SUPERVISOR_EXIT_FAILURE;
+		return tools_usage_error("run");
 	}
 	if (audit_arg && audit_fd >= 0) {
 		fprintf(stderr, "sysgate: -a and --audit-fd cannot be used together\n");
@@ -339,12 +374,15 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	tools_vars(&vars, cwd, sizeof(cwd), td.path, run_id);
 
 	/* The whole policy is understood before anything starts. */
-	r = tools_load_policy(policy_arg, &vars, &rs, err, sizeof(err));
+	if (policy_arg && !strcmp(policy_arg, "-"))
+		r = load_stdin_policy(&vars, &rs, policy_hash, err, sizeof(err));
+	else
+		r = tools_load_policy(policy_arg, &vars, &rs, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "%s\n", err);
 		goto fail_early;
 	}
-	{
+	if (!policy_arg || strcmp(policy_arg, "-")) {
 		char *text = NULL;
 		size_t len = 0;
 

@@ -468,6 +468,7 @@ static pthread_mutex_t finish_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int notify_finish(struct sup *s, struct call *c, bool cont)
 {
+	uint64_t seq = 0;
 	int r;
 
 	if (c->v.action == RULES_KILL)
@@ -481,14 +482,15 @@ int notify_finish(struct sup *s, struct call *c, bool cont)
 	else if (c->pre_seq)
 		r = record_result(s, c);
 	else
-		r = record_call(s, c, NULL);
+		r = record_call(s, c, &seq);
 	if (r < 0) {
 		sup_fail(s, "cannot write the audit trail: %s", strerror(-r));
 		pthread_mutex_unlock(&finish_lock);
 		return notify_send_resp(s, c->req->id, 0, EPERM, false);
 	}
 	if (c->v.action != RULES_ALLOW)
-		record_note_denial(s, c);
+		record_note_denial(s, c, c->pre_seq && c->pre_seq != UINT64_MAX ?
+				   c->pre_seq : seq);
 	if (!c->pre_seq)
 		s->counts[call_action(c)]++;
 	pthread_mutex_unlock(&finish_lock);

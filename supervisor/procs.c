@@ -97,6 +97,7 @@ void procs_del(pid_t tid)
 				close(p->pidfd);
 			resolve_forget_root(p);
 			free(p->exe);
+			free(p->argv);
 			free(p->exec);
 			regs_forget(p);
 			free(p->stack);
@@ -142,4 +143,17 @@ void procs_set_exe(struct proc *p, const char *exe)
 		return;	/* keep the old name: it only labels records */
 	free(p->exe);
 	p->exe = copy;
+}
+
+void procs_set_argv(struct proc *p, const char *argv, size_t len)
+{
+	char *copy = malloc(len + 1);
+
+	if (!copy)
+		return;	/* keep the old one: it only informs questions */
+	memcpy(copy, argv, len);
+	copy[len] = '\0';
+	free(p->argv);
+	p->argv = copy;
+	p->argv_len = len;
 }

@@ -46,6 +46,12 @@ static const char *sig_name(int sig)
 	return buf;
 }
 
+const char *record_tty(char *buf, size_t len, const char *s)
+{
+	audit_escape_tty(buf, len, s, strlen(s));
+	return buf;
+}
+
 static const char *errno_str(int err)
 {
 	const char *n = rules_errno_name(err);
@@ -178,13 +184,13 @@ static const char *addr_text(const struct call *c, char *buf, size_t len)
 /* The live line of -v: strace-like. */
 static void verbose_line(const struct call *c, const char *addr_human)
 {
-	char args[PATH_MAX + 512];
+	char args[PATH_MAX * 4 + 512];
 	size_t off = 0;
 
 	args[0] = '\0';
 	for (unsigned i = 0; i < c->n_paths && off < sizeof(args); i++) {
 		const struct call_path *cp = &c->paths[i];
-		char esc[PATH_MAX * 2];
+		char esc[PATH_MAX * 4];
 
 		if (!cp->have_raw)
 			continue;
@@ -194,7 +200,7 @@ static void verbose_line(const struct call *c, const char *addr_human)
 						(int)(int32_t)c->req->data.args[c->info->dirfd_arg[0]]);
 			continue;
 		}
-		audit_escape(esc, sizeof(esc), cp->raw, cp->raw_len);
+		audit_escape_tty(esc, sizeof(esc), cp->raw, cp->raw_len);
 		off += (size_t)snprintf(args + off, sizeof(args) - off, "%s\"%s\"",
 					off ? ", " : "", esc);
 	}
@@ -210,16 +216,21 @@ static void verbose_line(const struct call *c, const char *addr_human)
 			snprintf(args + off, sizeof(args) - off, ", %s", fs);
 		}
 	}
-	if (c->have_addr && addr_human && off < sizeof(args))
+	if (c->have_addr && addr_human && off < sizeof(args)) {
+		char esc[PATH_MAX * 4];
+
 		snprintf(args + off, sizeof(args) - off, "%s%s", off ? ", " : "",
-			 addr_human);
-	char why[128];
+			 record_tty(esc, sizeof(esc), addr_human));
+	}
+	char why[128], note[128];
 
 	if (call_rule(c))
 		snprintf(why, sizeof(why), "rule %s%s", call_rule(c),
 			 c->rewritten ? " (rewritten)" : "");
 	else if (!c->n_paths || !c->paths[0].checked)
-		snprintf(why, sizeof(why), "%s", c->note ? c->note : "not decided: failed before");
+		snprintf(why, sizeof(why), "%s", c->note ?
+			 record_tty(note, sizeof(note), c->note) :
+			 "not decided: failed before");
 	else
 		snprintf(why, sizeof(why), "policy default");
 	if (c->err)
@@ -342,24 +353,19 @@ static void add_args(struct audit_rec *r, const struct call *c,
 	}
 }
 
-int record_call(struct sup *s, const struct call *c, uint64_t *seq)
+/* The fields of a syscall record: the call and how it was decided. */
+static void add_call(struct audit_rec *r, const struct call *c, char *human,
+		     size_t hlen)
 {
-	struct audit_rec *r;
-	char human[PATH_MAX + 32] = "";
 	const __u64 *a = c->req->data.args;
 
-	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
-		verbose_line(c, addr_text(c, human, sizeof(human)));
-	if (!c->v.audit)
-		return 0;
-	r = audit_begin(s->audit, "syscall");
 	audit_int(r, "pid", c->tgid);
 	audit_int(r, "tid", c->tid);
 	audit_bytes(r, "exe", c->exe ? c->exe : "?", c->exe ? strlen(c->exe) : 1);
 	audit_str(r, "syscall", c->name);
 	audit_obj_begin(r, "args");
 	add_args(r, c, c->rewritten ? (const __u64 *)c->orig_args : a, false,
-		 human, sizeof(human));
+		 human, hlen);
 	audit_obj_end(r);
 	if (c->rewritten) {
 		audit_obj_begin(r, "rewritten");
@@ -402,7 +408,120 @@ int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 		audit_str(r, "note", c->note);
 	if (c->stack)
 		add_stack(r, c->stack);
+}
+
+int record_call(struct sup *s, const struct call *c, uint64_t *seq)
+{
+	struct audit_rec *r;
+	char human[PATH_MAX + 32] = "";
+
+	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
+		verbose_line(c, addr_text(c, human, sizeof(human)));
+	if (!c->v.audit)
+		return 0;
+	r = audit_begin(s->audit, "syscall");
+	add_call(r, c, human, sizeof(human));
 	return audit_commit_seq(r, seq);
+}
+
+/*
+ * The open record r as a line of its own, for a reader beside the trail:
+ * {"seq":SEQ,"ts":NOW,"run":RUN,<r's fields>}, SEQ null when 0.  r is
+ * aborted (never committed).  Returns a new line (the caller frees it) or
+ * NULL (no memory, a builder error).
+ */
+static char *side_line(struct sup *s, struct audit_rec *r, uint64_t seq)
+{
+	char head[192], ts[64], run[256 * 6];
+	struct timespec now;
+	struct tm tm;
+	const char *body;
+	size_t body_len, head_len;
+	char *line = NULL;
+	int n;
+
+	body = audit_rec_body(r, &body_len);
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, (long)(now.tv_nsec / 1000) % 1000000);
+	audit_escape(run, sizeof(run), s->opts->run_id, strlen(s->opts->run_id));
+	if (seq)
+		n = snprintf(head, sizeof(head), "{\"seq\":%llu,\"ts\":\"%s\",\"run\":\"",
+			     (unsigned long long)seq, ts);
+	else
+		n = snprintf(head, sizeof(head), "{\"seq\":null,\"ts\":\"%s\",\"run\":\"",
+			     ts);
+	head_len = (size_t)n;
+	if (body && n > 0 && (size_t)n < sizeof(head))
+		line = malloc(head_len + strlen(run) + 1 + body_len + 3);
+	if (line) {
+		char *d = line;
+
+		d = mempcpy(d, head, head_len);
+		d = mempcpy(d, run, strlen(run));
+		*d++ = '"';
+		d = mempcpy(d, body, body_len);
+		memcpy(d, "}\n", 3);
+	}
+	audit_abort(r);
+	return line;
+}
+
+/* Write the whole line to fd, which is the reader's: a reader that went
+ * away loses lines, the trail has them all. */
+static void side_write(int fd, const char *line)
+{
+	size_t len = strlen(line), off = 0;
+
+	while (off < len) {
+		ssize_t n = write(fd, line + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		off += (size_t)n;
+	}
+}
+
+static void add_str_array_from(struct audit_rec *r, const char *key,
+			       const char *buf, size_t len);
+
+/* The argv of the process of tgid: of its last exec, else its nearest
+ * ancestor's (a fork runs its parent's program).  NULL: not known. */
+static const struct proc *argv_owner(pid_t tgid)
+{
+	const struct proc *p = procs_find(tgid);
+
+	for (int depth = 0; p && !p->argv && depth < 64; depth++)
+		p = procs_find(p->ppid);
+	return p && p->argv ? p : NULL;
+}
+
+char *record_question(struct sup *s, const struct call *c, const char *what)
+{
+	struct audit_rec *r = audit_begin(s->audit, "ask");
+	const struct proc *p = argv_owner(c->tgid);
+	char human[PATH_MAX + 32], link[64], cwd[PATH_MAX];
+	ssize_t n;
+
+	add_call(r, c, human, sizeof(human));
+	audit_bytes(r, "call", what, strlen(what));
+	if (p)
+		add_str_array_from(r, "argv", p->argv, p->argv_len);
+	else
+		audit_null(r, "argv");
+	/* The caller's working directory, by the kernel's name for it:
+	 * read from /proc, not from the task's memory. */
+	snprintf(link, sizeof(link), "/proc/%d/cwd", c->tid);
+	n = readlink(link, cwd, sizeof(cwd));
+	if (n > 0 && (size_t)n < sizeof(cwd))
+		audit_bytes(r, "cwd", cwd, (size_t)n);
+	else
+		audit_null(r, "cwd");
+	return side_line(s, r, audit_last_seq(s->audit));
 }
 
 int record_result(struct sup *s, const struct call *c)
@@ -429,7 +548,7 @@ int record_result(struct sup *s, const struct call *c)
 	return audit_commit(r);
 }
 
-void record_note_denial(struct sup *s, const struct call *c)
+void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 {
 	char what[PATH_MAX + 32] = "";
 	char verb[32];
@@ -476,23 +595,20 @@ void record_note_denial(struct sup *s, const struct call *c)
 		}
 	}
 	if (s->denials_fd >= 0) {
-		/* For an agent harness reading while the run goes on. */
-		char line[PATH_MAX + 1024], e_what[PATH_MAX * 2], e_exe[256];
-		int n;
+		/* For an agent harness reading while the run goes on: the
+		 * trail record's fields, with its seq, and the summary's
+		 * words. */
+		struct audit_rec *r = audit_begin(s->audit, "denial");
+		char human[PATH_MAX + 32];
+		char *line;
 
-		audit_escape(e_what, sizeof(e_what), what, strlen(what));
-		audit_escape(e_exe, sizeof(e_exe), c->exe ? c->exe : "?",
-			     c->exe ? strlen(c->exe) : 1);
-		n = snprintf(line, sizeof(line),
-			     "{\"pid\":%d,\"exe\":\"%s\",\"syscall\":\"%s\",\"denied\":\"%s\","
-			     "\"what\":\"%s\",\"rule\":\"%s\",\"action\":\"%s\",\"errno\":\"%s\"}\n",
-			     c->tgid, e_exe, c->name, verb, e_what, rule,
-			     rules_action_name(c->v.action),
-			     c->err ? errno_str(c->err) : "");
-		if (n > 0 && (size_t)n < sizeof(line) &&
-		    write(s->denials_fd, line, (size_t)n) < 0) {
-			/* the reader went away: the trail still has it */
-		}
+		add_call(r, c, human, sizeof(human));
+		audit_str(r, "denied", verb);
+		audit_bytes(r, "what", what, strlen(what));
+		line = side_line(s, r, seq);
+		if (line)
+			side_write(s->denials_fd, line);
+		free(line);
 	}
 	for (unsigned i = 0; i < s->n_denials; i++) {
 		struct denial *d = &s->denials[i];
@@ -674,8 +790,14 @@ int record_exec(struct sup *s, struct proc *p, const char *path,
 	audit_int(r, "tid", p->tid);
 	audit_bytes(r, "path", path, strlen(path));
 	add_str_array_from(r, "argv", img->argv, img->argv_len);
-	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
-		fprintf(stderr, "[pid %d] exec %s\n", p->tid, path);
+	/* What a question about its calls says it runs (ask hooks). */
+	procs_set_argv(p, img->argv, img->argv_len);
+	if (s->opts->verbosity >= SUPERVISOR_VERBOSE) {
+		char esc[PATH_MAX * 4];
+
+		fprintf(stderr, "[pid %d] exec %s\n", p->tid,
+			record_tty(esc, sizeof(esc), path));
+	}
 	return audit_commit(r);
 }
 
@@ -683,6 +805,7 @@ int record_exec_violation(struct sup *s, struct proc *p, const char *why,
 			  const char *path)
 {
 	struct audit_rec *r = audit_begin(s->audit, "syscall");
+	char esc[PATH_MAX * 4];
 
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
@@ -691,7 +814,8 @@ int record_exec_violation(struct sup *s, struct proc *p, const char *why,
 	audit_str(r, "rule", "sysgate:exec-check");
 	audit_str(r, "action", "kill");
 	audit_str(r, "note", why);
-	fprintf(stderr, "sysgate: killed process %d: %s (%s)\n", p->tgid, why, path);
+	fprintf(stderr, "sysgate: killed process %d: %s (%s)\n", p->tgid, why,
+		record_tty(esc, sizeof(esc), path));
 	return audit_commit(r);
 }
 
@@ -731,9 +855,13 @@ void record_summary(struct sup *s, int exit_status)
 		return;
 	for (unsigned i = 0; i < s->n_denials; i++) {
 		const struct denial *d = &s->denials[i];
+		char what[sizeof(d->what) * 4], exe[sizeof(d->exe) * 4];
 
+		/* Security: the path and the program are the tree's. */
 		fprintf(stderr, "sysgate: denied %s%s%s by %s (rule %s), %u time%s\n",
-			d->verb, d->what[0] ? " " : "", d->what, d->exe, d->rule,
+			d->verb, d->what[0] ? " " : "",
+			record_tty(what, sizeof(what), d->what),
+			record_tty(exe, sizeof(exe), d->exe), d->rule,
 			d->count, d->count == 1 ? "" : "s");
 	}
 	if (s->denials_dropped)

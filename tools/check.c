@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "rules/rules.h"
 #include "tools/tools.h"
 
@@ -51,6 +53,14 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
 
 	if (!arg)
 		return rules_load_default(v, out, err, err_len);
+	if (!strcmp(arg, "-")) {
+		AUTO_FREE char *text = NULL;
+		size_t n_text;
+		int r = tools_read_policy_stdin(&text, &n_text, err, err_len);
+
+		return r < 0 ? r : rules_load_string(text, "<stdin>", v, out,
+						     err, err_len);
+	}
 	/* A bare name that is not a file names a shipped policy: first in
 	 * $SYSGATE_POLICY_DIR (tests in the build tree), then installed.
 	 * rules/ resolves "include = NAME" the same way. */
@@ -145,6 +155,55 @@ static void print_guards_limits(const struct rules_set *rs)
 	printf("%s\n", any ? "" : " none");
 }
 
+static void check_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sysgate check [--explain CALL] [--] POLICY\n"
+		"Load POLICY (a file, a shipped policy's name, or - for standard input)\n"
+		"as sysgate run does, report what is wrong with it, and show what decides\n"
+		"each system call.\n"
+		"  --explain CALL  how one call is decided, rule by rule\n"
+		"                  (\"openat /home/u/.ssh/id_rsa read\", \"connect 10.0.0.5:443\")\n"
+		"  -h, --help      this text\n");
+}
+
+/* The command line: -1 and *policy (and *call), or the exit status. */
+static int check_args(int argc, char **argv, const char **policy,
+		      const char **call)
+{
+	static const struct option longopts[] = {
+		{ "explain", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = tools_getopt(argc, argv, "check", ":h", longopts)) != -1) {
+		switch (c) {
+		case 'e':
+			if (*call) {
+				fprintf(stderr, "sysgate check: --explain given twice\n");
+				return tools_usage_error("check");
+			}
+			*call = optarg;
+			break;
+		case 'h':
+			check_usage(stdout);
+			return 0;
+		default:
+			return tools_usage_error("check");
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "sysgate check: %s\n", optind >= argc ?
+			"no policy given" : "one policy at a time");
+		return tools_usage_error("check");
+	}
+	*policy = argv[optind];
+	return -1;
+}
+
 int tool_check(int argc, char **argv)
 {
 	struct rules_vars v;
@@ -158,20 +217,9 @@ int tool_check(int argc, char **argv)
 	unsigned n_kernel = 0;
 	int r;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--explain") && i + 1 < argc && !call)
-			call = argv[++i];
-		else if (argv[i][0] != '-' && !policy)
-			policy = argv[i];
-		else {
-			policy = NULL;	/* anything else: usage */
-			break;
-		}
-	}
-	if (!policy) {
-		fprintf(stderr, "usage: sysgate check POLICY [--explain CALL]\n");
-		return 125;
-	}
+	r = check_args(argc, argv, &policy, &call);
+	if (r >= 0)
+		return r;
 	snprintf(tmp, sizeof(tmp), "%s/sysgate-RUN", t && t[0] == '/' ? t : "/tmp");
 	tools_vars(&v, cwd, sizeof(cwd), tmp, "RUN");
 	r = tools_load_policy(policy, &v, &rs, err, sizeof(err));

@@ -19,6 +19,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -866,11 +867,13 @@ static size_t filter_base(struct learn *L, struct per_run *base,
 	return nd ? uniq_strings(d, nd) : 0;
 }
 
+/* A comment line quoting the tree's bytes: escaped as for a terminal,
+ * where the policy may well be printed (audit_escape_tty). */
 static void put_escaped(struct sbuf *b, const char *prefix, const char *s)
 {
 	char esc[1024];
 
-	audit_escape(esc, sizeof(esc), s, strlen(s));
+	audit_escape_tty(esc, sizeof(esc), s, strlen(s));
 	sb_printf(b, "%s%s\n", prefix, esc);
 }
 
@@ -965,7 +968,7 @@ static size_t print_diff(struct learn *L, struct per_run *old, FILE *f)
 	for (i = 0; i < nd; i++) {
 		char esc[1024];
 
-		audit_escape(esc, sizeof(esc), d[i], strlen(d[i]));
+		audit_escape_tty(esc, sizeof(esc), d[i], strlen(d[i]));
 		fprintf(f, "+ %s\n", esc);
 		free(d[i]);
 	}
@@ -988,11 +991,55 @@ static char *base_reference(const char *arg)
 	return xstrdup(abs);
 }
 
-static int usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr,
-		"usage: sysgate learn AUDIT... [-o POLICY] [--base POLICY] [--diff POLICY]\n");
-	return EXIT_TOOL_FAILURE;
+	fprintf(f,
+		"usage: sysgate learn [-o POLICY] [--base POLICY] [--diff POLICY] [--] AUDIT...\n"
+		"Write the least-privilege policy that allows what the runs in the trails\n"
+		"AUDIT... were allowed to do (standard output without -o).\n"
+		"  -o, --output POLICY  write it to the file POLICY\n"
+		"  --base POLICY        start from POLICY: its denials stay\n"
+		"  --diff POLICY        say what the learned policy allows that POLICY does not\n"
+		"  -h, --help           this text\n");
+}
+
+/* The command line into op: -1, or the exit status. */
+static int learn_args(int argc, char **argv, struct opts *op)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "diff", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = tools_getopt(argc, argv, "learn", ":o:h", longopts)) != -1) {
+		const char **slot = c == 'o' ? &op->out : c == 'b' ? &op->base :
+				    c == 'd' ? &op->diff : NULL;
+
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (!slot)
+			return tools_usage_error("learn");
+		if (*slot) {
+			fprintf(stderr, "sysgate learn: %s given twice\n",
+				c == 'o' ? "-o" : c == 'b' ? "--base" : "--diff");
+			return tools_usage_error("learn");
+		}
+		*slot = optarg;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "sysgate learn: no trail given\n");
+		return tools_usage_error("learn");
+	}
+	op->trails = argv + optind;
+	op->n_trails = argc - optind;
+	return -1;
 }
 
 int tool_learn(int argc, char **argv)
@@ -1008,29 +1055,10 @@ int tool_learn(int argc, char **argv)
 	size_t n_dropped = 0, i;
 	int status = 0;
 
-	op.trails = xrealloc_array(NULL, (size_t)argc, sizeof(char *));
-	for (int a = 1; a < argc; a++) {
-		const char **slot = !strcmp(argv[a], "-o") ? &op.out :
-				    !strcmp(argv[a], "--base") ? &op.base :
-				    !strcmp(argv[a], "--diff") ? &op.diff : NULL;
-
-		if (slot) {
-			if (a + 1 >= argc || *slot) {
-				free(op.trails);
-				return usage();
-			}
-			*slot = argv[++a];
-		} else if (argv[a][0] == '-' && argv[a][1]) {
-			free(op.trails);
-			return usage();
-		} else {
-			op.trails[op.n_trails++] = argv[a];
-		}
-	}
-	if (op.n_trails == 0) {
-		free(op.trails);
-		return usage();
-	}
+	status = learn_args(argc, argv, &op);
+	if (status >= 0)
+		return status;
+	status = 0;
 	/* ${HOME} is the home of the person learning (the runs' HOME is
 	 * not in the trail). */
 	tools_vars(&v, cwd, sizeof(cwd), "/tmp", "RUN");
@@ -1103,6 +1131,5 @@ out:
 	per_run_release(&base);
 	per_run_release(&old);
 	free(b.s);
-	free(op.trails);
 	return status;
 }

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -150,81 +151,18 @@ static void sb_release(struct sbuf *b)
 }
 
 /*
- * Length of the well-formed UTF-8 sequence at s (Unicode table 3-7), or 0,
- * and its code point.
- */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t v;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		v = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		v = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		v = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
-	    (len == 4 && (v < 0x10000 || v > 0x10ffff)))
-		return 0;
-	*cp = v;
-	return len;
-}
-
-/*
- * Security: bytes from the tracee go to a terminal or a browser.  Keep
- * printable ASCII and well-formed UTF-8 that is neither a control (C0,
- * DEL, C1) nor a bidi control (which could make a line read differently
- * from what it holds); write everything else as \xNN or \u{NNNN}.
+ * Security: bytes from the tracee go to a terminal or a browser: shown by
+ * audit_escape_tty()'s rule (no controls, no bidi controls, no invalid
+ * UTF-8).
  */
 static void sb_show(struct sbuf *b, const char *s, size_t n)
 {
-	const unsigned char *u = (const unsigned char *)s;
+	size_t need = audit_escape_tty(NULL, 0, s, n);
+	char *t = xrealloc_array(NULL, need + 1, 1);
 
-	for (size_t i = 0; i < n;) {
-		uint32_t cp = 0;
-		size_t len = utf8_seq(u + i, n - i, &cp);
-
-		if (len == 0) {
-			sb_printf(b, "\\x%02x", u[i]);
-			i++;
-			continue;
-		}
-		if (cp == '\\')
-			sb_add(b, "\\\\");
-		else if (cp == '\n')
-			sb_add(b, "\\n");
-		else if (cp == '\t')
-			sb_add(b, "\\t");
-		else if (cp < 0x20 || cp == 0x7f)
-			sb_printf(b, "\\x%02x", (unsigned)cp);
-		else if ((cp >= 0x80 && cp <= 0x9f) ||
-			 (cp >= 0x200e && cp <= 0x200f) ||
-			 (cp >= 0x202a && cp <= 0x202e) ||
-			 (cp >= 0x2066 && cp <= 0x2069))
-			sb_printf(b, "\\u{%04x}", (unsigned)cp);
-		else
-			sb_addn(b, s + i, len);
-		i += len;
-	}
+	audit_escape_tty(t, need + 1, s, n);
+	sb_addn(b, t, need);
+	free(t);
 }
 
 /* Cut what was added to b since start to about max bytes, with "...". */
@@ -2415,7 +2353,63 @@ static void output_html(FILE *f, const struct report *rp)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sysgate report AUDIT [--json] [--html OUT.html] [--run N|ID]\n");
+	fprintf(f,
+		"usage: sysgate report [--json] [--html OUT.html] [--run N|ID] [--] AUDIT\n"
+		"What the runs in the trail AUDIT did: findings, processes, programs,\n"
+		"files, network, denials with their rules and stacks.\n"
+		"  --json          the same as one JSON object\n"
+		"  --html OUT      a page for the browser, into the file OUT\n"
+		"  --run N|ID      only run N of the file (1, 2, ...) or the run with id ID\n"
+		"  -h, --help      this text\n");
+}
+
+/* The command line: -1, or the exit status. */
+static int report_args(int argc, char **argv, const char **path,
+		       const char **html, bool *want_json, unsigned *want_run,
+		       const char **want_id)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "run", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = tools_getopt(argc, argv, "report", ":h", longopts)) != -1) {
+		char *end;
+		unsigned long n;
+
+		switch (c) {
+		case 'j':
+			*want_json = true;
+			break;
+		case 'H':
+			*html = optarg;
+			break;
+		case 'R':
+			n = strtoul(optarg, &end, 10);
+			if (*end || n == 0 || n > UINT32_MAX)
+				*want_id = optarg;
+			else
+				*want_run = (unsigned)n;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return tools_usage_error("report");
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "sysgate report: %s\n", optind >= argc ?
+			"no trail given" : "one trail at a time");
+		return tools_usage_error("report");
+	}
+	*path = argv[optind];
+	return -1;
 }
 
 /* Close a stream we wrote, reporting a write error.  Returns 0 or -1. */
@@ -2445,35 +2439,10 @@ int tool_report(int argc, char **argv)
 	json_t *rec;
 	int r, status = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			want_json = true;
-		} else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
-			html = argv[++i];
-		} else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
-			char *end;
-			unsigned long n = strtoul(argv[++i], &end, 10);
-
-			if (*end || n == 0 || n > UINT32_MAX)
-				want_id = argv[i];
-			else
-				want_run = (unsigned)n;
-		} else if (!strcmp(argv[i], "-h") ||
-			   !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!path &&
-			   (argv[i][0] != '-' || !strcmp(argv[i], "-"))) {
-			path = argv[i];
-		} else {
-			usage(stderr);
-			return EXIT_TOOL_FAILURE;
-		}
-	}
-	if (!path) {
-		usage(stderr);
-		return EXIT_TOOL_FAILURE;
-	}
+	r = report_args(argc, argv, &path, &html, &want_json, &want_run,
+			&want_id);
+	if (r >= 0)
+		return r;
 
 	rp.trail = path;
 	r = audit_verify_path(path, NULL, rp.why, sizeof(rp.why));

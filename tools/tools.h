@@ -17,6 +17,33 @@ int tool_keygen(int argc, char **argv);
 int tool_report(int argc, char **argv);
 int tool_learn(int argc, char **argv);
 
+/* Exit status of a command line that is not understood (as sysgate's own
+ * failures: 125, never one a command under `run` could give). */
+#define TOOLS_EXIT_USAGE 125
+/* Largest policy read from standard input (-r -). */
+#define TOOLS_MAX_POLICY (1024 * 1024)
+
+struct option;
+/*
+ * getopt_long() for subcommand cmd ("check"), with sysgate's messages:
+ * an unknown option, an option without its argument or with one it takes
+ * none is reported on stderr ("sysgate check: unknown option '--foo'")
+ * and '?' returned; shortopts must start with ':' (after a '+').  "--"
+ * ends the options, as getopt_long's.  Otherwise as getopt_long().
+ */
+int tools_getopt(int argc, char **argv, const char *cmd,
+		 const char *shortopts, const struct option *longopts);
+/* "Try 'sysgate CMD --help'." on stderr; returns TOOLS_EXIT_USAGE. */
+int tools_usage_error(const char *cmd);
+/*
+ * Read a whole policy from standard input (-r -): at most
+ * TOOLS_MAX_POLICY bytes, no NUL byte.  Returns 0 with *text (the
+ * caller's, NUL-terminated) and *len, or -errno with a message in err.
+ * Blocks until end of file.
+ */
+int tools_read_policy_stdin(char **text, size_t *len, char *err,
+			    size_t err_len);
+
 struct rules_vars;
 struct rules_set;
 
@@ -24,8 +51,9 @@ struct rules_set;
  * the caller's buffer, tmpdir and run are borrowed. */
 void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
 		const char *tmpdir, const char *run);
-/* Load POLICY: a file, a shipped policy's name, or NULL for the built-in
- * default.  As rules_load_file. */
+/* Load POLICY: a file, a shipped policy's name, "-" for standard input
+ * (named "<stdin>"), or NULL for the built-in default.  As
+ * rules_load_file. */
 int tools_load_policy(const char *arg, const struct rules_vars *v,
 		      struct rules_set **out, char *err, size_t err_len);
 

@@ -6,34 +6,56 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "audit/audit.h"
 #include "tools/tools.h"
 
+static void verify_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sysgate verify [--key PUBLIC] [--] AUDIT\n"
+		"Check the hash chain of the trail AUDIT and, with --key, the signature of\n"
+		"each run's end; name the first bad record.  Exit 0 when it verifies, 1 when\n"
+		"it does not, 125 when it cannot be read.\n"
+		"  --key PUBLIC  the public key (sysgate keygen) the runs were signed with\n"
+		"  -h, --help    this text\n");
+}
+
 int tool_verify(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *path = NULL;
 	const char *key = NULL;
 	unsigned char pk[32];
 	char why[512] = "";
-	int r;
+	int c, r;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--key") && i + 1 < argc)
-			key = argv[++i];
-		else if (argv[i][0] != '-' && !path)
-			path = argv[i];
-		else {
-			path = NULL;
+	optind = 0;
+	while ((c = tools_getopt(argc, argv, "verify", ":h", longopts)) != -1) {
+		switch (c) {
+		case 'k':
+			key = optarg;
 			break;
+		case 'h':
+			verify_usage(stdout);
+			return 0;
+		default:
+			return tools_usage_error("verify");
 		}
 	}
-	if (!path) {
-		fprintf(stderr, "usage: sysgate verify AUDIT [--key PUBLIC]\n");
-		return 125;
+	if (argc - optind != 1) {
+		fprintf(stderr, "sysgate verify: %s\n", optind >= argc ?
+			"no trail given" : "one trail at a time");
+		return tools_usage_error("verify");
 	}
+	path = argv[optind];
 	if (key) {
 		r = audit_load_public_key(key, pk);
 		if (r < 0) {
@@ -56,19 +78,43 @@ int tool_verify(int argc, char **argv)
 	return 125;
 }
 
+static void keygen_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sysgate keygen [--] SECRET PUBLIC\n"
+		"Make an Ed25519 key pair: the secret key (for sysgate run --sign-key) into\n"
+		"the new file SECRET (mode 0600), the public key (for sysgate verify --key)\n"
+		"into the new file PUBLIC.\n"
+		"  -h, --help  this text\n");
+}
+
 int tool_keygen(int argc, char **argv)
 {
-	int r;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, r;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: sysgate keygen SECRET PUBLIC\n");
-		return 125;
+	optind = 0;
+	while ((c = tools_getopt(argc, argv, "keygen", ":h", longopts)) != -1) {
+		switch (c) {
+		case 'h':
+			keygen_usage(stdout);
+			return 0;
+		default:
+			return tools_usage_error("keygen");
+		}
 	}
-	r = audit_keygen(argv[1], argv[2]);
+	if (argc - optind != 2) {
+		fprintf(stderr, "sysgate keygen: two files are needed, SECRET and PUBLIC\n");
+		return tools_usage_error("keygen");
+	}
+	r = audit_keygen(argv[optind], argv[optind + 1]);
 	if (r < 0) {
 		fprintf(stderr, "sysgate: keygen: %s\n", strerror(-r));
 		return 125;
 	}
-	printf("secret key: %s\npublic key: %s\n", argv[1], argv[2]);
+	printf("secret key: %s\npublic key: %s\n", argv[optind], argv[optind + 1]);
 	return 0;
 }

@@ -207,7 +207,7 @@ sys.exit(1 if p.open else 0)' "$html"
 	has synth-pending "^    /w/gone  \[no result recorded\]$"
 	has synth-signal "victim 'a\\\\xff'  \[5.0 ms, killed by SIGKILL, 2 denied\]"
 	has synth-thread "\+1 thread\]$"
-	has synth-bidi-escaped '\\u\{202e\}evil'
+	has synth-bidi-escaped '\\u202eevil'
 	lacks synth-no-raw-bidi "$SG_OUT" e280ae
 	lacks synth-no-raw-escape "$SG_OUT" 1b
 	has synth-rule-escaped "connect 10.1.2.3:443 -> deny ENETUNREACH by rule no-net\\\\x1b\[2J$"

@@ -561,6 +561,87 @@ static void test_escape_cut(void)
 	CU_ASSERT_STRING_EQUAL(buf, "xyz");
 }
 
+/* audit_rec_body(): the fields as the trail gets them; an aborted copy
+ * leaves the chain as it was. */
+static void test_rec_body(void)
+{
+	char path[128];
+	struct audit_writer *w = NULL;
+	struct audit_rec *r;
+	const char *body;
+	size_t len = 0;
+	AUTO_FREE char *text = NULL;
+
+	tmp_path(path, sizeof(path), "body");
+	CU_ASSERT_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "run", &w) == 0);
+	CU_ASSERT_PTR_NULL(audit_rec_body(NULL, &len));
+	r = audit_begin(w, "copy");
+	audit_int(r, "pid", 7);
+	audit_bytes(r, "path", "a\x1b\xff", 3);
+	body = audit_rec_body(r, &len);
+	CU_ASSERT_FATAL(body != NULL);
+	CU_ASSERT_EQUAL(len, strlen(",\"type\":\"copy\",\"pid\":7,\"path\":\"a\\u001b\xef\xbf\xbd\",\"path_hex\":\"611bff\""));
+	CU_ASSERT_NSTRING_EQUAL(body, ",\"type\":\"copy\",\"pid\":7,\"path\":\"a\\u001b\xef\xbf\xbd\",\"path_hex\":\"611bff\"", len);
+	audit_abort(r);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 0);
+	r = audit_begin(w, "t");
+	audit_int(r, NULL, 1);	/* a builder error: no body */
+	CU_ASSERT_PTR_NULL(audit_rec_body(r, &len));
+	audit_abort(r);
+	r = audit_begin(w, "t");
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	CU_ASSERT_EQUAL(audit_last_seq(w), 1);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	text = slurp(path, NULL);
+	CU_ASSERT_PTR_NULL(strstr(text ? text : "", "copy"));
+	unlink(path);
+}
+
+/* audit_escape_tty(): what a terminal must never get raw. */
+static const struct esc_case tty_cases[] = {
+	{ S("plain /tmp/a b.txt"), "plain /tmp/a b.txt", true },
+	{ S("a\\b"), "a\\\\b", true },
+	{ S("\\x1b"), "\\\\x1b", true },	     /* not taken for an escape */
+	{ S("\n\r\t"), "\\n\\r\\t", true },
+	{ S("\x1b]0;x\x07"), "\\x1b]0;x\\x07", true }, /* window title */
+	{ S("\x1b[2J"), "\\x1b[2J", true },
+	{ S("\x7f\x01"), "\\x7f\\x01", true },
+	{ S("a\0b"), "a\\x00b", true },
+	{ S("\xc2\x9b" "2J"), "\\u009b2J", true },    /* C1 CSI */
+	{ S("\xc2\x85"), "\\u0085", true },	     /* NEL */
+	{ S("\xe2\x80\xae" "txt.exe"), "\\u202etxt.exe", true }, /* RLO */
+	{ S("\xe2\x81\xa6\xe2\x81\xa9"), "\\u2066\\u2069", true },
+	{ S("\xe2\x80\x8f\xd8\x9c"), "\\u200f\\u061c", true },
+	{ S("\xe2\x80\xa8"), "\\u2028", true },
+	{ S("\xff\xfe"), "\\xff\\xfe", true },	     /* invalid UTF-8 */
+	{ S("\xc3"), "\\xc3", true },		     /* cut short */
+	{ S("\xed\xa0\x80"), "\\xed\\xa0\\x80", true }, /* surrogate */
+	{ S("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+	  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", true },
+};
+
+static void test_escape_tty(void)
+{
+	char buf[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(tty_cases); i++) {
+		const struct esc_case *c = &tty_cases[i];
+		size_t n = audit_escape_tty(buf, sizeof(buf), c->in, c->in_len);
+
+		CU_ASSERT_EQUAL(n, strlen(c->out));
+		CU_ASSERT_STRING_EQUAL(buf, c->out);
+		if (strcmp(buf, c->out) != 0)
+			fprintf(stderr, "tty escape case %zu failed: got '%s'\n",
+				i, buf);
+	}
+	/* Cut at whole units, the full length returned. */
+	CU_ASSERT_EQUAL(audit_escape_tty(NULL, 0, "a\x1b", 2), 5);
+	CU_ASSERT_EQUAL(audit_escape_tty(buf, 4, "ab\x1b", 3), 6);
+	CU_ASSERT_STRING_EQUAL(buf, "ab");
+	CU_ASSERT_EQUAL(audit_escape_tty(buf, 3, "a\xe2\x82\xac", 4), 4);
+	CU_ASSERT_STRING_EQUAL(buf, "a");
+}
+
 /* Check that the hex member named key decodes to exactly want[0..len). */
 static bool hex_is(json_t *obj, const char *key, const void *want, size_t len)
 {
@@ -2477,6 +2558,8 @@ static const struct unit_test tests[] = {
 	{ "open errors", test_open_errors },
 	{ "escape table", test_escape_table },
 	{ "escape cuts at unit boundaries", test_escape_cut },
+	{ "terminal escaping", test_escape_tty },
+	{ "a record's body, copied and aborted", test_rec_body },
 	{ "audit_bytes text and hex", test_bytes_fields },
 	{ "random bytes round trip via jansson", test_random_roundtrip },
 	{ "hash chain", test_hash_chain },

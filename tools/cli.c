@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the subcommands' command lines share: options parsed so that what
+ * is not known is refused (never taken for a file name), and a policy
+ * read from standard input ("-r -").
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "tools/tools.h"
+
+/* Whether getopt_long's error was about the long option arg: optopt is 0
+ * for an unknown one, else the value of the option arg abbreviates. */
+static bool long_error(const char *arg, const struct option *longopts)
+{
+	size_t n = strcspn(arg, "=");
+
+	if (strncmp(arg, "--", 2) != 0 || n <= 2)
+		return false;
+	if (optopt == 0)
+		return true;
+	for (const struct option *o = longopts; o && o->name; o++)
+		if (o->val == optopt && strncmp(o->name, arg + 2, n - 2) == 0)
+			return true;
+	return false;
+}
+
+int tools_getopt(int argc, char **argv, const char *cmd,
+		 const char *shortopts, const struct option *longopts)
+{
+	const char *arg;
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	/* A long option is named by its word (up to '='), a short one by
+	 * its letter: in a cluster ("-qx") optind may not have moved on. */
+	arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	if (long_error(arg, longopts)) {
+		int n = (int)strcspn(arg, "=");
+
+		if (c == ':')
+			fprintf(stderr, "sysgate %s: option '%.*s' needs an argument\n",
+				cmd, n, arg);
+		else if (optopt && arg[n] == '=')
+			fprintf(stderr, "sysgate %s: option '%.*s' takes no argument\n",
+				cmd, n, arg);
+		else
+			fprintf(stderr, "sysgate %s: unknown option '%.*s'\n",
+				cmd, n, arg);
+	} else if (c == ':') {
+		fprintf(stderr, "sysgate %s: option '-%c' needs an argument\n",
+			cmd, optopt);
+	} else {
+		fprintf(stderr, "sysgate %s: unknown option '-%c'\n", cmd,
+			optopt);
+	}
+	return '?';
+}
+
+int tools_usage_error(const char *cmd)
+{
+	fprintf(stderr, "Try 'sysgate %s --help'.\n", cmd);
+	return TOOLS_EXIT_USAGE;
+}
+
+int tools_read_policy_stdin(char **text, size_t *len, char *err,
+			    size_t err_len)
+{
+	char *buf = malloc(TOOLS_MAX_POLICY + 1);
+	size_t got = 0;
+
+	if (!buf) {
+		snprintf(err, err_len, "<stdin>: out of memory");
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf + got, TOOLS_MAX_POLICY + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			snprintf(err, err_len, "<stdin>: %s", strerror(e));
+			free(buf);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > TOOLS_MAX_POLICY) {
+			snprintf(err, err_len, "<stdin>: policy too large (the limit is %d bytes)",
+				 TOOLS_MAX_POLICY);
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	/* Security: the policy is what was read, all of it: a NUL would
+	 * end the text the rules see before its end. */
+	if (memchr(buf, '\0', got)) {
+		snprintf(err, err_len, "<stdin>: NUL byte in the policy");
+		free(buf);
+		return -EINVAL;
+	}
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return 0;
+}
