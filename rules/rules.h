@@ -86,10 +86,24 @@ enum rules_mech {
 /* Variables substituted in paths: ${HOME} ${CWD} ${TMPDIR} ${RUN}.
  * All borrowed; each must be an absolute path (run: any id string). */
 struct rules_vars {
-	const char *home;
-	const char *cwd;
+	const char *home;	/* canonical paths (the supervisor matches */
+	const char *cwd;	/* canonical paths) */
 	const char *tmpdir;
 	const char *run;
+	/*
+	 * The same directories as spelled (HOME as set, $PWD, TMPDIR),
+	 * where the spelling differs (a symlink on the way), else NULL: a
+	 * path, exe or address item with the variable is added in either
+	 * form.  A redirect and an include use the canonical one.
+	 */
+	const char *home_spelled;
+	const char *cwd_spelled;
+	const char *tmpdir_spelled;
+	/* Why home, cwd or tmpdir is NULL ("HOME is not an absolute path"),
+	 * for the error of a policy that uses it; NULL: not set. */
+	const char *home_why;
+	const char *cwd_why;
+	const char *tmpdir_why;
 };
 
 /* One checked call, all data already copied out of the tracee. */
