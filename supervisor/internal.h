@@ -110,6 +110,13 @@ struct cpubind {
 	bool keep;		/* the caller stays bound after the call */
 };
 
+/* Directories above the trail, at most (deeper: the run refuses it). */
+#define SUP_TRAIL_DIRS_MAX 256
+struct sup_dir_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct sup {
 	const struct supervisor_opts *opts;
 	const struct rules_set *rules;
@@ -122,6 +129,11 @@ struct sup {
 	dev_t audit_dev;          /* the trail file, protected from the tree */
 	ino_t audit_ino;
 	bool have_audit_ino;
+	/* The directories above the trail, its own up to "/", kept where
+	 * they are (notify_trail_dir_guard()); its canonical path. */
+	struct sup_dir_id trail_dirs[SUP_TRAIL_DIRS_MAX];
+	unsigned n_trail_dirs;
+	char trail_real[PATH_MAX];
 	int child_status;         /* wait status of the command, -1 until known */
 	bool child_execd;         /* the command's first exec succeeded */
 	bool sealed;              /* made non-dumpable (seal()) */
@@ -452,6 +464,11 @@ bool notify_id_valid(struct sup *s, uint64_t id);
 int notify_finish(struct sup *s, struct call *c, bool cont);
 /* Record a call before the change it allows is made; 0 or -EIO. */
 int notify_record_before_change(struct sup *s, struct call *c);
+/* Security: a rename or removal of path r of call c that would move a
+ * directory above the trail is refused (sysgate:audit-trail): true and
+ * *v set. */
+bool notify_trail_dir_guard(const struct sup *s, const struct call *c,
+			    const struct resolved *r, struct rules_verdict *v);
 /* Checks no policy can switch off; true when they decided (deny). */
 bool notify_builtin_check(struct sup *s, const struct resolved *r,
 			  unsigned access, struct rules_verdict *v);

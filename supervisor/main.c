@@ -39,7 +39,7 @@ static void usage(FILE *f)
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
 		"       sysgate check POLICY [--explain CALL]\n"
 		"       sysgate learn AUDIT... [-o POLICY] [--base POLICY] [--diff POLICY]\n"
-		"       sysgate verify AUDIT [--key PUBLIC]\n"
+		"       sysgate verify AUDIT [--key PUBLIC] [--hash HASH]\n"
 		"       sysgate report AUDIT [--json] [--html OUT] [--run N|ID]\n"
 		"       sysgate keygen SECRET PUBLIC\n"
 		"       sysgate --version\n"

@@ -319,6 +319,31 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 	return false;
 }
 
+/*
+ * Security: the trail at the path sysgate prints is the one it writes.
+ * Its file is guarded above; a directory above it that the tree renamed
+ * (or exchanged, or removed) would let it put a forged trail at that
+ * path, so no rename or removal may take one.  What is created in them,
+ * and their attributes, are left to the policy.
+ */
+bool notify_trail_dir_guard(const struct sup *s, const struct call *c,
+			    const struct resolved *r, struct rules_verdict *v)
+{
+	enum op op = path_op(c->req->data.nr);
+
+	if ((op != OP_RENAME && op != OP_UNLINK) || r->fd < 0 ||
+	    !S_ISDIR(r->st.st_mode))
+		return false;
+	for (unsigned i = 0; i < s->n_trail_dirs; i++) {
+		if (r->st.st_dev == s->trail_dirs[i].dev &&
+		    r->st.st_ino == s->trail_dirs[i].ino) {
+			notify_verdict_builtin(v, "sysgate:audit-trail", EACCES);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A dup of the caller's fd arg (from its own fd table), or -errno. */
 static int caller_fd(const struct call *c, uint64_t arg)
 {
@@ -390,7 +415,8 @@ static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 			.action = RULES_ALLOW, .rule = "sysgate:reopen",
 			.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
 		};
-	} else if (!notify_builtin_check(s, r, access, &v)) {
+	} else if (!notify_trail_dir_guard(s, c, r, &v) &&
+		   !notify_builtin_check(s, r, access, &v)) {
 		rules_match(s->rules, &ev, &v);
 	}
 	/* A call is rewritten once: decided again as rewritten, a rewrite

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <sodium.h>
 
 #include "audit/audit.h"
 #include "tools/tools.h"
@@ -16,13 +18,18 @@ int tool_verify(int argc, char **argv)
 {
 	const char *path = NULL;
 	const char *key = NULL;
+	const char *want = NULL;
 	unsigned char pk[32];
+	unsigned char last[AUDIT_HASH_BYTES];
+	char last_hex[2 * AUDIT_HASH_BYTES + 1];
 	char why[512] = "";
 	int r;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--key") && i + 1 < argc)
 			key = argv[++i];
+		else if (!strcmp(argv[i], "--hash") && i + 1 < argc)
+			want = argv[++i];
 		else if (argv[i][0] != '-' && !path)
 			path = argv[i];
 		else {
@@ -31,7 +38,7 @@ int tool_verify(int argc, char **argv)
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "usage: sysgate verify AUDIT [--key PUBLIC]\n");
+		fprintf(stderr, "usage: sysgate verify AUDIT [--key PUBLIC] [--hash HASH]\n");
 		return 125;
 	}
 	if (key) {
@@ -42,10 +49,22 @@ int tool_verify(int argc, char **argv)
 			return 125;
 		}
 	}
-	r = audit_verify_path(path, key ? pk : NULL, why, sizeof(why));
+	r = audit_verify_path_last(path, key ? pk : NULL, last, why, sizeof(why));
+	if (r == 0 && want) {
+		/* Security: the trail a run wrote ends with the hash it
+		 * printed; any other whole trail (a forgery re-chained from
+		 * the start, another run's) ends with another. */
+		sodium_bin2hex(last_hex, sizeof(last_hex), last, sizeof(last));
+		if (strcasecmp(want, last_hex) != 0) {
+			printf("%s: BAD: the last record's hash is %s, not %s: not the trail that was given\n",
+			       path, last_hex, want);
+			return 1;
+		}
+	}
 	if (r == 0) {
-		printf("%s: OK: the hash chain is whole%s\n", path,
-		       key ? " and the signature verifies" : "");
+		printf("%s: OK: the hash chain is whole%s%s\n", path,
+		       key ? " and the signature verifies" : "",
+		       want ? " and ends with the given hash" : "");
 		return 0;
 	}
 	if (r == -EBADMSG) {

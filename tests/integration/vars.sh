@@ -32,11 +32,11 @@ vrun() {
 		mkdir "$dir" || sg_harness_error "cannot create $dir"
 		(cd "$dir" && rmdir "$dir" && exec timeout -k 5 30 "${SG_AS[@]}" \
 			env -i "${SG_ENVS[@]}" "${envs[@]}" "$SYSGATE" run \
-			-a "$SG_TRAIL" -- "$@") >"$SG_OUT" 2>"$SG_ERR" </dev/null
+			"${VRUN_OPTS[@]:--a$SG_TRAIL}" -- "$@") >"$SG_OUT" 2>"$SG_ERR" </dev/null
 	else
 		(cd_steps "$dir" && exec timeout -k 5 30 "${SG_AS[@]}" \
 			env -i "${SG_ENVS[@]}" "${envs[@]}" "$SYSGATE" run \
-			-a "$SG_TRAIL" -- "$@") >"$SG_OUT" 2>"$SG_ERR" </dev/null
+			"${VRUN_OPTS[@]:--a$SG_TRAIL}" -- "$@") >"$SG_OUT" 2>"$SG_ERR" </dev/null
 	fi
 	SG_RC=$?
 }
@@ -50,6 +50,29 @@ cd_steps() {
 	for x in "${parts[@]}"; do
 		[ -z "$x" ] || cd "$x" || return 1
 	done
+}
+
+# The trail's path and last hash that the last run printed, in SG_PRINTED
+# and SG_HASH.
+printed_trail() {
+	local line
+	line=$(grep '^sysgate: audit trail: ' "$SG_ERR" | tail -n 1)
+	SG_PRINTED=${line#sysgate: audit trail: }
+	SG_PRINTED=${SG_PRINTED% (*}
+	SG_HASH=${line##*last hash }
+	SG_HASH=${SG_HASH%)}
+}
+
+# trail_case NAME DIR: after a run whose tree tried to put a forged trail
+# in place of the one at the printed path (renaming DIR away), that path
+# holds the run's own trail, ending with the hash printed.
+trail_case() {
+	printed_trail
+	check "$1-dir-kept" test ! -e "$2.old"
+	check "$1-printed" test -n "$SG_PRINTED" -a -n "$SG_HASH"
+	check "$1-verify-hash" "${SG_AS[@]}" "$SYSGATE" verify --hash "$SG_HASH" "$SG_PRINTED"
+	check "$1-verify-hash-other" bash -c "'$SYSGATE' verify --hash '$SG_HASH' '$W/clean.jsonl'; test \$? = 1"
+	check "$1-denied" grep -q 'sysgate:audit-trail' "$SG_PRINTED"
 }
 
 # vcase NAME EXPECT-STATUS: pass when the last vrun exited so.
@@ -76,6 +99,7 @@ deep_dir() {
 
 cases() {
 	local leak=$O/leak
+	VRUN_OPTS=()
 	rm -f "$leak"
 	# The victims must live where the default policy lets them run.
 	local V=$W/vb
@@ -113,6 +137,23 @@ cases() {
 	vcase home-relative-125 125
 	check home-relative-message grep -q 'variable ${HOME} cannot be determined' "$SG_ERR"
 	check home-relative-no-write test ! -e "$leak"
+
+	# --- the trail at the printed path is the trail sysgate wrote: a
+	# forgery (here a whole trail of another run) cannot take its place
+	vrun "$W" -- true
+	cp "$SG_TRAIL" "$W/clean.jsonl"
+	[ "$U" = root ] || chown "$U:" "$W/clean.jsonl"
+	as_user mkdir -p logs
+	VRUN_OPTS=(-a "$W/logs/t.jsonl")
+	vrun "$W" -- sh -c 'mv logs logs.old; mkdir -p logs; cp clean.jsonl logs/t.jsonl; mv logs/t.jsonl logs/x; rm -rf logs'
+	VRUN_OPTS=()
+	trail_case trail-dir-rename "$W/logs"
+	# The default trail when the command runs in HOME.
+	as_user mkdir -p hw
+	VRUN_OPTS=(--audit-sync interval)	# and no -a
+	vrun "$W/hw" HOME="$W/hw" -- sh -c 'n=$(ls .local/state/sysgate/runs); mv .local .local.old; mkdir -p .local/state/sysgate/runs && cp ../clean.jsonl .local/state/sysgate/runs/$n'
+	VRUN_OPTS=()
+	trail_case trail-default-in-home "$W/hw/.local"
 
 	# --- TMPDIR with a trailing slash, and behind a symlink
 	vrun "$W" TMPDIR=/tmp/ -- sh -c 'echo X > "$TMPDIR/f" && cat "$TMPDIR/f"'
