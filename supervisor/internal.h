@@ -512,6 +512,14 @@ struct call_path {
 	struct rules_verdict v;
 	bool checked;
 	bool redirected;
+	/* redirected: the rule that did it (its name, from the set), and
+	 * the length of its redirect, the start of redirect[] that the
+	 * path must stay under. */
+	const char *rewrite_by;
+	size_t redirect_base;
+	/* The path the supervisor wrote in a restarted call's registers
+	 * (c->expect_path). */
+	bool expected;
 	/* No path: the call acts on the open file its fd names (fchmod,
 	 * fsetxattr, futimens, ...), resolved as AT_EMPTY_PATH. */
 	bool fd_form;
@@ -567,6 +575,7 @@ struct call {
 	 * name (borrowed from the edit), and in which argument. */
 	const char *expect_path;
 	int expect_arg;
+	size_t expect_base;	/* the redirect's target in expect_path */
 };
 
 /*
@@ -625,7 +634,9 @@ static inline const char *call_rule(const struct call *c)
  * restarts the call with its argument registers set to set[] (c->orig_args
  * are the caller's own), and, when arg >= 0, argument arg pointing at a
  * copy of path; from (may be NULL) is what the call named, for the
- * record.  0 (the notification is answered; the restarted call comes
+ * record; the restarted call's path must resolve under the first base
+ * bytes of path (the redirect's target; 0: anywhere).  0 (the
+ * notification is answered; the restarted call comes
  * again) or -errno (nothing done: the caller must answer).
  * regs_edited_call: is c that restarted call?  Then it is marked
  * rewritten by its rule, with the caller's own arguments in orig_args.
@@ -634,7 +645,7 @@ static inline const char *call_rule(const struct call *c)
 struct regs_edit;
 int regs_rewrite(struct sup *s, struct call *c, struct proc *p,
 		 const uint64_t set[6], int arg, const char *path,
-		 const char *from);
+		 const char *from, size_t base);
 bool regs_edited_call(struct proc *p, struct call *c);
 long regs_on_stop(struct proc *p, int event, int sig);
 void regs_forget(struct proc *p);

@@ -437,6 +437,45 @@ static void test_parse_vars_spelled(void)
 	rules_free(rs);
 }
 
+/* A rewritten call is decided by every rule but its own rewrite; another
+ * rewrite denies it. */
+static void test_match_rewritten(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = allow\n"
+		"[rule scratch]\nsyscalls = openat\npath = /tmp/**\n"
+		"action = rewrite\nredirect = /w/t\n"
+		"[rule env]\nsyscalls = openat\npath = **/.env\n"
+		"action = deny\nerrno = EACCES\n"
+		"[rule again]\nsyscalls = openat\npath = /w/t/b/**\n"
+		"action = rewrite\narg2_set = O_CLOEXEC\n");
+	struct rules_event ev = { .nr = __NR_openat, .access = RULES_ACC_READ,
+				  .path = "/tmp/x" };
+	struct rules_verdict by, v;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	rules_match(rs, &ev, &by);
+	CU_ASSERT_EQUAL(by.action, RULES_REWRITE);
+	/* Its own rule matches the target again: left out. */
+	ev.path = "/tmp/y";
+	rules_match_rewritten(rs, &ev, by.rule, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_PTR_NULL(v.rule);
+	/* A later rule the own rewrite used to hide. */
+	ev.path = "/tmp/p/.env";
+	rules_match_rewritten(rs, &ev, by.rule, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	CU_ASSERT_STRING_EQUAL(v.rule, "env");
+	/* Another rewrite: refused, named. */
+	ev.path = "/w/t/b/c";
+	rules_match_rewritten(rs, &ev, by.rule, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	CU_ASSERT_EQUAL(v.err, EACCES);
+	CU_ASSERT_STRING_EQUAL(v.rule, "again");
+	CU_ASSERT_PTR_NULL(v.rewrite);
+	rules_free(rs);
+}
+
 /* The inih traps: a long line, a continuation line, a BOM, comments. */
 static void test_parse_inih_traps(void)
 {
@@ -3336,6 +3375,7 @@ int main(void)
 		{ "parse: every error message", test_parse_errors },
 		{ "parse: variables", test_parse_vars },
 		{ "parse: variables as spelled", test_parse_vars_spelled },
+		{ "match: a rewritten call", test_match_rewritten },
 		{ "parse: inih traps", test_parse_inih_traps },
 		{ "parse: limits", test_parse_limits },
 		{ "parse: policy defaults", test_parse_policy_defaults },
