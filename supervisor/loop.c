@@ -911,11 +911,16 @@ static int trail_guard_init(struct sup *s, const char *path)
 	char dir[PATH_MAX];
 	struct stat st;
 
-	if (!realpath(path, s->trail_real) || stat(s->trail_real, &st) < 0)
+	if (stat(path, &st) < 0)
 		return -errno;
 	s->audit_dev = st.st_dev;
 	s->audit_ino = st.st_ino;
 	s->have_audit_ino = true;
+	/* A terminal or a pipe (-a /dev/stderr): no file there to verify. */
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (!realpath(path, s->trail_real))
+		return -errno;
 	snprintf(dir, sizeof(dir), "%s", s->trail_real);
 	for (char *slash; (slash = strrchr(dir, '/')) && dir[1];) {
 		if (slash == dir)
