@@ -77,9 +77,11 @@ int tools_canon_path(const char *in, char *out, size_t len)
 	if (n >= sizeof(head))
 		return -ENAMETOOLONG;
 	memcpy(head, in, n + 1);
-	/* realpath() of the longest part that exists. */
+	/* realpath() of the longest part that exists (and that we may
+	 * search: what lies below a directory we cannot enter is taken as
+	 * written, as a run with our rights cannot resolve it either). */
 	while (!realpath(head, real)) {
-		if (errno != ENOENT)
+		if (errno != ENOENT && errno != EACCES)
 			return -errno;
 		cut = strrchr(head, '/');
 		if (!cut)

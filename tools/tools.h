@@ -31,7 +31,8 @@ struct rules_set;
 void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
 		const char *tmpdir, const char *run);
 /* The canonical form of the absolute path in: realpath() of the longest
- * part that exists, then the names that do not exist yet.  0, or -errno
+ * part that exists (and can be searched), then the names that do not
+ * exist yet (or lie in a directory we cannot search).  0, or -errno
  * (-EINVAL: not absolute, or "." or ".." among the missing names). */
 int tools_canon_path(const char *in, char *out, size_t len);
 /* The directory private temp dirs go in: $TMPDIR when absolute, else

@@ -117,6 +117,13 @@ cases() {
 	check home-symlink-not-leaked bash -c "! grep -q SECRET '$SG_OUT'"
 	H=$H0
 
+	# A HOME in a directory U cannot enter is taken as written (the run
+	# cannot resolve it either): the run goes on.
+	mkdir -p "$T/$U/locked/home"
+	chmod 0700 "$T/$U/locked"
+	vrun "$W" HOME="$T/$U/locked/home" -- true
+	vcase home-unsearchable-runs 0
+
 	# --- a working directory that cannot be named: 125, nothing written
 	vrun - -- sh -c "echo LEAK > '$leak'"
 	vcase cwd-deleted-125 125
