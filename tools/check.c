@@ -290,13 +290,18 @@ int tool_check(int argc, char **argv)
 		fprintf(stderr, "usage: sysgate check POLICY [--explain CALL]\n");
 		return 125;
 	}
-	if (tools_tmp_parent(tmp, sizeof(tmp) - 16, tmp_spelled,
-			     sizeof(tmp_spelled) - 16) < 0)
-		tmp[0] = '\0';
+	/* As sysgate run names its private temp dir (main.c). */
+	r = tools_tmp_parent(tmp, sizeof(tmp) - 16, tmp_spelled,
+			     sizeof(tmp_spelled) - 16);
+	if (r < 0) {
+		fprintf(stderr, "sysgate: TMPDIR %s: %s\n", getenv("TMPDIR"),
+			strerror(-r));
+		return 125;
+	}
 	strcat(tmp, "/sysgate-RUN");
 	if (tmp_spelled[0])
 		strcat(tmp_spelled, "/sysgate-RUN");
-	tools_vars(&v, cwd, sizeof(cwd), tmp[0] == '/' ? tmp : NULL, "RUN");
+	tools_vars(&v, cwd, sizeof(cwd), tmp, "RUN");
 	v.tmpdir_spelled = tmp_spelled[0] ? tmp_spelled : NULL;
 	r = tools_load_policy(policy, &v, &rs, err, sizeof(err));
 	if (r < 0) {
