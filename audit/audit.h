@@ -367,6 +367,14 @@ size_t audit_escape_tty(char *dst, size_t dst_len, const void *src,
  */
 int audit_verify_path(const char *path, const unsigned char *pubkey,
 		      char *why, size_t why_len);
+/* The same, and on success the last record's hash (raw bytes; the hash
+ * sysgate run prints with the trail's path) in last, unless NULL. */
+int audit_verify_path_last(const char *path, const unsigned char *pubkey,
+			   unsigned char last[AUDIT_HASH_BYTES], char *why,
+			   size_t why_len);
+int audit_verify_fd_last(int fd, const unsigned char *pubkey,
+			 unsigned char last[AUDIT_HASH_BYTES], char *why,
+			 size_t why_len);
 /* The same on an open, seekable fd (borrowed: read with pread, not closed);
  * for tools and fuzz targets (a memfd). */
 int audit_verify_fd(int fd, const unsigned char *pubkey, char *why,

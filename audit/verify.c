@@ -571,6 +571,13 @@ out:
 int audit_verify_fd(int fd, const unsigned char *pubkey, char *why,
 		    size_t why_len)
 {
+	return audit_verify_fd_last(fd, pubkey, NULL, why, why_len);
+}
+
+int audit_verify_fd_last(int fd, const unsigned char *pubkey,
+			 unsigned char last[AUDIT_HASH_BYTES], char *why,
+			 size_t why_len)
+{
 	struct verifier v = {
 		.fd = fd, .pubkey = pubkey, .why = why, .why_len = why_len,
 	};
@@ -599,6 +606,8 @@ int audit_verify_fd(int fd, const unsigned char *pubkey, char *why,
 					 " (no run.end)", v.prev_seq);
 			else
 				rc = 0;
+			if (rc == 0 && last)
+				memcpy(last, v.prev_hash, AUDIT_HASH_BYTES);
 			break;
 		}
 		if (rc == LINE_TOO_LONG) {
@@ -625,6 +634,13 @@ int audit_verify_fd(int fd, const unsigned char *pubkey, char *why,
 int audit_verify_path(const char *path, const unsigned char *pubkey,
 		      char *why, size_t why_len)
 {
+	return audit_verify_path_last(path, pubkey, NULL, why, why_len);
+}
+
+int audit_verify_path_last(const char *path, const unsigned char *pubkey,
+			   unsigned char last[AUDIT_HASH_BYTES], char *why,
+			   size_t why_len)
+{
 	AUTO_CLOSE int fd = -1;
 
 	if (why && why_len)
@@ -634,5 +650,5 @@ int audit_verify_path(const char *path, const unsigned char *pubkey,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	return audit_verify_fd(fd, pubkey, why, why_len);
+	return audit_verify_fd_last(fd, pubkey, last, why, why_len);
 }

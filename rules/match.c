@@ -166,8 +166,11 @@ bool rules_level_records(enum rules_audit_level level, enum rules_action a,
 	return true;
 }
 
-void rules_match(const struct rules_set *rs, const struct rules_event *ev,
-		 struct rules_verdict *out)
+/* rules_match(), with the rule named skip (a pointer into the set, or
+ * NULL) left out. */
+static void match_skip(const struct rules_set *rs,
+		       const struct rules_event *ev, const char *skip,
+		       struct rules_verdict *out)
 {
 	size_t i;
 
@@ -179,7 +182,7 @@ void rules_match(const struct rules_set *rs, const struct rules_event *ev,
 	for (i = 0; i < rs->n_rules; i++) {
 		const struct rules_rule *r = &rs->rules[i];
 
-		if (!rule_matches(r, ev))
+		if ((skip && r->name == skip) || !rule_matches(r, ev))
 			continue;
 		out->action = r->action;
 		out->err = r->action == RULES_DENY || r->action == RULES_ASK ?
@@ -199,4 +202,25 @@ void rules_match(const struct rules_set *rs, const struct rules_event *ev,
 	out->rule = NULL;
 	out->audit = rules_level_records(rs->audit, rs->def, true);
 	out->stack = false;
+}
+
+void rules_match(const struct rules_set *rs, const struct rules_event *ev,
+		 struct rules_verdict *out)
+{
+	match_skip(rs, ev, NULL, out);
+}
+
+void rules_match_rewritten(const struct rules_set *rs,
+			   const struct rules_event *ev, const char *by,
+			   struct rules_verdict *out)
+{
+	match_skip(rs, ev, by, out);
+	/* Security: rewritten once.  Letting another rewrite count as an
+	 * allow let a redirect lead past every later rule. */
+	if (out->action == RULES_REWRITE) {
+		out->action = RULES_DENY;
+		out->err = EACCES;
+		out->audit = true;
+		out->rewrite = NULL;
+	}
 }

@@ -506,20 +506,34 @@ static int for_each_item(struct pctx *c, unsigned line, const char *key,
 static const char *const var_names[] = { "HOME", "CWD", "TMPDIR", "RUN",
 					 NULL };
 
+/* The value of ${name}: canonical, or as spelled when spelled is set and
+ * the variable has a spelling of its own (*alt tells whether it has). */
 static int var_value(struct pctx *c, unsigned line, const char *name,
-		     const char **out)
+		     bool spelled, const char **out, bool *alt)
 {
 	const struct rules_vars *v = c->vars;
-	const char *val = NULL;
+	const char *val = NULL, *sp = NULL, *why = NULL;
 	bool is_path = true;
 	const char *sugg;
 
 	if (strcmp(name, "HOME") == 0) {
-		val = v ? v->home : NULL;
+		if (v) {
+			val = v->home;
+			sp = v->home_spelled;
+			why = v->home_why;
+		}
 	} else if (strcmp(name, "CWD") == 0) {
-		val = v ? v->cwd : NULL;
+		if (v) {
+			val = v->cwd;
+			sp = v->cwd_spelled;
+			why = v->cwd_why;
+		}
 	} else if (strcmp(name, "TMPDIR") == 0) {
-		val = v ? v->tmpdir : NULL;
+		if (v) {
+			val = v->tmpdir;
+			sp = v->tmpdir_spelled;
+			why = v->tmpdir_why;
+		}
 	} else if (strcmp(name, "RUN") == 0) {
 		val = v ? v->run : NULL;
 		is_path = false;
@@ -531,8 +545,19 @@ static int var_value(struct pctx *c, unsigned line, const char *name,
 				    name, sugg);
 		return fail(c, line, "unknown variable ${%s}", name);
 	}
+	/* Security: a variable that cannot be determined stops the load;
+	 * it never stands for "/" or anything else. */
+	if (!val && why)
+		return fail(c, line, "variable ${%s} cannot be determined: %s",
+			    name, why);
 	if (!val)
 		return fail(c, line, "variable ${%s} is not set", name);
+	*alt = false;
+	if (sp && sp[0] == '/' && strcmp(sp, val) != 0) {
+		*alt = true;
+		if (spelled)
+			val = sp;
+	}
 	if (is_path && val[0] != '/')
 		return fail(c, line, "variable ${%s} is not an absolute path ('%s')",
 			    name, val);
@@ -544,12 +569,22 @@ static int var_value(struct pctx *c, unsigned line, const char *name,
 	return 0;
 }
 
-/* Expands the ${VARIABLES} of in into out; what names in for an error
- * ("glob", "address", "redirect", "include"). */
-static int expand(struct pctx *c, unsigned line, const char *what,
-		  const char *in, char *out, size_t out_len)
+/* Variables with a spelling of their own, at most, in one item: each
+ * doubles the globs the item adds. */
+#define VAR_ALT_MAX 3
+
+/*
+ * Expands the ${VARIABLES} of in into out; what names in for an error
+ * ("glob", "address", "redirect", "include").  Bit i of alt picks the
+ * spelled form of the i-th variable that has one; *n_alt (may be NULL)
+ * gets how many have one.
+ */
+static int expand_alt(struct pctx *c, unsigned line, const char *what,
+		      const char *in, char *out, size_t out_len, unsigned alt,
+		      unsigned *n_alt)
 {
 	size_t o = 0;
+	unsigned k = 0;
 
 	while (*in) {
 		const char *add = in;
@@ -559,6 +594,7 @@ static int expand(struct pctx *c, unsigned line, const char *what,
 		if (in[0] == '$' && in[1] == '{') {
 			const char *close = strchr(in + 2, '}');
 			size_t n;
+			bool has_alt = false;
 			int rc;
 
 			if (!close)
@@ -568,9 +604,13 @@ static int expand(struct pctx *c, unsigned line, const char *what,
 				return fail(c, line, "invalid variable name");
 			memcpy(name, in + 2, n);
 			name[n] = '\0';
-			rc = var_value(c, line, name, &add);
+			rc = var_value(c, line, name,
+				       k < VAR_ALT_MAX && (alt >> k & 1), &add,
+				       &has_alt);
 			if (rc < 0)
 				return rc;
+			if (has_alt && k < VAR_ALT_MAX)
+				k++;
 			add_len = strlen(add);
 			in = close + 1;
 			/* "/" + "/x" would give "//x". */
@@ -589,7 +629,16 @@ static int expand(struct pctx *c, unsigned line, const char *what,
 		o += add_len;
 	}
 	out[o] = '\0';
+	if (n_alt)
+		*n_alt = k;
 	return 0;
+}
+
+/* The same with the canonical value of every variable. */
+static int expand(struct pctx *c, unsigned line, const char *what,
+		  const char *in, char *out, size_t out_len)
+{
+	return expand_alt(c, line, what, in, out, out_len, 0, NULL);
 }
 
 size_t rules_nameless_prefix(const char *path)
@@ -982,32 +1031,59 @@ static int push_checked(struct pctx *c, unsigned line, char ***list,
 	return rc;
 }
 
-static int item_path(struct pctx *c, unsigned line, char *item, void *arg)
+/*
+ * Expands item once per form of its variables (canonical, and as spelled
+ * where a variable has a spelling of its own: rules_vars) and hands each
+ * to add.  0, or the first error.
+ */
+static int each_form(struct pctx *c, unsigned line, const char *what,
+		     const char *item,
+		     int (*add)(struct pctx *c, unsigned line, const char *text,
+				struct rules_rule *r),
+		     struct rules_rule *r)
 {
-	struct rules_rule *r = arg;
-	char g[RULES_GLOB_MAX + 1];
-	int rc = expand(c, line, "glob", item, g, sizeof(g));
+	char text[RULES_GLOB_MAX + 1];
+	unsigned n_alt = 0, alt = 0;
+	int rc = expand_alt(c, line, what, item, text, sizeof(text), 0, &n_alt);
 
-	if (rc < 0)
-		return rc;
-	rc = check_path_glob(c, line, g);
+	while (rc == 0) {
+		rc = add(c, line, text, r);
+		if (rc < 0 || ++alt >= 1u << n_alt)
+			break;
+		rc = expand_alt(c, line, what, item, text, sizeof(text), alt,
+				NULL);
+	}
+	return rc;
+}
+
+static int add_path(struct pctx *c, unsigned line, const char *g,
+		    struct rules_rule *r)
+{
+	int rc = check_path_glob(c, line, g);
+
 	if (rc < 0)
 		return rc;
 	return push_checked(c, line, &r->paths, &r->n_paths, g);
 }
 
-static int item_exe(struct pctx *c, unsigned line, char *item, void *arg)
+static int item_path(struct pctx *c, unsigned line, char *item, void *arg)
 {
-	struct rules_rule *r = arg;
-	char g[RULES_GLOB_MAX + 1];
-	int rc = expand(c, line, "glob", item, g, sizeof(g));
+	return each_form(c, line, "glob", item, add_path, arg);
+}
+
+static int add_exe(struct pctx *c, unsigned line, const char *g,
+		   struct rules_rule *r)
+{
+	int rc = check_path_glob(c, line, g);
 
 	if (rc < 0)
 		return rc;
-	rc = check_path_glob(c, line, g);
-	if (rc < 0)
-		return rc;
 	return push_checked(c, line, &r->exes, &r->n_exes, g);
+}
+
+static int item_exe(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	return each_form(c, line, "glob", item, add_exe, arg);
 }
 
 static int item_access(struct pctx *c, unsigned line, char *item, void *arg)
@@ -1022,16 +1098,13 @@ static int item_access(struct pctx *c, unsigned line, char *item, void *arg)
 	return 0;
 }
 
-static int item_addr(struct pctx *c, unsigned line, char *item, void *arg)
+static int add_addr(struct pctx *c, unsigned line, const char *text,
+		    struct rules_rule *r)
 {
-	struct rules_rule *r = arg;
-	char text[RULES_GLOB_MAX + 1];
 	struct rules_addr a, *na;
 	const char *why = "invalid address";
-	int rc = expand(c, line, "address", item, text, sizeof(text));
+	int rc;
 
-	if (rc < 0)
-		return rc;
 	if (r->n_addrs >= RULES_MAX_ITEMS)
 		return fail(c, line, "too many items (the limit is %d per rule)",
 			    RULES_MAX_ITEMS);
@@ -1048,6 +1121,11 @@ static int item_addr(struct pctx *c, unsigned line, char *item, void *arg)
 	na[r->n_addrs++] = a;
 	r->addrs = na;
 	return 0;
+}
+
+static int item_addr(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	return each_form(c, line, "address", item, add_addr, arg);
 }
 
 /* redirect = PATH (kept as text until the rule is complete: whether it

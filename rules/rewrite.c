@@ -64,6 +64,13 @@ int rules_rewrite_path(const struct rules_verdict *v, const char *path,
 	return -ENOENT;
 }
 
+const char *rules_rewrite_redirect(const struct rules_verdict *v)
+{
+	if (!v || v->action != RULES_REWRITE || !v->rewrite)
+		return NULL;
+	return v->rewrite->redirect;
+}
+
 static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
 int rules_rewrite_addr(const struct rules_verdict *v,

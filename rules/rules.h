@@ -87,10 +87,24 @@ enum rules_mech {
 /* Variables substituted in paths: ${HOME} ${CWD} ${TMPDIR} ${RUN}.
  * All borrowed; each must be an absolute path (run: any id string). */
 struct rules_vars {
-	const char *home;
-	const char *cwd;
+	const char *home;	/* canonical paths (the supervisor matches */
+	const char *cwd;	/* canonical paths) */
 	const char *tmpdir;
 	const char *run;
+	/*
+	 * The same directories as spelled (HOME as set, $PWD, TMPDIR),
+	 * where the spelling differs (a symlink on the way), else NULL: a
+	 * path, exe or address item with the variable is added in either
+	 * form.  A redirect and an include use the canonical one.
+	 */
+	const char *home_spelled;
+	const char *cwd_spelled;
+	const char *tmpdir_spelled;
+	/* Why home, cwd or tmpdir is NULL ("HOME is not an absolute path"),
+	 * for the error of a policy that uses it; NULL: not set. */
+	const char *home_why;
+	const char *cwd_why;
+	const char *tmpdir_why;
 };
 
 /* One checked call, all data already copied out of the tracee. */
@@ -285,9 +299,18 @@ void rules_match(const struct rules_set *rs, const struct rules_event *ev,
 		 struct rules_verdict *out);
 
 /*
+ * A call that rule `by` rewrote (its name, a pointer into rs: the
+ * verdict's rule), decided again as it now is: by every rule but that
+ * one, as rules_match.  Another rewrite rule that matches it denies it
+ * (EACCES, that rule's name): a call is rewritten at most once.
+ */
+void rules_match_rewritten(const struct rules_set *rs,
+			   const struct rules_event *ev, const char *by,
+			   struct rules_verdict *out);
+
+/*
  * action = rewrite.  A rewritten call is decided again by the rules as
- * it now is, where a rewrite rule that matches it allows it unchanged: a
- * call is rewritten at most once.
+ * it now is (rules_match_rewritten()).
  *
  * rules_rewrite_path: the canonical path a redirect sends path to: the
  * literal part of the rule's matching glob ("/tmp" of "/tmp/" "**", or a
@@ -297,6 +320,9 @@ void rules_match(const struct rules_set *rs, const struct rules_event *ev,
  */
 int rules_rewrite_path(const struct rules_verdict *v, const char *path,
 		       char *out, size_t len);
+/* The redirect text of a rewrite verdict (borrowed from the set: the
+ * start of every path rules_rewrite_path() makes), or NULL. */
+const char *rules_rewrite_redirect(const struct rules_verdict *v);
 /*
  * rules_rewrite_addr: the address a connect or send to sa goes to
  * instead: the redirect's host, and its port (or sa's port when the

@@ -118,6 +118,13 @@ struct cpubind {
 	bool keep;		/* the caller stays bound after the call */
 };
 
+/* Directories above the trail, at most (deeper: the run refuses it). */
+#define SUP_TRAIL_DIRS_MAX 256
+struct sup_dir_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct sup {
 	const struct supervisor_opts *opts;
 	const struct rules_set *rules;
@@ -130,6 +137,11 @@ struct sup {
 	dev_t audit_dev;          /* the trail file, protected from the tree */
 	ino_t audit_ino;
 	bool have_audit_ino;
+	/* The directories above the trail, its own up to "/", kept where
+	 * they are (notify_trail_dir_guard()); its canonical path. */
+	struct sup_dir_id trail_dirs[SUP_TRAIL_DIRS_MAX];
+	unsigned n_trail_dirs;
+	char trail_real[PATH_MAX];
 	int child_status;         /* wait status of the command, -1 until known */
 	bool child_execd;         /* the command's first exec succeeded */
 	bool sealed;              /* made non-dumpable (seal()) */
@@ -470,6 +482,11 @@ bool notify_id_valid(struct sup *s, uint64_t id);
 int notify_finish(struct sup *s, struct call *c, bool cont);
 /* Record a call before the change it allows is made; 0 or -EIO. */
 int notify_record_before_change(struct sup *s, struct call *c);
+/* Security: a rename or removal of path r of call c that would move a
+ * directory above the trail is refused (sysgate:audit-trail): true and
+ * *v set. */
+bool notify_trail_dir_guard(const struct sup *s, const struct call *c,
+			    const struct resolved *r, struct rules_verdict *v);
 /* Checks no policy can switch off; true when they decided (deny). */
 bool notify_builtin_check(struct sup *s, const struct resolved *r,
 			  unsigned access, struct rules_verdict *v);
@@ -513,6 +530,14 @@ struct call_path {
 	struct rules_verdict v;
 	bool checked;
 	bool redirected;
+	/* redirected: the rule that did it (its name, from the set), and
+	 * the length of its redirect, the start of redirect[] that the
+	 * path must stay under. */
+	const char *rewrite_by;
+	size_t redirect_base;
+	/* The path the supervisor wrote in a restarted call's registers
+	 * (c->expect_path). */
+	bool expected;
 	/* No path: the call acts on the open file its fd names (fchmod,
 	 * fsetxattr, futimens, ...), resolved as AT_EMPTY_PATH. */
 	bool fd_form;
@@ -568,6 +593,7 @@ struct call {
 	 * name (borrowed from the edit), and in which argument. */
 	const char *expect_path;
 	int expect_arg;
+	size_t expect_base;	/* the redirect's target in expect_path */
 };
 
 /*
@@ -626,7 +652,9 @@ static inline const char *call_rule(const struct call *c)
  * restarts the call with its argument registers set to set[] (c->orig_args
  * are the caller's own), and, when arg >= 0, argument arg pointing at a
  * copy of path; from (may be NULL) is what the call named, for the
- * record.  0 (the notification is answered; the restarted call comes
+ * record; the restarted call's path must resolve under the first base
+ * bytes of path (the redirect's target; 0: anywhere).  0 (the
+ * notification is answered; the restarted call comes
  * again) or -errno (nothing done: the caller must answer).
  * regs_edited_call: is c that restarted call?  Then it is marked
  * rewritten by its rule, with the caller's own arguments in orig_args.
@@ -635,7 +663,7 @@ static inline const char *call_rule(const struct call *c)
 struct regs_edit;
 int regs_rewrite(struct sup *s, struct call *c, struct proc *p,
 		 const uint64_t set[6], int arg, const char *path,
-		 const char *from);
+		 const char *from, size_t base);
 bool regs_edited_call(struct proc *p, struct call *c);
 long regs_on_stop(struct proc *p, int event, int sig);
 void regs_forget(struct proc *p);

@@ -923,6 +923,44 @@ static void handoff(pid_t pid, void *arg)
 	cpubind_enter(pid, &s->child_bind, false);
 }
 
+/*
+ * Security: the trail at the path sysgate prints is the trail it writes.
+ * The tree may change neither its file (notify_builtin_check()) nor the
+ * directories above it (notify_trail_dir_guard()), known here by inode;
+ * the path printed is the canonical one, with no symlink on the way that
+ * could be swapped.  0, or -errno (-ELOOP: too deep to guard).
+ */
+static int trail_guard_init(struct sup *s, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	s->audit_dev = st.st_dev;
+	s->audit_ino = st.st_ino;
+	s->have_audit_ino = true;
+	/* A terminal or a pipe (-a /dev/stderr): no file there to verify. */
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (!realpath(path, s->trail_real))
+		return -errno;
+	snprintf(dir, sizeof(dir), "%s", s->trail_real);
+	for (char *slash; (slash = strrchr(dir, '/')) && dir[1];) {
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (s->n_trail_dirs == SUP_TRAIL_DIRS_MAX)
+			return -ELOOP;
+		if (stat(dir, &st) < 0)
+			return -errno;
+		s->trail_dirs[s->n_trail_dirs].dev = st.st_dev;
+		s->trail_dirs[s->n_trail_dirs++].ino = st.st_ino;
+	}
+	return 0;
+}
+
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
@@ -967,14 +1005,12 @@ int supervisor_run(const struct supervisor_opts *opts)
 			s.cpu_limit_ms = v;
 	}
 	cgroup_init(&s.cg);
-	if (opts->audit_path) {
-		struct stat st;
-
-		if (stat(opts->audit_path, &st) == 0) {
-			s.audit_dev = st.st_dev;
-			s.audit_ino = st.st_ino;
-			s.have_audit_ino = true;
-		}
+	if (opts->audit_path && (r = trail_guard_init(&s, opts->audit_path)) < 0) {
+		fprintf(stderr, "sysgate: cannot guard the audit trail %s: %s\n",
+			opts->audit_path,
+			r == -ELOOP ? "too many directories above it" : strerror(-r));
+		supervisor_abandon();
+		return SUPERVISOR_EXIT_FAILURE;
 	}
 
 	if (seccomp_notify_sizes_get(&s) < 0) {

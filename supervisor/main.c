@@ -39,7 +39,7 @@ static void usage(FILE *f)
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
 		"       sysgate check [--explain CALL] POLICY\n"
 		"       sysgate learn [-o POLICY] [--base POLICY] [--diff POLICY] AUDIT...\n"
-		"       sysgate verify [--key PUBLIC] AUDIT\n"
+		"       sysgate verify [--key PUBLIC] [--hash HASH] AUDIT\n"
 		"       sysgate report [--json] [--html OUT] [--run N|ID] AUDIT\n"
 		"       sysgate keygen SECRET PUBLIC\n"
 		"       sysgate --version\n"
@@ -225,6 +225,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
 	char run_id[64];
 	struct tmpdir td = { .lock_fd = -1 };
+	static struct tmpdir td_spelled;	/* its name as TMPDIR spells it */
+	char tmp_parent[PATH_MAX], tmp_spelled[PATH_MAX];
 	char audit_path[PATH_MAX];
 	static char sup_home[PATH_MAX];	/* HOME before --user */
 	char cwd[PATH_MAX];
@@ -342,7 +344,17 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		setenv("LOGNAME", pw->pw_name, 1);
 	}
 	make_run_id(run_id, sizeof(run_id));
-	if (tmpdir_name(&td, getenv("TMPDIR"), run_id) < 0) {
+	/* Security: the private temp dir (${TMPDIR}) by its canonical path,
+	 * the form the supervisor matches. */
+	if ((r = tools_tmp_parent(tmp_parent, sizeof(tmp_parent), tmp_spelled,
+				  sizeof(tmp_spelled))) < 0) {
+		fprintf(stderr, "sysgate: TMPDIR %s: %s\n", getenv("TMPDIR"),
+			strerror(-r));
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	if (tmpdir_name(&td, tmp_parent, run_id) < 0 ||
+	    (tmp_spelled[0] &&
+	     tmpdir_name(&td_spelled, tmp_spelled, run_id) < 0)) {
 		fprintf(stderr, "sysgate: TMPDIR is too long for the private temp dir\n");
 		return SUPERVISOR_EXIT_FAILURE;
 	}
@@ -372,6 +384,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		goto fail_early;
 	}
 	tools_vars(&vars, cwd, sizeof(cwd), td.path, run_id);
+	if (tmp_spelled[0])
+		vars.tmpdir_spelled = td_spelled.path;
 
 	/* The whole policy is understood before anything starts. */
 	if (policy_arg && !strcmp(policy_arg, "-"))

@@ -73,8 +73,8 @@ static void *connect_thread(void *arg)
 
 /*
  * action = rewrite of an address (connect, send*): *act becomes the
- * redirect, and the call is decided again on it, where a rewrite rule
- * that matches it lets it go as it now is.  On return c->v is the new
+ * redirect, and the call is decided again on it by every rule but the
+ * rewrite's own (rules_match_rewritten()).  On return c->v is the new
  * decision; an address the redirect cannot reach is refused (EAFNOSUPPORT
  * in c->err, c->v still the rewrite).
  */
@@ -101,9 +101,7 @@ static void rewrite_addr(struct sup *s, struct call *c, struct rules_event *ev,
 	c->have_rw_addr = true;
 	ev->addr = (struct sockaddr *)act;
 	ev->addr_len = *act_len;
-	rules_match(s->rules, ev, &again);
-	if (again.action == RULES_REWRITE)
-		again.action = RULES_ALLOW;
+	rules_match_rewritten(s->rules, ev, v->rule, &again);
 	*v = again;
 }
 

@@ -319,6 +319,31 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 	return false;
 }
 
+/*
+ * Security: the trail at the path sysgate prints is the one it writes.
+ * Its file is guarded above; a directory above it that the tree renamed
+ * (or exchanged, or removed) would let it put a forged trail at that
+ * path, so no rename or removal may take one.  What is created in them,
+ * and their attributes, are left to the policy.
+ */
+bool notify_trail_dir_guard(const struct sup *s, const struct call *c,
+			    const struct resolved *r, struct rules_verdict *v)
+{
+	enum op op = path_op(c->req->data.nr);
+
+	if ((op != OP_RENAME && op != OP_UNLINK) || r->fd < 0 ||
+	    !S_ISDIR(r->st.st_mode))
+		return false;
+	for (unsigned i = 0; i < s->n_trail_dirs; i++) {
+		if (r->st.st_dev == s->trail_dirs[i].dev &&
+		    r->st.st_ino == s->trail_dirs[i].ino) {
+			notify_verdict_builtin(v, "sysgate:audit-trail", EACCES);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A dup of the caller's fd arg (from its own fd table), or -errno. */
 static int caller_fd(const struct call *c, uint64_t arg)
 {
@@ -372,6 +397,25 @@ static bool is_plain_reopen(const struct call *c, const struct resolved *r,
 	return have == O_WRONLY || have == O_RDWR;
 }
 
+/*
+ * Security: a redirect leads into its target and no further.  The path a
+ * redirected call resolved to (symlinks followed) must be the redirect's
+ * target or lie under it: a symlink the tree planted there that points
+ * elsewhere (the real /tmp of a /tmp redirect, a secret) is refused.
+ */
+static bool redirect_beneath(const struct call *c,
+			     const struct call_path *cp, const char *path)
+{
+	const char *to = cp->redirected ? cp->redirect :
+			 cp->expected ? c->expect_path : NULL;
+	size_t n = cp->redirected ? cp->redirect_base : c->expect_base;
+
+	if (!to || n == 0 || (n == 1 && to[0] == '/'))
+		return true;
+	return strncmp(path, to, n) == 0 &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+
 static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 			const struct resolved *r, unsigned access)
 {
@@ -390,13 +434,19 @@ static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 			.action = RULES_ALLOW, .rule = "sysgate:reopen",
 			.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
 		};
-	} else if (!notify_builtin_check(s, r, access, &v)) {
-		rules_match(s->rules, &ev, &v);
+	} else if (!redirect_beneath(c, cp, r->path)) {
+		notify_verdict_builtin(&v, "sysgate:rewrite", EACCES);
+		c->note = "the redirected path leads out of the redirect's target";
+	} else if (!notify_trail_dir_guard(s, c, r, &v) &&
+		   !notify_builtin_check(s, r, access, &v)) {
+		/* A rewritten call: by every rule but its own rewrite. */
+		if (c->rewritten)
+			rules_match_rewritten(s->rules, &ev,
+					      cp->redirected ? cp->rewrite_by :
+					      c->rewrite_rule, &v);
+		else
+			rules_match(s->rules, &ev, &v);
 	}
-	/* A call is rewritten once: decided again as rewritten, a rewrite
-	 * rule that matches it lets it run as it now is. */
-	if (c->rewritten && v.action == RULES_REWRITE)
-		v.action = RULES_ALLOW;
 	/* Several checks of one path (read and write): keep the strictest. */
 	if (!cp->checked ||
 	    rules_action_rank(v.action) > rules_action_rank(cp->v.action)) {
@@ -567,12 +617,12 @@ static int copy_path(struct call *c, int arg, const char *name)
 	cp->have_raw = true;
 	/*
 	 * Security: a call restarted with a new path in its registers is
-	 * allowed by the rewrite rule that matches it; that holds only for
+	 * decided with its own rewrite rule left out; that holds only for
 	 * the path the supervisor wrote.  A thread that changed the copy
 	 * below the stack gets its call denied, not let through unrewritten.
 	 */
-	if (c->expect_path && arg == c->expect_arg &&
-	    strcmp(cp->raw, c->expect_path) != 0) {
+	cp->expected = c->expect_path && arg == c->expect_arg;
+	if (cp->expected && strcmp(cp->raw, c->expect_path) != 0) {
 		notify_verdict_builtin(&c->v, "sysgate:rewrite", EACCES);
 		c->note = "the rewritten path was changed before the restarted call";
 		return -EACCES;
@@ -713,6 +763,8 @@ static int rewrite_restart(struct sup *s, struct call *c)
 		}
 		snprintf(cp->from, sizeof(cp->from), "%s", cp->resolved);
 		cp->redirected = true;
+		cp->rewrite_by = cp->v.rule;
+		cp->redirect_base = strlen(rules_rewrite_redirect(&cp->v));
 	}
 	memcpy(c->orig_args, c->req->data.args, sizeof(c->orig_args));
 	c->rw_req = *c->req;
@@ -1261,7 +1313,7 @@ static int handle_open(struct sup *s, struct call *c)
 			if (c->req->data.nr != SYS_openat2 && p &&
 			    regs_rewrite(s, c, p, (const uint64_t *)c->req->data.args,
 					 c->info->path_arg[0], cp->redirect,
-					 cp->from) == 0) {
+					 cp->from, cp->redirect_base) == 0) {
 				resolved_release(&r);
 				return 0;
 			}
@@ -2108,7 +2160,8 @@ static int handle_meta(struct sup *s, struct call *c, enum op op)
 
 		if (p && regs_rewrite(s, c, p, (const uint64_t *)c->req->data.args,
 				      c->info->path_arg[0], c->paths[0].redirect,
-				      c->paths[0].from) == 0) {
+				      c->paths[0].from,
+				      c->paths[0].redirect_base) == 0) {
 			resolved_release(&r);
 			return 0;
 		}
@@ -2342,7 +2395,8 @@ rewrite: {
 	c->rewrite_rule = c->v.rule;
 	if (rules_rewrite_path(&c->v, c->paths[0].resolved, to, sizeof(to)) == 0 &&
 	    regs_rewrite(s, c, p, c->orig_args, c->info->path_arg[0], to,
-			 c->paths[0].resolved) == 0)
+			 c->paths[0].resolved,
+			 strlen(rules_rewrite_redirect(&c->v))) == 0)
 		return 0;
 	c->err = EACCES;
 	c->note = "exec redirect: the path could not be rewritten";
@@ -2822,7 +2876,7 @@ static int scalar_rewrite(struct sup *s, struct call *c)
 		sup_fail(s, "cannot write the audit trail: %s", strerror(-rc));
 		return notify_send_resp(s, c->req->id, 0, EPERM, false);
 	}
-	if (p && regs_rewrite(s, c, p, set, -1, NULL, NULL) == 0)
+	if (p && regs_rewrite(s, c, p, set, -1, NULL, NULL, 0) == 0)
 		return 0;
 	/* Security: a call that cannot be rewritten does not run as it
 	 * was. */
@@ -2982,7 +3036,12 @@ static int handle_scalar(struct sup *s, struct call *c)
 		return notify_finish(s, c, false);
 	switch (outside_tree(s, c)) {
 	case 0:
-		rules_match(s->rules, &ev, &c->v);
+		/* A restarted call: by every rule but its own rewrite. */
+		if (c->rewritten)
+			rules_match_rewritten(s->rules, &ev, c->rewrite_rule,
+					      &c->v);
+		else
+			rules_match(s->rules, &ev, &c->v);
 		break;
 	case 2:
 		/* Answered as the kernel would, without running it. */
@@ -2992,8 +3051,7 @@ static int handle_scalar(struct sup *s, struct call *c)
 	}
 	if (c->v.stack && stack_request(s, c) > 0)
 		return 0;
-	if (c->rewritten && (c->v.action == RULES_REWRITE ||
-			      c->v.action == RULES_ALLOW)) {
+	if (c->rewritten && c->v.action == RULES_ALLOW) {
 		/* The restarted call, allowed as it now is; its record was
 		 * written when it was rewritten. */
 		c->v.action = RULES_ALLOW;
@@ -3233,7 +3291,7 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	/* A new call: any it was continued in is over. */
 	tracee_seen(p);
 	/* The call a rewrite restarted with new registers: decided on
-	 * them, where a rewrite rule allows it as it is. */
+	 * them, by every rule but its own rewrite. */
 	if (p->edit)
 		regs_edited_call(p, &c);
 	if (p->fork_inflight) {

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -867,11 +868,20 @@ void record_summary(struct sup *s, int exit_status)
 	if (s->denials_dropped)
 		fprintf(stderr, "sysgate: ... and %lu more denials (see the trail)\n",
 			s->denials_dropped);
-	if (s->opts->audit_path)
-		fprintf(stderr, "sysgate: audit trail: %s (%llu records, %llu denied)\n",
-			s->opts->audit_path,
+	if (s->opts->audit_path) {
+		unsigned char h[AUDIT_HASH_BYTES];
+		char hex[2 * AUDIT_HASH_BYTES + 1];
+
+		/* The hash a harness keeps with the path: sysgate verify
+		 * --hash tells that the trail there ends with it. */
+		audit_last_hash(s->audit, h);
+		sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+		fprintf(stderr, "sysgate: audit trail: %s (%llu records, %llu denied, last hash %s)\n",
+			s->trail_real[0] ? s->trail_real : s->opts->audit_path,
 			(unsigned long long)audit_last_seq(s->audit),
-			(unsigned long long)(s->counts[RULES_DENY] + s->counts[RULES_KILL]));
+			(unsigned long long)(s->counts[RULES_DENY] + s->counts[RULES_KILL]),
+			hex);
+	}
 }
 
 int record_limit(struct sup *s, struct proc *p, enum rules_limit which,

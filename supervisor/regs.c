@@ -16,9 +16,9 @@
  * instruction), and PTRACE_CONT again.  An exec that succeeds ends it.
  *
  * Security: nothing here decides anything.  The restarted call is notified
- * again and decided like any other call on what it now names, with a
- * rewrite rule that matches it counting as an allow (a call is rewritten
- * once).  A racing thread that changes the written path changes what the
+ * again and decided like any other call on what it now names, by every
+ * rule but the rewrite's own (rules_match_rewritten(): a call is
+ * rewritten once).  A racing thread that changes the written path changes what the
  * new notification reads and is decided on, nothing else.
  */
 #include "config.h"
@@ -56,6 +56,7 @@ struct regs_edit {
 	char from[PATH_MAX + 64]; /* what the call named, for its record */
 	unsigned steps;
 	const char *rule;	/* the rewrite rule (borrowed from the set) */
+	size_t base;		/* path's start that it must stay under */
 };
 
 static unsigned long long *reg_of(struct user_regs_struct *r, unsigned arg)
@@ -78,7 +79,7 @@ static void edit_drop(struct proc *p)
 
 int regs_rewrite(struct sup *s, struct call *c, struct proc *p,
 		 const uint64_t set[6], int arg, const char *path,
-		 const char *from)
+		 const char *from, size_t base)
 {
 	struct regs_edit *e;
 	int rc;
@@ -100,6 +101,7 @@ int regs_rewrite(struct sup *s, struct call *c, struct proc *p,
 	snprintf(e->from, sizeof(e->from), "rewritten in the caller's registers%s%s",
 		 from ? "; the call named " : "", from ? from : "");
 	e->rule = c->rewrite_rule;
+	e->base = arg >= 0 && base <= strlen(path) ? base : 0;
 	if (ptrace(PTRACE_INTERRUPT, c->tid, 0, 0) < 0) {
 		rc = -errno;
 		free(e);
@@ -128,6 +130,7 @@ bool regs_edited_call(struct proc *p, struct call *c)
 	if (e->arg >= 0) {
 		c->expect_path = e->path;
 		c->expect_arg = e->arg;
+		c->expect_base = e->base;
 	}
 	return true;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -25,20 +26,164 @@
 
 #define CHECK_MAX_NR 512
 
+/* Where tools_vars() keeps what it found: each call overwrites it (the
+ * tools are single-threaded and fill one set of variables at a time). */
+static struct {
+	char home[PATH_MAX];
+	char home_spelled[PATH_MAX];
+	char cwd_spelled[PATH_MAX];
+	char home_why[PATH_MAX + 64];
+	char cwd_why[128];
+} found;
+
+/* The absolute path in, without "//" and a trailing '/': false when that
+ * does not fit or in has a "." or ".." (it then has no clean spelling). */
+static bool clean_spelling(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	if (in[0] != '/')
+		return false;
+	while (*in) {
+		size_t n;
+
+		while (*in == '/')
+			in++;
+		n = strcspn(in, "/");
+		if (n == 0)
+			break;
+		if ((n == 1 && in[0] == '.') ||
+		    (n == 2 && in[0] == '.' && in[1] == '.'))
+			return false;
+		if (o + 1 + n >= len)
+			return false;
+		out[o++] = '/';
+		memcpy(out + o, in, n);
+		o += n;
+		in += n;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return true;
+}
+
+int tools_canon_path(const char *in, char *out, size_t len)
+{
+	char head[PATH_MAX], real[PATH_MAX], rest[PATH_MAX];
+	size_t n = strlen(in);
+	char *cut;
+
+	if (in[0] != '/')
+		return -EINVAL;
+	if (n >= sizeof(head))
+		return -ENAMETOOLONG;
+	memcpy(head, in, n + 1);
+	/* realpath() of the longest part that exists (and that we may
+	 * search: what lies below a directory we cannot enter is taken as
+	 * written, as a run with our rights cannot resolve it either). */
+	while (!realpath(head, real)) {
+		if (errno != ENOENT && errno != EACCES)
+			return -errno;
+		cut = strrchr(head, '/');
+		if (!cut)
+			return -ENOENT;
+		*cut = '\0';
+		if (cut == head) {
+			snprintf(real, sizeof(real), "/");
+			break;
+		}
+	}
+	/* Then what does not exist yet, as written. */
+	if (!clean_spelling(in[strlen(head)] ? in + strlen(head) : "/", rest,
+			    sizeof(rest)))
+		return -EINVAL;
+	n = (size_t)snprintf(out, len, "%s%s",
+			     strcmp(real, "/") == 0 ? "" : real,
+			     strcmp(rest, "/") == 0 && strcmp(real, "/") != 0 ?
+			     "" : rest);
+	return n >= len ? -ENAMETOOLONG : 0;
+}
+
+int tools_tmp_parent(char *canon, size_t len, char *spelled, size_t sp_len)
+{
+	const char *t = getenv("TMPDIR");
+	int r;
+
+	if (!t || t[0] != '/')
+		t = "/tmp";
+	r = tools_canon_path(t, canon, len);
+	if (r < 0)
+		return r;
+	if (!clean_spelling(t, spelled, sp_len) || strcmp(spelled, canon) == 0)
+		spelled[0] = '\0';
+	return 0;
+}
+
+/* ${HOME}: HOME, or the user's home in the password database when HOME
+ * is unset or empty (where ssh and the like look for it then). */
+static void vars_home(struct rules_vars *v)
+{
+	const char *home = getenv("HOME");
+	int r;
+
+	if (!home || !home[0]) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw && pw->pw_dir && pw->pw_dir[0] ? pw->pw_dir : NULL;
+		if (!home) {
+			v->home_why = "HOME is not set, and the user has no home in the password database";
+			return;
+		}
+	}
+	if (home[0] != '/') {
+		snprintf(found.home_why, sizeof(found.home_why),
+			 "HOME is not an absolute path ('%.*s')", PATH_MAX, home);
+		v->home_why = found.home_why;
+		return;
+	}
+	r = tools_canon_path(home, found.home, sizeof(found.home));
+	if (r < 0) {
+		snprintf(found.home_why, sizeof(found.home_why),
+			 "HOME %.*s: %s", PATH_MAX, home, strerror(-r));
+		v->home_why = found.home_why;
+		return;
+	}
+	v->home = found.home;
+	if (clean_spelling(home, found.home_spelled, sizeof(found.home_spelled)) &&
+	    strcmp(found.home_spelled, found.home) != 0)
+		v->home_spelled = found.home_spelled;
+}
+
+/* ${CWD}: the working directory (getcwd() gives it canonical), and $PWD
+ * when that names the same directory another way. */
+static void vars_cwd(struct rules_vars *v, char *cwd, size_t cwd_len)
+{
+	const char *pwd = getenv("PWD");
+	struct stat a, b;
+
+	if (!getcwd(cwd, cwd_len) || cwd[0] != '/') {
+		snprintf(found.cwd_why, sizeof(found.cwd_why),
+			 "the working directory has no path (%s): deleted, unreachable or deeper than %d bytes",
+			 errno == ERANGE ? strerror(ENAMETOOLONG) : strerror(errno),
+			 (int)cwd_len - 1);
+		v->cwd_why = found.cwd_why;
+		return;
+	}
+	v->cwd = cwd;
+	if (pwd && clean_spelling(pwd, found.cwd_spelled, sizeof(found.cwd_spelled)) &&
+	    strcmp(found.cwd_spelled, cwd) != 0 &&
+	    stat(found.cwd_spelled, &a) == 0 && stat(".", &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		v->cwd_spelled = found.cwd_spelled;
+}
+
 void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
 		const char *tmpdir, const char *run)
 {
-	const char *home = getenv("HOME");
-
-	if (!home || home[0] != '/') {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : "/";
-	}
-	if (!getcwd(cwd, cwd_len))
-		snprintf(cwd, cwd_len, "/");
-	v->home = home;
-	v->cwd = cwd;
+	memset(v, 0, sizeof(*v));
+	vars_home(v);
+	vars_cwd(v, cwd, cwd_len);
 	v->tmpdir = tmpdir;
 	v->run = run;
 }
@@ -210,8 +355,8 @@ int tool_check(int argc, char **argv)
 	struct rules_set *rs = NULL;
 	char cwd[PATH_MAX];
 	char tmp[PATH_MAX];
+	char tmp_spelled[PATH_MAX];
 	char err[RULES_ERR_MAX];
-	const char *t = getenv("TMPDIR");
 	const char *policy = NULL, *call = NULL;
 	struct sock_fprog prog = { 0 };
 	unsigned n_kernel = 0;
@@ -220,8 +365,19 @@ int tool_check(int argc, char **argv)
 	r = check_args(argc, argv, &policy, &call);
 	if (r >= 0)
 		return r;
-	snprintf(tmp, sizeof(tmp), "%s/sysgate-RUN", t && t[0] == '/' ? t : "/tmp");
+	/* As sysgate run names its private temp dir (main.c). */
+	r = tools_tmp_parent(tmp, sizeof(tmp) - 16, tmp_spelled,
+			     sizeof(tmp_spelled) - 16);
+	if (r < 0) {
+		fprintf(stderr, "sysgate: TMPDIR %s: %s\n", getenv("TMPDIR"),
+			strerror(-r));
+		return 125;
+	}
+	strcat(tmp, "/sysgate-RUN");
+	if (tmp_spelled[0])
+		strcat(tmp_spelled, "/sysgate-RUN");
 	tools_vars(&v, cwd, sizeof(cwd), tmp, "RUN");
+	v.tmpdir_spelled = tmp_spelled[0] ? tmp_spelled : NULL;
 	r = tools_load_policy(policy, &v, &rs, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "%s\n", err);

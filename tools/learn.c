@@ -1062,7 +1062,7 @@ int tool_learn(int argc, char **argv)
 	/* ${HOME} is the home of the person learning (the runs' HOME is
 	 * not in the trail). */
 	tools_vars(&v, cwd, sizeof(cwd), "/tmp", "RUN");
-	L.home = xstrdup(v.home);
+	L.home = v.home ? xstrdup(v.home) : NULL;
 	for (int t = 0; t < op.n_trails; t++)
 		if (read_trail(&L, op.trails[t]) < 0)
 			return EXIT_TOOL_FAILURE;

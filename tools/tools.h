@@ -47,10 +47,25 @@ int tools_read_policy_stdin(char **text, size_t *len, char *err,
 struct rules_vars;
 struct rules_set;
 
-/* Fill the policy variables from the environment (HOME, the cwd); cwd is
- * the caller's buffer, tmpdir and run are borrowed. */
+/*
+ * Fill the policy variables from the environment: ${HOME} and ${CWD}
+ * canonical, and as spelled (HOME, $PWD) where that differs; a variable
+ * that cannot be determined is left NULL with the reason (rules_vars),
+ * so that a policy using it is refused.  cwd is the caller's buffer,
+ * tmpdir (may be NULL) and run are borrowed; the rest lives until the
+ * next call.
+ */
 void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
 		const char *tmpdir, const char *run);
+/* The canonical form of the absolute path in: realpath() of the longest
+ * part that exists (and can be searched), then the names that do not
+ * exist yet (or lie in a directory we cannot search).  0, or -errno
+ * (-EINVAL: not absolute, or "." or ".." among the missing names). */
+int tools_canon_path(const char *in, char *out, size_t len);
+/* The directory private temp dirs go in: $TMPDIR when absolute, else
+ * /tmp; canonical in canon, and in spelled as written (without a trailing
+ * '/') when that differs, else "".  0, or -errno of tools_canon_path. */
+int tools_tmp_parent(char *canon, size_t len, char *spelled, size_t sp_len);
 /* Load POLICY: a file, a shipped policy's name, "-" for standard input
  * (named "<stdin>"), or NULL for the built-in default.  As
  * rules_load_file. */

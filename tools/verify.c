@@ -9,6 +9,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <sodium.h>
 
 #include "audit/audit.h"
 #include "tools/tools.h"
@@ -16,11 +18,13 @@
 static void verify_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sysgate verify [--key PUBLIC] [--] AUDIT\n"
+		"usage: sysgate verify [--key PUBLIC] [--hash HASH] [--] AUDIT\n"
 		"Check the hash chain of the trail AUDIT and, with --key, the signature of\n"
 		"each run's end; name the first bad record.  Exit 0 when it verifies, 1 when\n"
 		"it does not, 125 when it cannot be read.\n"
 		"  --key PUBLIC  the public key (sysgate keygen) the runs were signed with\n"
+		"  --hash HASH   the trail must end with this record hash (the one\n"
+		"                sysgate run printed beside the trail's path)\n"
 		"  -h, --help    this text\n");
 }
 
@@ -28,12 +32,16 @@ int tool_verify(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "key", required_argument, NULL, 'k' },
+		{ "hash", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = NULL;
 	const char *key = NULL;
+	const char *want = NULL;
 	unsigned char pk[32];
+	unsigned char last[AUDIT_HASH_BYTES];
+	char last_hex[2 * AUDIT_HASH_BYTES + 1];
 	char why[512] = "";
 	int c, r;
 
@@ -42,6 +50,9 @@ int tool_verify(int argc, char **argv)
 		switch (c) {
 		case 'k':
 			key = optarg;
+			break;
+		case 'H':
+			want = optarg;
 			break;
 		case 'h':
 			verify_usage(stdout);
@@ -64,10 +75,22 @@ int tool_verify(int argc, char **argv)
 			return 125;
 		}
 	}
-	r = audit_verify_path(path, key ? pk : NULL, why, sizeof(why));
+	r = audit_verify_path_last(path, key ? pk : NULL, last, why, sizeof(why));
+	if (r == 0 && want) {
+		/* Security: the trail a run wrote ends with the hash it
+		 * printed; any other whole trail (a forgery re-chained from
+		 * the start, another run's) ends with another. */
+		sodium_bin2hex(last_hex, sizeof(last_hex), last, sizeof(last));
+		if (strcasecmp(want, last_hex) != 0) {
+			printf("%s: BAD: the last record's hash is %s, not %s: not the trail that was given\n",
+			       path, last_hex, want);
+			return 1;
+		}
+	}
 	if (r == 0) {
-		printf("%s: OK: the hash chain is whole%s\n", path,
-		       key ? " and the signature verifies" : "");
+		printf("%s: OK: the hash chain is whole%s%s\n", path,
+		       key ? " and the signature verifies" : "",
+		       want ? " and ends with the given hash" : "");
 		return 0;
 	}
 	if (r == -EBADMSG) {

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # action = rewrite: paths redirected (writes to a "/tmp" land in a scratch
 # directory under the work dir, a secret reads as /dev/null; mkdir -p, cd,
-# rename, symlink, O_PATH and stat follow the redirect), connect redirected
+# rename, symlink, O_PATH and stat follow the redirect; links planted in
+# the target lead nowhere out of it, and a rewritten call is decided by
+# the other rules), connect redirected
 # to a local listener, open flags and modes rewritten.  Each effect is
 # checked from outside: the file is in the scratch directory and not at the
 # path the program named, the listener got the connection.  The trail
@@ -178,6 +180,87 @@ EOF
 	c umask-rewritten-cond umask-open 0 \
 		"--type syscall --syscall umask --action rewrite --rule private-umask --field args.raw.0=\"0x0\" --field rewritten.raw.0=\"0x3f\";--type syscall --syscall umask --field args.raw.0=\"0x3f\" --count 0" \
 		sh -c "umask 000; rm -f um-file; : > um-file; test \"\$(stat -c %a um-file)\" = 600"
+
+	# The README's /tmp redirect with a write area: a redirect leads into
+	# its target and no further, and the rewritten call is decided by the
+	# other rules.  $O/rtmp plays a /tmp that holds another project's
+	# .env and a file; symlinks the tree plants in the redirect target
+	# point there.  Judged from outside: the secret is not in the output,
+	# no file appears in $O/rtmp, none goes.
+	local RT=$O/rtmp RS=$W/.sysgate/rtmp
+	mkdir -p "$RT/proj"
+	echo "SECRET other env" >"$RT/proj/.env"
+	echo "victim" >"$RT/victim"
+	echo "marker" >"$RT/marker"
+	policy readme-tmp <<EOF
+[policy]
+default = allow
+
+[rule scratch-tmp]
+syscalls = @file, @stat
+path = $RT/**
+action = rewrite
+redirect = \${CWD}/.sysgate/rtmp
+
+[rule no-secrets]
+syscalls = @file
+path = **/.env
+action = deny
+errno = EACCES
+
+[rule write-area]
+syscalls = @file
+path = \${CWD}, \${CWD}/**
+access = write, create, delete
+action = allow
+
+[rule no-writes]
+syscalls = @file
+access = write, create, delete
+action = deny
+errno = EACCES
+EOF
+	c redirect-link-read readme-tmp EACCES \
+		"--type syscall --syscall openat --action deny --rule sysgate:rewrite --field paths.0.redirected_from=\"$RT/e\"" \
+		sh -c "ln -sfn '$RT/proj/.env' '$RS/e' && exec '$B/try-open' --cat '$RT/e'"
+	check redirect-link-read-not-leaked bash -c "! grep -q SECRET '$SG_OUT'"
+	c redirect-link-create readme-tmp 2 - \
+		sh -c "ln -sfn '$RT' '$RS/d' && echo x > '$RT/d/created'"
+	check redirect-link-create-nothing test ! -e "$RT/created"
+	c redirect-link-delete readme-tmp 1 - \
+		sh -c "ln -sfn '$RT' '$RS/d' && rm '$RT/d/victim'"
+	check redirect-link-delete-kept test -e "$RT/victim"
+	# chdir is restarted in the caller's registers: the same holds.
+	rm -f "$W/listing"
+	c redirect-link-chdir readme-tmp 2 \
+		"--type syscall --syscall chdir --action deny --rule sysgate:rewrite" \
+		sh -c "ln -sfn '$RT' '$RS/d' && cd '$RT/d' && ls > '$W/listing'"
+	check redirect-link-chdir-nothing bash -c "! grep -q marker '$W/listing' 2>/dev/null"
+	# Inside the target, links work as before.
+	c redirect-link-inside readme-tmp 0 - \
+		sh -c "echo in > '$RT/in' && ln -sfn in '$RS/l' && grep -q in '$RT/l'"
+	# A rewritten call another rewrite rule matches is refused (a call
+	# is rewritten once), recorded with that rule.
+	policy two-rewrites <<EOF
+[policy]
+default = allow
+
+[rule scratch-tmp]
+syscalls = @file, @stat
+path = $RT/**
+action = rewrite
+redirect = \${CWD}/.sysgate/rtmp
+
+[rule to-elsewhere]
+syscalls = @file, @stat
+path = \${CWD}/.sysgate/rtmp/**
+action = rewrite
+redirect = $RT/proj
+EOF
+	c second-rewrite-refused two-rewrites EACCES \
+		"--type syscall --syscall openat --action deny --rule to-elsewhere --errno EACCES" \
+		"$B/try-open" "$RT/twice" wc
+	check second-rewrite-nothing bash -c "test ! -e '$RT/proj/twice' && test ! -e '$RS/twice'"
 
 	# Rewrites the supervisor cannot carry out are refused at load.
 	policy bad-exec <<'EOF'

@@ -1046,17 +1046,25 @@ static void test_no_alloc_when_warm(void)
 
 /* ---- threads --------------------------------------------------------- */
 
-/* End the run (run.end), close the writer: the trail at path verifies. */
+/* End the run (run.end), close the writer: the trail at path verifies,
+ * and ends with the writer's last hash (what sysgate run prints). */
 static void end_close_verify(struct audit_writer *w, const char *path)
 {
 	struct audit_rec *r = audit_begin(w, "run.end");
+	unsigned char want[AUDIT_HASH_BYTES], got[AUDIT_HASH_BYTES];
 	char why[WHY_LEN];
 
 	audit_put_final(r, NULL);
 	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	audit_last_hash(w, want);
 	CU_ASSERT_EQUAL(audit_close(w), 0);
 	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
 	CU_ASSERT_STRING_EQUAL(why, "");
+	memset(got, 0, sizeof(got));
+	CU_ASSERT_EQUAL(audit_verify_path_last(path, NULL, got, why,
+					       sizeof(why)), 0);
+	CU_ASSERT_EQUAL(memcmp(got, want, sizeof(got)), 0);
+	CU_ASSERT(!sodium_is_zero(got, sizeof(got)));
 }
 
 static void *thread_writer(void *arg)

@@ -347,6 +347,11 @@ static void test_parse_vars(void)
 		  NAME ":2: variable ${HOME} holds characters that would change the glob ('/home/a*')" },
 		{ { .run = "a/b" }, R "path = /tmp/${RUN}\n",
 		  NAME ":2: variable ${RUN} holds characters that would change the glob ('a/b')" },
+		{ { .home = "/h", .cwd_why = "deleted" }, R "path = ${CWD}/x\n",
+		  NAME ":2: variable ${CWD} cannot be determined: deleted" },
+		{ { .home_why = "HOME is not an absolute path ('x')" },
+		  R "path = ${HOME}/x\n",
+		  NAME ":2: variable ${HOME} cannot be determined: HOME is not an absolute path ('x')" },
 	};
 	size_t i;
 
@@ -394,6 +399,86 @@ static void test_parse_vars(void)
 						  sizeof(err)), -EINVAL);
 		CU_ASSERT_STRING_EQUAL(err, NAME ":2: include too long after expansion (the limit is 4095 bytes)");
 	}
+}
+
+/* A variable spelled through a symlink: its items match either form;
+ * a redirect takes the canonical one. */
+static void test_parse_vars_spelled(void)
+{
+	static const struct rules_vars v = {
+		.home = "/real/u", .home_spelled = "/home/u",
+		.cwd = "/work/p", .tmpdir = "/var/tmp/sg",
+		.tmpdir_spelled = "/tmp/sg",
+	};
+	static const struct {
+		const char *path;
+		enum rules_action want;
+	} cases[] = {
+		{ "/real/u/.ssh/id", RULES_DENY },
+		{ "/home/u/.ssh/id", RULES_DENY },
+		{ "/real/u/x", RULES_ALLOW },
+		{ "/var/tmp/sg/a", RULES_DENY },
+		{ "/tmp/sg/a", RULES_DENY },
+		{ "/real/u/sg/a", RULES_ALLOW },
+	};
+	struct rules_set *rs = NULL;
+	char err[RULES_ERR_MAX] = "";
+	int rc = rules_load_string("[policy]\ndefault = allow\n"
+				   "[rule s]\nsyscalls = openat\n"
+				   "path = ${HOME}/.ssh/**, ${TMPDIR}/a\n"
+				   "action = deny\n", NAME, &v, &rs, err,
+				   sizeof(err));
+
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct rules_event ev = { .nr = __NR_openat,
+					  .access = RULES_ACC_READ,
+					  .path = cases[i].path };
+		struct rules_verdict vd;
+
+		rules_match(rs, &ev, &vd);
+		CU_ASSERT_EQUAL(vd.action, cases[i].want);
+	}
+	rules_free(rs);
+}
+
+/* A rewritten call is decided by every rule but its own rewrite; another
+ * rewrite denies it. */
+static void test_match_rewritten(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = allow\n"
+		"[rule scratch]\nsyscalls = openat\npath = /tmp/**\n"
+		"action = rewrite\nredirect = /w/t\n"
+		"[rule env]\nsyscalls = openat\npath = **/.env\n"
+		"action = deny\nerrno = EACCES\n"
+		"[rule again]\nsyscalls = openat\npath = /w/t/b/**\n"
+		"action = rewrite\narg2_set = O_CLOEXEC\n");
+	struct rules_event ev = { .nr = __NR_openat, .access = RULES_ACC_READ,
+				  .path = "/tmp/x" };
+	struct rules_verdict by, v;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	rules_match(rs, &ev, &by);
+	CU_ASSERT_EQUAL(by.action, RULES_REWRITE);
+	/* Its own rule matches the target again: left out. */
+	ev.path = "/tmp/y";
+	rules_match_rewritten(rs, &ev, by.rule, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_PTR_NULL(v.rule);
+	/* A later rule the own rewrite used to hide. */
+	ev.path = "/tmp/p/.env";
+	rules_match_rewritten(rs, &ev, by.rule, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	CU_ASSERT_STRING_EQUAL(v.rule, "env");
+	/* Another rewrite: refused, named. */
+	ev.path = "/w/t/b/c";
+	rules_match_rewritten(rs, &ev, by.rule, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	CU_ASSERT_EQUAL(v.err, EACCES);
+	CU_ASSERT_STRING_EQUAL(v.rule, "again");
+	CU_ASSERT_PTR_NULL(v.rewrite);
+	rules_free(rs);
 }
 
 /* The inih traps: a long line, a continuation line, a BOM, comments. */
@@ -3455,6 +3540,8 @@ int main(void)
 	static const struct unit_test tests[] = {
 		{ "parse: every error message", test_parse_errors },
 		{ "parse: variables", test_parse_vars },
+		{ "parse: variables as spelled", test_parse_vars_spelled },
+		{ "match: a rewritten call", test_match_rewritten },
 		{ "parse: inih traps", test_parse_inih_traps },
 		{ "parse: limits", test_parse_limits },
 		{ "parse: policy defaults", test_parse_policy_defaults },
