@@ -176,6 +176,9 @@ struct rules_set {
 	bool limit_set[RULES_LIMIT_COUNT];
 	unsigned unmediated;	/* [policy] unmediated: RULES_UNMEDIATED_*
 				 * bits this file opts into */
+	char **files;		/* the files read, canonical: the policy's
+				 * own (when a file), then its includes' */
+	size_t n_files;
 };
 
 static inline bool rules_nr_has(const uint64_t *set, int nr)

@@ -1640,7 +1640,33 @@ void rules_free(struct rules_set *rs)
 	}
 	free(rs->rules);
 	free(rs->source);
+	for (i = 0; i < rs->n_files; i++)
+		free(rs->files[i]);
+	free(rs->files);
 	free(rs);
+}
+
+const char *rules_file(const struct rules_set *rs, size_t i)
+{
+	return rs && i < rs->n_files ? rs->files[i] : NULL;
+}
+
+/* Add path to the files rs was read from, once.  0 or -ENOMEM. */
+static int add_file(struct rules_set *rs, const char *path)
+{
+	char **f;
+
+	for (size_t i = 0; i < rs->n_files; i++)
+		if (strcmp(rs->files[i], path) == 0)
+			return 0;
+	f = reallocarray(rs->files, rs->n_files + 1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	rs->files = f;
+	if (!(f[rs->n_files] = strdup(path)))
+		return -ENOMEM;
+	rs->n_files++;
+	return 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -1932,7 +1958,14 @@ static int load_include(struct pctx *c, const struct include_ref *inc)
 		return rc;
 	}
 	rc = merge_include(c, inc, crs, child.policy_set);
+	/* The include's own file, then those it includes. */
+	if (rc == 0 && body == text)
+		rc = add_file(c->rs, link.id);
+	for (size_t i = 0; rc == 0 && i < crs->n_files; i++)
+		rc = add_file(c->rs, crs->files[i]);
 	rules_free(crs);
+	if (rc == -ENOMEM)
+		return fail(c, inc->line, "out of memory");
 	return rc;
 }
 
@@ -2042,6 +2075,23 @@ static int load_top(const char *text, const char *name,
 	if (strcmp(name, DEFAULT_SOURCE) != 0)
 		real = realpath(name, NULL);
 	rc = load_text(&c, text, real ? real : name, out);
+	/* The policy's own file first (its includes were added after). */
+	if (rc == 0 && real) {
+		size_t n = (*out)->n_files;
+
+		rc = add_file(*out, real);
+		if (rc == 0 && n > 0 && (*out)->n_files == n + 1) {
+			char *own = (*out)->files[n];
+
+			memmove((*out)->files + 1, (*out)->files,
+				n * sizeof(char *));
+			(*out)->files[0] = own;
+		}
+		if (rc < 0) {
+			rules_free(*out);
+			*out = NULL;
+		}
+	}
 	/* Matching then allocates nothing and parses no glob. */
 	if (rc == 0 && (rc = rules_compile_globs(*out)) < 0) {
 		rules_free(*out);

@@ -196,6 +196,13 @@ bool rules_is_builtin_default(const struct rules_set *rs);
 /* Accepts NULL. */
 void rules_free(struct rules_set *rs);
 
+/* The files the policy was read from, canonical: its own (when it is a
+ * file) and every include's, each once; not the built-in policy.  For
+ * guarding them from the tree.  Borrowed; NULL when i is out of range. */
+const char *rules_file(const struct rules_set *rs, size_t i);
+/* At most this many files make one policy (its own and its includes). */
+#define RULES_MAX_INCLUDED_FILES 65
+
 /* [policy] values. */
 enum rules_audit_level rules_audit_level(const struct rules_set *rs);
 /* The name the set was loaded from ("<default>" for the built-in one). */

@@ -123,6 +123,17 @@ struct cpubind {
 struct sup_dir_id {
 	dev_t dev;
 	ino_t ino;
+	const char *rule;	/* the rule a refusal names */
+};
+
+/* Files of the run's own configuration, guarded from the tree by inode:
+ * the signing key (not read, not changed), the policy and its includes
+ * and the public key (not changed). */
+#define SUP_GUARDS_MAX 80
+struct sup_guard {
+	dev_t dev;
+	ino_t ino;
+	bool secret;		/* not even read */
 };
 
 struct sup {
@@ -142,6 +153,9 @@ struct sup {
 	struct sup_dir_id trail_dirs[SUP_TRAIL_DIRS_MAX];
 	unsigned n_trail_dirs;
 	char trail_real[PATH_MAX];
+	struct sup_guard guards[SUP_GUARDS_MAX];
+	unsigned n_guards;
+	char state_dirs[2][PATH_MAX];	/* canonical; "" for none */
 	int child_status;         /* wait status of the command, -1 until known */
 	bool child_execd;         /* the command's first exec succeeded */
 	bool sealed;              /* made non-dumpable (seal()) */

@@ -930,9 +930,81 @@ static void handoff(pid_t pid, void *arg)
  * the path printed is the canonical one, with no symlink on the way that
  * could be swapped.  0, or -errno (-ELOOP: too deep to guard).
  */
-static int trail_guard_init(struct sup *s, const char *path)
+static bool dir_kept(const struct sup *s, const struct stat *st)
+{
+	for (unsigned i = 0; i < s->n_trail_dirs; i++)
+		if (s->trail_dirs[i].dev == st->st_dev &&
+		    s->trail_dirs[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/* The directories above the canonical path real, up to "/", kept where
+ * they are in the name of rule.  0 or -errno (-ELOOP: too many). */
+static int keep_dirs_above(struct sup *s, const char *real, const char *rule)
 {
 	char dir[PATH_MAX];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", real);
+	for (char *slash; (slash = strrchr(dir, '/')) && dir[1];) {
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(dir, &st) < 0)
+			return -errno;
+		if (dir_kept(s, &st))
+			continue;
+		if (s->n_trail_dirs == SUP_TRAIL_DIRS_MAX)
+			return -ELOOP;
+		s->trail_dirs[s->n_trail_dirs++] = (struct sup_dir_id){
+			.dev = st.st_dev, .ino = st.st_ino, .rule = rule };
+	}
+	return 0;
+}
+
+/*
+ * Security: the run's own configuration (supervisor_opts guard_*): each
+ * file known by inode and the directories above it kept, so that the
+ * tree can neither read the signing key nor change, replace or move the
+ * policy, its includes or the keys, which the next run would trust; and
+ * the state directory by canonical path.  0, or -errno with *what the
+ * path that could not be guarded.
+ */
+static int config_guard_init(struct sup *s, const struct supervisor_opts *o,
+			     const char **what)
+{
+	for (int secret = 1; secret >= 0; secret--) {
+		const char *const *list = secret ? o->guard_secret :
+					  o->guard_config;
+
+		for (size_t i = 0; list && list[i]; i++) {
+			char real[PATH_MAX];
+			struct stat st;
+			int r;
+
+			*what = list[i];
+			if (!realpath(list[i], real) || stat(real, &st) < 0)
+				return -errno;
+			if (s->n_guards == SUP_GUARDS_MAX)
+				return -E2BIG;
+			s->guards[s->n_guards++] = (struct sup_guard){
+				.dev = st.st_dev, .ino = st.st_ino,
+				.secret = secret };
+			if ((r = keep_dirs_above(s, real, "sysgate:config")) < 0)
+				return r;
+		}
+	}
+	for (size_t i = 0; o->state_dirs && o->state_dirs[i] &&
+			   i < ARRAY_SIZE(s->state_dirs); i++)
+		snprintf(s->state_dirs[i], sizeof(s->state_dirs[i]), "%s",
+			 o->state_dirs[i]);
+	return 0;
+}
+
+static int trail_guard_init(struct sup *s, const char *path)
+{
 	struct stat st;
 
 	if (stat(path, &st) < 0)
@@ -945,20 +1017,7 @@ static int trail_guard_init(struct sup *s, const char *path)
 		return 0;
 	if (!realpath(path, s->trail_real))
 		return -errno;
-	snprintf(dir, sizeof(dir), "%s", s->trail_real);
-	for (char *slash; (slash = strrchr(dir, '/')) && dir[1];) {
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		if (s->n_trail_dirs == SUP_TRAIL_DIRS_MAX)
-			return -ELOOP;
-		if (stat(dir, &st) < 0)
-			return -errno;
-		s->trail_dirs[s->n_trail_dirs].dev = st.st_dev;
-		s->trail_dirs[s->n_trail_dirs++].ino = st.st_ino;
-	}
-	return 0;
+	return keep_dirs_above(s, s->trail_real, "sysgate:audit-trail");
 }
 
 int supervisor_run(const struct supervisor_opts *opts)
@@ -1011,6 +1070,19 @@ int supervisor_run(const struct supervisor_opts *opts)
 			r == -ELOOP ? "too many directories above it" : strerror(-r));
 		supervisor_abandon();
 		return SUPERVISOR_EXIT_FAILURE;
+	}
+	{
+		const char *what = NULL;
+
+		if ((r = config_guard_init(&s, opts, &what)) < 0) {
+			fprintf(stderr, "sysgate: cannot guard %s from the command: %s\n",
+				what ? what : "the run's configuration",
+				r == -ELOOP ? "too many directories above it" :
+				r == -E2BIG ? "too many files to guard" :
+				strerror(-r));
+			supervisor_abandon();
+			return SUPERVISOR_EXIT_FAILURE;
+		}
 	}
 
 	if (seccomp_notify_sizes_get(&s) < 0) {

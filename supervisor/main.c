@@ -102,6 +102,43 @@ static int mkdirs(const char *path, mode_t mode)
 	return 0;
 }
 
+/*
+ * Security: what the tree may not reach of the run's own configuration
+ * (supervisor_opts guard_*): the signing key, the policy's files, and
+ * sysgate's state directories (the one under XDG_STATE_HOME or HOME, and
+ * the fallback under /tmp), canonical, whether they exist yet or not.
+ */
+static void config_guards(struct supervisor_opts *o, const struct rules_set *rs,
+			  const char *key, const char *home)
+{
+	static const char *secret[2], *config[RULES_MAX_INCLUDED_FILES + 1];
+	static char dirs[2][PATH_MAX];
+	static const char *state[3];
+	const char *xdg = getenv("XDG_STATE_HOME");
+	char raw[PATH_MAX];
+	size_t n = 0, k = 0;
+	int len = -1;
+
+	secret[0] = key;
+	for (size_t i = 0; rules_file(rs, i) && n < RULES_MAX_INCLUDED_FILES; i++)
+		config[n++] = rules_file(rs, i);
+	config[n] = NULL;
+	if (xdg && xdg[0] == '/')
+		len = snprintf(raw, sizeof(raw), "%s/sysgate", xdg);
+	else if (home && home[0] == '/')
+		len = snprintf(raw, sizeof(raw), "%s/.local/state/sysgate", home);
+	if (len > 0 && (size_t)len < sizeof(raw) &&
+	    tools_canon_path(raw, dirs[k], sizeof(dirs[k])) == 0)
+		state[k] = dirs[k], k++;
+	snprintf(raw, sizeof(raw), "/tmp/sysgate-%u", (unsigned)getuid());
+	if (tools_canon_path(raw, dirs[k], sizeof(dirs[k])) == 0)
+		state[k] = dirs[k], k++;
+	state[k] = NULL;
+	o->guard_secret = secret;
+	o->guard_config = config;
+	o->state_dirs = state;
+}
+
 /* Where the trail goes without -a: the state directory of the user who
  * started sysgate (HOME as sysgate found it: --user gives the command
  * another), or a private directory under /tmp when there is no usable
@@ -443,6 +480,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.audit_path = audit_fd >= 0 ? NULL : audit_path;
 	o.policy_hash_hex = policy_hash;
 	o.sign_key = key_arg ? sk : NULL;
+	config_guards(&o, rs, key_arg, user_arg ? sup_home : getenv("HOME"));
 	o.sysgate_argv = all_argv;
 	o.verbosity = verb;
 	o.denials_fd = denials_fd;

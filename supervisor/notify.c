@@ -257,6 +257,48 @@ void notify_verdict_builtin(struct rules_verdict *v, const char *rule, int err)
 }
 
 /*
+ * Security: the run's own configuration (loop.c config_guard_init()):
+ * the signing key is neither read nor changed, the policy, its includes
+ * and the public key are not changed, and nothing in sysgate's state
+ * directory (other runs' trails, keys kept there) is touched at all.
+ * Files by inode, so no other name of one (a hard link, a path through
+ * /proc) reaches it; the state directory by its canonical path.
+ */
+static bool config_check(const struct sup *s, const struct resolved *r,
+			 unsigned access, struct rules_verdict *v)
+{
+	const unsigned change = RULES_ACC_WRITE | RULES_ACC_DELETE |
+				RULES_ACC_CREATE;
+
+	for (unsigned i = 0; r->fd >= 0 && i < s->n_guards; i++) {
+		const struct sup_guard *g = &s->guards[i];
+
+		if (r->st.st_dev != g->dev || r->st.st_ino != g->ino)
+			continue;
+		if (g->secret && (access & ~(unsigned)RULES_ACC_STAT)) {
+			notify_verdict_builtin(v, "sysgate:sign-key", EACCES);
+			return true;
+		}
+		if (access & change) {
+			notify_verdict_builtin(v, "sysgate:config", EACCES);
+			return true;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(s->state_dirs); i++) {
+		const char *d = s->state_dirs[i];
+		size_t n = strlen(d);
+
+		if (n && !strncmp(r->path, d, n) &&
+		    (r->path[n] == '/' ||
+		     (r->path[n] == '\0' && (access & ~(unsigned)RULES_ACC_STAT)))) {
+			notify_verdict_builtin(v, "sysgate:state", EACCES);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Security: checks the policy cannot switch off.  /proc entries of
  * processes outside the traced tree (the supervisor above all) are out of
  * reach but for a few read-only files that ps(1) needs, and the audit trail
@@ -278,6 +320,8 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 		notify_verdict_builtin(v, "sysgate:audit-trail", EACCES);
 		return true;
 	}
+	if (config_check(s, r, access, v))
+		return true;
 	if (strncmp(p, "/proc/", 6) == 0 && p[6] >= '1' && p[6] <= '9') {
 		char *end;
 		long pid = strtol(p + 6, &end, 10);
@@ -337,7 +381,7 @@ bool notify_trail_dir_guard(const struct sup *s, const struct call *c,
 	for (unsigned i = 0; i < s->n_trail_dirs; i++) {
 		if (r->st.st_dev == s->trail_dirs[i].dev &&
 		    r->st.st_ino == s->trail_dirs[i].ino) {
-			notify_verdict_builtin(v, "sysgate:audit-trail", EACCES);
+			notify_verdict_builtin(v, s->trail_dirs[i].rule, EACCES);
 			return true;
 		}
 	}

@@ -45,6 +45,15 @@ struct supervisor_opts {
 	const char *user_name;
 	bool builtin_policy;           /* rules is the built-in policy (no
 					* -r), known to supervisor_prepare */
+	/* The run's own configuration, out of the tree's reach (each
+	 * borrowed, NULL-terminated lists): files it may neither read nor
+	 * change (the signing key), files it may not change (the policy,
+	 * its includes, the public key), and sysgate's state directories
+	 * (other runs' trails), which it may not touch at all (at most 2).
+	 * The directories above each file may not be renamed or removed. */
+	const char *const *guard_secret;
+	const char *const *guard_config;
+	const char *const *state_dirs;
 	int note_fd;                   /* told what the run makes outside
 					* its temp dir (cgroups), for a later
 					* run should this one be killed (the

@@ -285,6 +285,13 @@ static void print_guards_limits(const struct rules_set *rs)
 	       rules_filter_has_guards(rs) ? "in the policy's filter" :
 	       "a guard filter loaded under the policy's");
 	print_unmediated(rs);
+	printf("out of the command's reach whatever the rules say: the trail and the\n"
+	       "        directories above it (not changed, not moved), the signing key\n"
+	       "        (not read), the policy's files (not changed, not moved):");
+	for (size_t i = 0; rules_file(rs, i); i++)
+		printf("%s %s", i ? "," : "", rules_file(rs, i));
+	printf("%s,\n        sysgate's state directory (other runs' trails: not touched)\n",
+	       rules_file(rs, 0) ? "" : " none (built-in)");
 	printf("limits:");
 	for (int i = 0; i < RULES_LIMIT_COUNT; i++) {
 		uint64_t v;

@@ -110,6 +110,29 @@ cases() {
 		"$PY" "$T/bind.py" "$H/.ssh/id_rsa" "$W/x"
 	check mount-secret-not-read bash -c "! grep -q SECRET '$SG_OUT'"
 
+	# The run's own configuration: the signing key is not read, the
+	# policy and its include are not changed, nor their directory moved,
+	# and other runs' trails in the state directory are not read.
+	mkdir -p "$W/conf" "$H/.local/state/sysgate/runs"
+	echo "SECRET other run" >"$H/.local/state/sysgate/runs/old.jsonl"
+	printf '[policy]\ndefault = allow\n\n[rule no-etc]\nsyscalls = @file\npath = /etc/**\naccess = write\naction = deny\n' >"$W/conf/inc.ini"
+	printf '[policy]\ninclude = inc.ini\n' >"$W/conf/top.ini"
+	rm -f "$W/conf/key" "$W/conf/key.pub"
+	"$SYSGATE" keygen "$W/conf/key" "$W/conf/key.pub" >/dev/null ||
+		sg_harness_error "keygen failed"
+	[ "$U" = root ] || chown -R "$U:" "$W/conf" "$H/.local"
+	cp "$W/conf/top.ini" "$T/top.ini.orig"; cp "$W/conf/inc.ini" "$T/inc.ini.orig"
+	SG_RUN_OPTS="--sign-key $W/conf/key" c config-guarded "$W/conf/top.ini" any \
+		"--type syscall --path $W/conf/key --action deny --rule sysgate:sign-key --next --type syscall --path $W/conf/top.ini --rule sysgate:config --next --type syscall --path $W/conf/inc.ini --rule sysgate:config --next --type syscall --rule sysgate:config --path $W/conf --next --type syscall --rule sysgate:state" \
+		sh -c "od -c conf/key | head -2; echo '[rule x]' >> conf/top.ini; echo 'default = deny' >> conf/inc.ini; mv conf conf2; cat '$H/.local/state/sysgate/runs/old.jsonl'"
+	check config-key-not-read bash -c "! grep -q '[0-9]' '$SG_OUT'"
+	check config-policy-unchanged cmp "$W/conf/top.ini" "$T/top.ini.orig"
+	check config-include-unchanged cmp "$W/conf/inc.ini" "$T/inc.ini.orig"
+	check config-dir-kept test -d "$W/conf"
+	check config-state-not-read bash -c "! grep -q SECRET '$SG_OUT'"
+	sg_raw check "$W/conf/top.ini"
+	check check-lists-config grep -q "the policy's files" "$SG_OUT"
+
 	# An unknown family is refused with a suggestion.
 	readme_policy "unmediated = io-uring" | policy bad-family
 	sg_raw check "$P/bad-family.ini"
