@@ -154,13 +154,16 @@ static bool default_records(const struct rules_set *rs)
  * CPU (supervisor/cpubind.c) is put back before a mask is read or set:
  * it neither shows nor undoes a change.  process_madvise and
  * process_mrelease name their target by pidfd, as pidfd_send_signal does:
- * no filter can tell the caller's.
+ * no filter can tell the caller's; so does pidfd_getfd, which takes a
+ * file of the process a pidfd names (of the same user outside the tree:
+ * the user's shell, an agent holding keys).
  */
 static const int always_notified[] = {
 	__NR_kill, __NR_tkill, __NR_tgkill, __NR_rt_sigqueueinfo,
 	__NR_rt_tgsigqueueinfo, __NR_pidfd_send_signal, __NR_setpgid,
 	__NR_chdir, __NR_fchdir, __NR_umask, __NR_sched_setaffinity,
 	__NR_sched_getaffinity, __NR_process_madvise, __NR_process_mrelease,
+	__NR_pidfd_getfd,
 };
 
 /*
@@ -177,7 +180,19 @@ static const int always_notified[] = {
 static const int pid_calls[] = {
 	__NR_prlimit64, __NR_sched_setscheduler, __NR_sched_setparam,
 	__NR_sched_setattr, __NR_migrate_pages, __NR_move_pages, __NR_kcmp,
+	/* Security: the memory of another process of the same user, read
+	 * or written (its secrets, or code injected into it). */
+	__NR_process_vm_readv, __NR_process_vm_writev,
 };
+
+/*
+ * Security: ptrace names its target in arg1.  Every task of the tree is
+ * traced by the supervisor already, so the tree can trace nothing of its
+ * own; what it could attach to is a process outside, of the same user (the
+ * user's shell, an agent holding keys): notified wherever the policy may
+ * allow it, and kept inside the tree.
+ */
+static const int tree_only_calls[] = { __NR_ptrace };
 static const struct {
 	int nr;
 	unsigned user;		/* the "which" that means every process of a
@@ -371,7 +386,8 @@ enum rules_decide rules_filter_class(int nr, enum rules_kind kind)
 	    nr == __NR_clone3 || is_xattrat(nr))
 		return RULES_DECIDE_REFUSED;
 	if (kind != RULES_KIND_SCALAR || rules_always_notified(nr) ||
-	    rules_moves_root(nr))
+	    rules_moves_root(nr) ||
+	    nr_in(tree_only_calls, ARRAY_SIZE(tree_only_calls), nr))
 		return RULES_DECIDE_SUPERVISOR;
 	if (nr == __NR_clone || nr == __NR_fcntl || nr == __NR_ioctl ||
 	    is_target_call(nr))
@@ -404,7 +420,9 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 	/* Security: a root move the policy may allow is seen, so that no
 	 * root or cwd the supervisor keeps outlives it (resolve.c); one it
 	 * never allows is decided as the policy says. */
-	if (rules_moves_root(nr) && !rules_never_allows(rs, nr)) {
+	if ((rules_moves_root(nr) ||
+	     nr_in(tree_only_calls, ARRAY_SIZE(tree_only_calls), nr)) &&
+	    !rules_never_allows(rs, nr)) {
 		p->mech = RULES_MECH_NOTIFY;
 		return;
 	}
@@ -1056,6 +1074,7 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	for (i = 0; i < ARRAY_SIZE(who_calls); i++)
 		rules_nr_add(named, who_calls[i].nr);
 	nr_add_all(named, root_calls, ARRAY_SIZE(root_calls));
+	nr_add_all(named, tree_only_calls, ARRAY_SIZE(tree_only_calls));
 	nr_add_all(named, creds_calls, ARRAY_SIZE(creds_calls));
 	if (rs->limit_set[RULES_LIMIT_PROCESSES]) {
 		rules_nr_add(named, __NR_fork);

@@ -2639,9 +2639,11 @@ static int outside_tree(struct sup *s, struct call *c)
 		break;
 	/* process_madvise: advice on the memory of the process a pidfd
 	 * names (root's CAP_SYS_NICE can page out any process);
-	 * process_mrelease: its memory reaped while it is being killed. */
+	 * process_mrelease: its memory reaped while it is being killed;
+	 * pidfd_getfd: one of its files taken. */
 	case SYS_process_madvise:
 	case SYS_process_mrelease:
+	case SYS_pidfd_getfd:
 		is_signal = false;
 		/* fall through */
 	case SYS_pidfd_send_signal: {
@@ -2706,6 +2708,20 @@ static int outside_tree(struct sup *s, struct call *c)
 			c->note = "no such process";
 			return 2;
 		}
+		break;
+	/* Another process's memory, read or written (pid 0 names none:
+	 * the kernel's error). */
+	case SYS_process_vm_readv:
+	case SYS_process_vm_writev:
+		is_signal = false;
+		target = pid;
+		break;
+	/* ptrace: the target is arg1 (PTRACE_TRACEME names none: it makes
+	 * the parent the tracer, and every task has one already). */
+	case SYS_ptrace:
+		is_signal = false;
+		if (a[0] != 0 /* PTRACE_TRACEME */)
+			target = (pid_t)(int32_t)a[1];
 		break;
 	/* Limits, scheduling and NUMA placement of a task named by pid (0:
 	 * the caller).  prlimit64 can kill (RLIMIT_CPU of 0). */

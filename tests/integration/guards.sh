@@ -133,6 +133,58 @@ cases() {
 	sg_raw check "$W/conf/top.ini"
 	check check-lists-config grep -q "the policy's files" "$SG_OUT"
 
+	# Processes outside the tree, of the same user: not traced, their
+	# memory not read, their files not taken through a pidfd
+	# (rules/filter.c pid_calls, always_notified).
+	# The outside process holds a secret at an address it writes down.
+	rm -f "$W/outside.addr"
+	(cd "$W" && exec "${SG_AS[@]}" "$PY" -c '
+import ctypes, sys, time
+buf = ctypes.create_string_buffer(b"SECRET outside memory")
+open("outside.addr.tmp", "w").write("%d" % ctypes.addressof(buf))
+import os; os.rename("outside.addr.tmp", "outside.addr")
+time.sleep(20)') &
+	local op=$!
+	SG_BG_PIDS+=("$op")
+	sg_wait_file "$W/outside.addr"
+	local addr
+	addr=$(cat "$W/outside.addr")
+	cat >"$T/reach.py" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+op, pid, addr = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+class iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+if op == "ptrace":
+    r = libc.ptrace(16, pid, 0, 0)          # PTRACE_ATTACH
+elif op == "read":
+    buf = ctypes.create_string_buffer(64)
+    l, rm = iovec(ctypes.addressof(buf), 21), iovec(addr, 21)
+    r = libc.syscall(310, pid, ctypes.byref(l), 1, ctypes.byref(rm), 1, 0)
+    if r > 0:
+        print(buf.value.decode())
+else:
+    fd = libc.syscall(434, pid, 0)          # pidfd_open
+    r = libc.syscall(438, fd, 1, 0) if fd >= 0 else -1  # pidfd_getfd
+sys.exit(0 if r >= 0 else ctypes.get_errno())
+PY
+	chmod 0644 "$T/reach.py"
+	check reach-native-reads bash -c "cd '$W' && ${SG_AS[*]} $PY '$T/reach.py' read $op $addr | grep -q SECRET"
+	c reach-ptrace readme EPERM \
+		"--type syscall --syscall ptrace --action deny --rule sysgate:outside-tree" \
+		"$PY" "$T/reach.py" ptrace "$op" "$addr"
+	check reach-ptrace-not-stopped bash -c "! grep -q '^State:.*[tT]' /proc/$op/status"
+	c reach-read readme EPERM \
+		"--type syscall --syscall process_vm_readv --action deny --rule sysgate:outside-tree" \
+		"$PY" "$T/reach.py" read "$op" "$addr"
+	check reach-read-no-secret bash -c "! grep -q SECRET '$SG_OUT'"
+	check reach-native-getfd bash -c "cd '$W' && ${SG_AS[*]} $PY '$T/reach.py' pidfd $op $addr"
+	c reach-getfd readme EPERM \
+		"--type syscall --syscall pidfd_getfd --action deny --rule sysgate:outside-tree" \
+		"$PY" "$T/reach.py" pidfd "$op" "$addr"
+	kill "$op" 2>/dev/null
+	wait "$op" 2>/dev/null
+
 	# An unknown family is refused with a suggestion.
 	readme_policy "unmediated = io-uring" | policy bad-family
 	sg_raw check "$P/bad-family.ini"

@@ -3031,7 +3031,7 @@ static void test_filter_closed_world(void)
 	char err[RULES_ERR_MAX], path[PATH_MAX];
 	const char *srcdir = getenv("srcdir");
 	size_t n_policies = ARRAY_LEN(shipped) + ARRAY_LEN(crafted);
-	unsigned unknown = 0, bad = 0;
+	unsigned unknown = 0, n_bad = 0;
 
 	CU_ASSERT_EQUAL_FATAL(rules_build_guard_filter(&guard), 0);
 	/* Rows: the kernel headers' numbers and 6.17's two, nothing above. */
@@ -3094,7 +3094,7 @@ static void test_filter_closed_world(void)
 			if (((uint32_t)one & SECCOMP_RET_ACTION_FULL) == want &&
 			    ((uint32_t)two & SECCOMP_RET_ACTION_FULL) == want)
 				continue;
-			if (bad++ < 5)
+			if (n_bad++ < 5)
 				fprintf(stderr, "\npolicy %zu: nr %d: 0x%llx (with the guard 0x%llx), expected 0x%x\n",
 					i, nr, (long long)one, (long long)two,
 					want);
@@ -3102,7 +3102,7 @@ static void test_filter_closed_world(void)
 		free(prog.filter);
 		rules_free(rs);
 	}
-	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(n_bad, 0);
 	/* 1024 numbers, a row for about 380: the rest is unknown. */
 	CU_ASSERT(unknown > 1024 - 470);
 	free(guard.filter);
