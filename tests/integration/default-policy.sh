@@ -47,6 +47,43 @@ cases() {
 	c secret-ssh-via-link   - EACCES "--type syscall --path $S --action deny" \
 		sh -c "ln -s '$S' k && '$V/try-open' k"
 
+	# --- cloud, package-registry and tool credentials, and sysgate's own
+	# trails (other runs'): the content never reaches the command's output
+	local f n
+	for f in .config/gcloud/application_default_credentials.json \
+		.config/gcloud/credentials.db .azure/msal_token_cache.json \
+		.pypirc .npmrc .cargo/credentials .cargo/credentials.toml \
+		.docker/config.json .kube/config .config/gh/hosts.yml \
+		.git-credentials .netrc .local/state/sysgate/runs/other.jsonl; do
+		n=${f#.}
+		n=${n//\//-}
+		mkdir -p "$(dirname "$H/$f")"
+		echo "SECRET in $f" >"$H/$f"
+		[ "$U" = root ] || chown -R "$U:" "$H"
+		c "secret-$n"       - 1      "--type syscall --path $H/$f --action deny --rule no-secrets --errno EACCES" \
+			cat "$H/$f"
+		check "secret-$n-not-leaked" bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
+	done
+	# Trails written where there is no usable home (/tmp/sysgate-UID) and
+	# the private temp directories of other runs.
+	local uid other_t other_d
+	uid=$(id -u "$U")
+	other_t=/tmp/sysgate-$uid/20260101T000000Z-$$$$.jsonl
+	other_d=/tmp/sysgate-20260101T000000Z-$$$$-$uid
+	mkdir -p -m 0700 "/tmp/sysgate-$uid" "$other_d"
+	echo "SECRET other trail" >"$other_t"
+	echo "SECRET other tmpdir" >"$other_d/f"
+	chown "$U:" "/tmp/sysgate-$uid" "$other_d" "$other_t" "$other_d/f"
+	c secret-other-trail-tmp - 1    "--type syscall --path $other_t --action deny --rule no-other-runs --errno EACCES" \
+		cat "$other_t"
+	check secret-other-trail-tmp-not-leaked bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
+	c secret-other-tmpdir   - 1      "--type syscall --path $other_d/f --action deny --rule no-other-runs --errno EACCES" \
+		cat "$other_d/f"
+	check secret-other-tmpdir-not-leaked bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
+	c own-tmpdir-readable   - 0      - sh -c 'echo mine > "$TMPDIR/f" && cat "$TMPDIR/f" | grep -q mine'
+	rm -f "$other_t"
+	rm -rf "$other_d"
+
 	# --- writes: only under the cwd, TMPDIR and a few devices
 	c write-cwd             - 0      "--path $W/new.txt --action allow" \
 		"$V/try-open" "$W/new.txt" wc
