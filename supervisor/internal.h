@@ -122,6 +122,9 @@ struct sup {
 	dev_t audit_dev;          /* the trail file, protected from the tree */
 	ino_t audit_ino;
 	bool have_audit_ino;
+	dev_t key_dev;            /* the --sign-key file, ditto */
+	ino_t key_ino;
+	bool have_key_ino;
 	int child_status;         /* wait status of the command, -1 until known */
 	bool child_execd;         /* the command's first exec succeeded */
 	bool sealed;              /* made non-dumpable (seal()) */

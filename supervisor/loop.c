@@ -995,6 +995,15 @@ int supervisor_run(const struct supervisor_opts *opts)
 			s.have_audit_ino = true;
 		}
 	}
+	if (opts->sign_key_path) {
+		struct stat st;
+
+		if (stat(opts->sign_key_path, &st) == 0) {
+			s.key_dev = st.st_dev;
+			s.key_ino = st.st_ino;
+			s.have_key_ino = true;
+		}
+	}
 
 	if (seccomp_notify_sizes_get(&s) < 0) {
 		fprintf(stderr, "sysgate: seccomp user notification is not available: %s\n",

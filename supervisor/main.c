@@ -391,6 +391,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.audit_path = audit_fd >= 0 ? NULL : audit_path;
 	o.policy_hash_hex = policy_hash;
 	o.sign_key = key_arg ? sk : NULL;
+	o.sign_key_path = key_arg;
 	o.sysgate_argv = all_argv;
 	o.verbosity = verb;
 	o.denials_fd = denials_fd;

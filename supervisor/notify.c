@@ -259,8 +259,9 @@ void notify_verdict_builtin(struct rules_verdict *v, const char *rule, int err)
 /*
  * Security: checks the policy cannot switch off.  /proc entries of
  * processes outside the traced tree (the supervisor above all) are out of
- * reach but for a few read-only files that ps(1) needs, and the audit trail
- * cannot be written, removed or replaced by the tree.
+ * reach but for a few read-only files that ps(1) needs, the audit trail
+ * cannot be written, removed or replaced by the tree, and the key that
+ * signs it (--sign-key) cannot be touched at all.
  */
 bool notify_builtin_check(struct sup *s, const struct resolved *r,
 			  unsigned access, struct rules_verdict *v)
@@ -272,6 +273,13 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 	};
 	const char *p = r->path;
 
+	/* Security: the key that signs the trail, by any name (a hard link
+	 * included): a tree that read it could sign a forged trail. */
+	if (s->have_key_ino && r->fd >= 0 && r->st.st_dev == s->key_dev &&
+	    r->st.st_ino == s->key_ino) {
+		notify_verdict_builtin(v, "sysgate:sign-key", EACCES);
+		return true;
+	}
 	if (s->have_audit_ino && r->fd >= 0 && r->st.st_dev == s->audit_dev &&
 	    r->st.st_ino == s->audit_ino &&
 	    (access & (RULES_ACC_WRITE | RULES_ACC_DELETE | RULES_ACC_CREATE))) {

@@ -35,6 +35,7 @@ struct supervisor_opts {
 	const char *policy_hash_hex;   /* BLAKE2b of the policy text */
 	const char *tmpdir;            /* private per-run temp dir (exported) */
 	const unsigned char *sign_key; /* Ed25519 secret key (64 bytes) or NULL */
+	const char *sign_key_path;     /* its file, out of the tree's reach */
 	char *const *argv;             /* the command */
 	char *const *sysgate_argv;     /* sysgate's own argv, for run.start */
 	enum supervisor_verbosity verbosity;

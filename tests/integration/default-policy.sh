@@ -84,6 +84,26 @@ cases() {
 	rm -f "$other_t"
 	rm -rf "$other_d"
 
+	# --- the key that signs the trail, even in the working directory
+	# (where the policy allows reads) and under another name
+	"$SYSGATE" keygen "$W/audit.key" "$W/audit.pub" >/dev/null ||
+		sg_harness_error "sysgate keygen failed"
+	ln -f "$W/audit.key" "$W/alias.key"
+	[ "$U" = root ] || chown "$U:" "$W/audit.key" "$W/audit.pub"
+	local key
+	key=$(cat "$W/audit.key")
+	SG_RUN_OPTS="--sign-key $W/audit.key" \
+	c sign-key-read         - 1      "--type syscall --path $W/audit.key --action deny --rule sysgate:sign-key --errno EACCES" \
+		cat audit.key
+	check sign-key-not-leaked bash -c "! grep -qF '$key' '$SG_OUT' '$SG_ERR'"
+	SG_RUN_OPTS="--sign-key $W/audit.key" \
+	c sign-key-hard-link    - 1      "--type syscall --path $W/alias.key --action deny --rule sysgate:sign-key --errno EACCES" \
+		cat alias.key
+	check sign-key-link-not-leaked bash -c "! grep -qF '$key' '$SG_OUT' '$SG_ERR'"
+	check sign-key-trail-signed "$SYSGATE" verify "$SG_TRAIL" --key "$W/audit.pub"
+	c no-sign-key-readable  - 0      - cat audit.pub
+	rm -f "$W/audit.key" "$W/alias.key" "$W/audit.pub"
+
 	# --- writes: only under the cwd, TMPDIR and a few devices
 	c write-cwd             - 0      "--path $W/new.txt --action allow" \
 		"$V/try-open" "$W/new.txt" wc
