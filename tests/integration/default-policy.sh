@@ -54,7 +54,10 @@ cases() {
 		.config/gcloud/credentials.db .azure/msal_token_cache.json \
 		.pypirc .npmrc .cargo/credentials .cargo/credentials.toml \
 		.docker/config.json .kube/config .config/gh/hosts.yml \
-		.git-credentials .netrc .local/state/sysgate/runs/other.jsonl; do
+		.git-credentials .netrc .local/state/sysgate/runs/other.jsonl \
+		.vault-token .pgpass .gem/credentials \
+		.terraform.d/credentials.tfrc.json .config/hub \
+		.huggingface/token .cache/huggingface/token; do
 		n=${f#.}
 		n=${n//\//-}
 		mkdir -p "$(dirname "$H/$f")"
