@@ -69,14 +69,19 @@ cases() {
 	done
 	# Trails written where there is no usable home (/tmp/sysgate-UID) and
 	# the private temp directories of other runs.
-	local uid other_t other_d
+	local uid other_t other_d made_trail_dir=0
 	uid=$(id -u "$U")
 	other_t=/tmp/sysgate-$uid/20260101T000000Z-$$$$.jsonl
 	other_d=/tmp/sysgate-20260101T000000Z-$$$$-$uid
-	mkdir -p -m 0700 "/tmp/sysgate-$uid" "$other_d"
-	echo "SECRET other trail" >"$other_t"
+	if [ ! -e "/tmp/sysgate-$uid" ]; then
+		mkdir -m 0700 "/tmp/sysgate-$uid" && chown "$U:" "/tmp/sysgate-$uid" ||
+			sg_harness_error "cannot create /tmp/sysgate-$uid"
+		made_trail_dir=1
+	fi
+	mkdir -m 0700 "$other_d" || sg_harness_error "cannot create $other_d"
+	echo "SECRET other trail" >"$other_t" || sg_harness_error "cannot write $other_t"
 	echo "SECRET other tmpdir" >"$other_d/f"
-	chown "$U:" "/tmp/sysgate-$uid" "$other_d" "$other_t" "$other_d/f"
+	chown "$U:" "$other_d" "$other_t" "$other_d/f"
 	c secret-other-trail-tmp - 1    "--type syscall --path $other_t --action deny --rule no-other-runs --errno EACCES" \
 		cat "$other_t"
 	check secret-other-trail-tmp-not-leaked bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
@@ -86,6 +91,7 @@ cases() {
 	c own-tmpdir-readable   - 0      - sh -c 'echo mine > "$TMPDIR/f" && cat "$TMPDIR/f" | grep -q mine'
 	rm -f "$other_t"
 	rm -rf "$other_d"
+	[ $made_trail_dir = 0 ] || rmdir "/tmp/sysgate-$uid"
 
 	# --- the key that signs the trail, even in the working directory
 	# (where the policy allows reads) and under another name
