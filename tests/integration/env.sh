@@ -8,7 +8,8 @@
 # XAUTHORITY, XDG_*) stay.  A policy that includes default keeps one with
 # keep = NAME; set and drop change the rest; a policy without [env]
 # passes the environment on unchanged.  The supervisor's own environment
-# (/proc/PPID/environ) is out of the command's reach.
+# (/proc/PPID/environ) and that of another process of the user are out of
+# the command's reach.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -47,6 +48,21 @@ cases() {
 	c supervisor-environ    - 1      "--type syscall --path-prefix /proc/ --action deny --rule sysgate:supervisor" \
 		sh -c 'cat /proc/$PPID/environ'
 	check supervisor-environ-absent bash -c "! grep -qaE '$all' '$SG_OUT'"
+
+	# Another process of the user that holds a secret in its environment
+	# (the shell that started sysgate, say): natively readable, refused
+	# under sysgate.
+	local holder
+	(cd "$W" && exec "${SG_AS[@]}" env -i OPENAI_API_KEY="$openai" sleep 30) &
+	holder=$!
+	SG_BG_PIDS+=("$holder")
+	check holder-native-readable bash -c "for i in 1 2 3 4 5 6 7 8 9 10; do
+		${SG_AS[*]} cat /proc/$holder/environ 2>/dev/null | grep -qa '$openai' && exit 0
+		sleep 0.2; done; exit 1"
+	c outside-environ       - 1      "--type syscall --path /proc/$holder/environ --action deny --rule sysgate:outside-tree" \
+		cat "/proc/$holder/environ"
+	check outside-environ-absent bash -c "! grep -qaE '$all' '$SG_OUT'"
+	sg_kill_bg
 
 	# The shipped default.ini read as a file (no prebuilt start): the same.
 	cp "$(dirname "$0")/../../rules/policies/default.ini" "$P/shipped-default.ini"
