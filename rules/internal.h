@@ -164,6 +164,22 @@ struct rules_rule {
 	struct rules_rewrite rw;	/* action = rewrite */
 };
 
+/*
+ * [env]: what becomes of the command's environment (rules_env_apply()).
+ * keep and drop hold name globs ('*', '?'), compared without regard to
+ * case; set holds "NAME=VALUE" strings, NAME compared exactly.  An
+ * include's lists are appended to the including file's (merge_include).
+ */
+struct rules_env {
+	char **keep;
+	size_t n_keep;
+	char **drop;
+	size_t n_drop;
+	char **set;
+	unsigned *set_line;	/* the line of each set, in its own file */
+	size_t n_set;
+};
+
 struct rules_set {
 	char *source;
 	bool builtin;	/* loaded by rules_load_default() */
@@ -179,6 +195,7 @@ struct rules_set {
 	char **files;		/* the files read, canonical: the policy's
 				 * own (when a file), then its includes' */
 	size_t n_files;
+	struct rules_env env;
 };
 
 static inline bool rules_nr_has(const uint64_t *set, int nr)
@@ -193,6 +210,13 @@ static inline void rules_nr_add(uint64_t *set, int nr)
 	if (nr >= 0 && nr < RULES_NR_MAX)
 		set[nr / 64] |= UINT64_C(1) << (nr % 64);
 }
+
+/* env.c */
+/* Does glob ('*' and '?', no classes) match the n bytes of name, case
+ * ignored? */
+bool rules_env_glob_match(const char *glob, const char *name, size_t n);
+/* Frees what env holds and zeroes it. */
+void rules_env_release(struct rules_env *env);
 
 /* glob.c */
 bool rules_glob_match_n(const char *pattern, const char *s, size_t len);

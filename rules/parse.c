@@ -723,7 +723,7 @@ static int push_str(char ***list, size_t *n, const char *s)
  * Sections and keys.
  */
 
-enum section_kind { SEC_NONE, SEC_POLICY, SEC_LIMITS, SEC_RULE };
+enum section_kind { SEC_NONE, SEC_POLICY, SEC_LIMITS, SEC_RULE, SEC_ENV };
 
 enum rule_key {
 	RK_SYSCALLS, RK_PATH, RK_ACCESS, RK_ADDR, RK_EXE,
@@ -778,6 +778,7 @@ struct state {
 	unsigned sec_line;
 	unsigned key_line[RK_COUNT]; /* first line of each key, 0 unseen */
 	unsigned policy_line, limits_line;
+	unsigned env_line;
 	unsigned policy_key_line[PK_COUNT];
 	unsigned limit_key_line[RULES_LIMIT_COUNT];
 	bool rule_err_set[RULES_MAX_RULES];
@@ -994,6 +995,142 @@ static int limits_key(struct pctx *c, struct state *st,
 	rs->limit_set[k] = true;
 	return parse_limit(c, e->line, (enum rules_limit)k, e->key, e->value,
 			   &rs->limits[k]);
+}
+
+/* ---------------------------------------------------------------------
+ * [env]: the command's environment (rules/env.c applies it).
+ *   keep = NAME|GLOB, ...   kept even when a drop glob matches
+ *   drop = NAME|GLOB, ...   left out of the command's environment
+ *   set = NAME=VALUE        replaces or adds NAME (repeatable)
+ */
+
+static const char *const env_keys[] = { "keep", "drop", "set", NULL };
+
+/* TMPDIR and SYSGATE_RUN are the run's: sysgate sets them after [env]. */
+static const char *const env_sysgate_vars[] = { "TMPDIR", "SYSGATE_RUN",
+						NULL };
+
+/* A name (globs: also '*' and '?'): letters, digits, '_', '.', '-'. */
+static int check_env_name(struct pctx *c, unsigned line, const char *key,
+			  const char *name, bool globs)
+{
+	const char *p;
+
+	for (p = name; *p; p++) {
+		if (isalnum((unsigned char)*p) || strchr("_.-", *p) ||
+		    (globs && strchr("*?", *p)))
+			continue;
+		if (*p == '=' && globs)
+			return fail(c, line,
+				    "'%s' in '%s' is a name, not NAME=VALUE (to give a variable a value: set = NAME=VALUE)",
+				    name, key);
+		if (*p == '[' && globs)
+			return fail(c, line,
+				    "'%s': '[' is no glob in [env] (only '*' and '?')",
+				    name);
+		return fail(c, line,
+			    "invalid variable name%s '%s' in '%s' (letters, digits, '_', '.' and '-'%s)",
+			    globs ? " or glob" : "", name, key,
+			    globs ? "; globs '*' and '?'" : "");
+	}
+	if (!globs && isdigit((unsigned char)name[0]))
+		return fail(c, line,
+			    "invalid variable name '%s' in '%s' (it starts with a digit)",
+			    name, key);
+	return 0;
+}
+
+static int env_push(struct pctx *c, unsigned line, const char *key,
+		    char ***list, size_t *n, const char *s)
+{
+	int rc = push_str(list, n, s);
+
+	if (rc == -E2BIG)
+		return fail(c, line,
+			    "too many items in '%s' (the limit is %d in [env])",
+			    key, RULES_MAX_ITEMS);
+	return rc;
+}
+
+static int item_env_keep(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	struct rules_env *env = arg;
+	int rc = check_env_name(c, line, "keep", item, true);
+
+	if (rc < 0)
+		return rc;
+	return env_push(c, line, "keep", &env->keep, &env->n_keep, item);
+}
+
+static int item_env_drop(struct pctx *c, unsigned line, char *item, void *arg)
+{
+	struct rules_env *env = arg;
+	int rc = check_env_name(c, line, "drop", item, true);
+
+	if (rc < 0)
+		return rc;
+	return env_push(c, line, "drop", &env->drop, &env->n_drop, item);
+}
+
+/* set = NAME=VALUE; ${VARIABLES} in VALUE are expanded. */
+static int env_set(struct pctx *c, unsigned line, const char *value)
+{
+	struct rules_env *env = &c->rs->env;
+	char name[RULES_LINE_MAX], val[RULES_GLOB_MAX + 1];
+	char item[RULES_LINE_MAX + RULES_GLOB_MAX + 2];
+	size_t n = strcspn(value, "=");
+	unsigned *nl;
+	int rc;
+
+	if (value[n] != '=' || n == 0)
+		return fail(c, line, "set: expected NAME=VALUE, not '%s'",
+			    value);
+	snprintf(name, sizeof(name), "%.*s", (int)n, value);
+	rstrip(name);
+	rc = check_env_name(c, line, "set", name, false);
+	if (rc < 0)
+		return rc;
+	if (find_key(env_sysgate_vars, name) >= 0)
+		return fail(c, line,
+			    "set: %s is sysgate's (it is set for each run, after [env])",
+			    name);
+	for (size_t i = 0; i < env->n_set; i++)
+		if (strncmp(env->set[i], name, strlen(name)) == 0 &&
+		    env->set[i][strlen(name)] == '=')
+			return fail(c, line,
+				    "set: %s is set twice (first at line %u)",
+				    name, env->set_line[i]);
+	value += n + 1;
+	while (is_space(*value))
+		value++;
+	rc = expand(c, line, "value", value, val, sizeof(val));
+	if (rc < 0)
+		return rc;
+	snprintf(item, sizeof(item), "%s=%s", name, val);
+	nl = reallocarray(env->set_line, env->n_set + 1, sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	env->set_line = nl;
+	nl[env->n_set] = line;
+	return env_push(c, line, "set", &env->set, &env->n_set, item);
+}
+
+static int env_key(struct pctx *c, const struct entry *e)
+{
+	int k = find_key(env_keys, e->key);
+
+	switch (k) {
+	case 0:
+		return for_each_item(c, e->line, e->key, e->value,
+				     item_env_keep, &c->rs->env);
+	case 1:
+		return for_each_item(c, e->line, e->key, e->value,
+				     item_env_drop, &c->rs->env);
+	case 2:
+		return env_set(c, e->line, e->value);
+	default:
+		return unknown_key(c, e->line, e->key, "env", env_keys);
+	}
 }
 
 static struct rules_rule *cur_rule(struct pctx *c)
@@ -1470,7 +1607,7 @@ static int section_start(struct pctx *c, struct state *st,
 	struct rules_set *rs = c->rs;
 	const char *name = e->section;
 	static const char *const sections[] = { "policy", "limits", "rule",
-						NULL };
+						"env", NULL };
 
 	memset(st->key_line, 0, sizeof(st->key_line));
 	st->sec_line = e->line;
@@ -1490,6 +1627,15 @@ static int section_start(struct pctx *c, struct state *st,
 				    st->limits_line);
 		st->limits_line = e->line;
 		st->sec = SEC_LIMITS;
+		return 0;
+	}
+	if (strcmp(name, "env") == 0) {
+		if (st->env_line)
+			return fail(c, e->line,
+				    "duplicate section [env] (first at line %u)",
+				    st->env_line);
+		st->env_line = e->line;
+		st->sec = SEC_ENV;
 		return 0;
 	}
 	if (strcmp(name, "rule") == 0 || strncmp(name, "rule ", 5) == 0) {
@@ -1589,6 +1735,9 @@ static int interpret(struct pctx *c, const struct scan *s, struct state *st)
 		case SEC_LIMITS:
 			rc = limits_key(c, st, e);
 			break;
+		case SEC_ENV:
+			rc = env_key(c, e);
+			break;
 		case SEC_RULE:
 			rc = rule_key(c, st, e);
 			break;
@@ -1639,6 +1788,7 @@ void rules_free(struct rules_set *rs)
 		free(r->addrs);
 	}
 	free(rs->rules);
+	rules_env_release(&rs->env);
 	free(rs->source);
 	for (i = 0; i < rs->n_files; i++)
 		free(rs->files[i]);
@@ -1851,6 +2001,67 @@ static void note_included_from(struct pctx *c, unsigned line)
 			 " (included from %s:%u)", c->name, line);
 }
 
+/* Move list from of n_from strings to the end of list to; 0 or -ENOMEM
+ * (from keeps what was not moved). */
+static int move_strs(char ***to, size_t *n_to, char ***from, size_t *n_from)
+{
+	char **nl;
+
+	if (*n_from == 0)
+		return 0;
+	nl = reallocarray(*to, *n_to + *n_from, sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	memcpy(nl + *n_to, *from, *n_from * sizeof(*nl));
+	*to = nl;
+	*n_to += *n_from;
+	*n_from = 0;
+	return 0;
+}
+
+/*
+ * [env] of an include: its keep and drop globs join the including
+ * file's (a keep wins over a drop, whichever file either comes from); its
+ * set values count for the names the including file does not set.
+ */
+static int merge_env(struct pctx *c, const struct include_ref *inc,
+		     const char *child_source, struct rules_env *to,
+		     struct rules_env *from)
+{
+	unsigned *nl;
+	int rc = 0;
+
+	if (to->n_keep + from->n_keep > RULES_MAX_ITEMS ||
+	    to->n_drop + from->n_drop > RULES_MAX_ITEMS ||
+	    to->n_set + from->n_set > RULES_MAX_ITEMS)
+		return fail(c, inc->line,
+			    "too many [env] items with the included policy %s (the limit is %d per key)",
+			    child_source, RULES_MAX_ITEMS);
+	/* Line 0: a set of an include (set_line is for this file's). */
+	nl = reallocarray(to->set_line, to->n_set + from->n_set + 1,
+			  sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	memset(nl + to->n_set, 0, (from->n_set + 1) * sizeof(*nl));
+	to->set_line = nl;
+	rc = move_strs(&to->keep, &to->n_keep, &from->keep, &from->n_keep);
+	if (rc == 0)
+		rc = move_strs(&to->drop, &to->n_drop, &from->drop,
+			       &from->n_drop);
+	for (size_t i = 0; rc == 0 && i < from->n_set; i++) {
+		const char *set = from->set[i];
+		size_t n = strcspn(set, "=") + 1;
+		bool mine = false;
+
+		for (size_t j = 0; j < to->n_set && !mine; j++)
+			mine = strncmp(to->set[j], set, n) == 0;
+		if (mine)
+			continue;
+		rc = push_str(&to->set, &to->n_set, set);
+	}
+	return rc;
+}
+
 /* Move the rules and the unset [policy]/[limits] values of child into
  * c->rs (whose own rules come first). */
 static int merge_include(struct pctx *c, const struct include_ref *inc,
@@ -1859,6 +2070,7 @@ static int merge_include(struct pctx *c, const struct include_ref *inc,
 	struct rules_set *rs = c->rs;
 	struct rules_rule *nr;
 	size_t i, j;
+	int rc;
 
 	for (i = 0; i < child->n_rules; i++)
 		for (j = 0; j < rs->n_rules; j++)
@@ -1879,6 +2091,9 @@ static int merge_include(struct pctx *c, const struct include_ref *inc,
 		rs->rules[rs->n_rules++] = child->rules[i];
 	/* The rules' strings now belong to rs. */
 	child->n_rules = 0;
+	rc = merge_env(c, inc, child->source, &rs->env, &child->env);
+	if (rc < 0)
+		return rc;
 
 	if (!(c->policy_set & POLICY_SET(PK_DEFAULT)) &&
 	    (child_set & POLICY_SET(PK_DEFAULT)))

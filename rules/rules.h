@@ -395,6 +395,24 @@ enum rules_limit {
 	RULES_LIMIT_COUNT
 };
 
+/*
+ * The command's environment under the policy's [env] section (a pure
+ * function: it reads no environment of its own).  A variable of envp
+ * whose name matches a drop glob and no keep glob is left out (names
+ * compared without regard to case); then each set = NAME=VALUE replaces
+ * the variables named NAME exactly, or is added.  A policy without [env]
+ * (nor an include with one) changes nothing.
+ * envp (NULL-terminated) is borrowed.  On success *env_out gets a new
+ * NULL-terminated array of new strings, and *dropped_out (when not NULL)
+ * a new NULL-terminated array of the names left out, each once, in the
+ * order of envp: never a value.  Both go back through rules_env_free().
+ * Returns 0, or -ENOMEM (the out-parameters untouched).
+ */
+int rules_env_apply(const struct rules_set *rs, char *const *envp,
+		    char ***env_out, char ***dropped_out);
+/* Frees a list made by rules_env_apply() and its strings; NULL is fine. */
+void rules_env_free(char **list);
+
 /* Sets *out and returns 0 when the policy sets the limit; -ENOENT when it
  * does not, -EINVAL for an unknown limit. */
 int rules_limit(const struct rules_set *rs, enum rules_limit which,

@@ -161,6 +161,7 @@ struct sup {
 	bool sealed;              /* made non-dumpable (seal()) */
 	int first_exec_err;       /* errno of a denied first exec */
 	const char *first_exec_rule;
+	char *const *env_dropped; /* names [env] dropped (run.start) */
 	bool failed;              /* a failure of sysgate itself: exit 125 */
 	char fail_msg[256];
 	uint64_t start_us;

@@ -19,7 +19,11 @@
 struct launch_spec {
 	const char *path;            /* fork: resolved program path */
 	char *const *argv;           /* fork */
-	char *const *envp;           /* fork */
+	/* fork, but it may be replaced (not changed in place) up to
+	 * launch_start(): the child reads it only at its execve, which
+	 * comes after launch_start() has resumed it (the policy's [env],
+	 * loop.c). */
+	char *const *envp;
 	/*
 	 * Builds the guard and the policy filters (malloc'd instructions,
 	 * freed by launch_start; an empty guard, len 0, is not loaded),

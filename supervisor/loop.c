@@ -618,22 +618,23 @@ static int find_program(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-static char **child_env(const struct supervisor_opts *o)
+/* src's variables (borrowed) but TMPDIR and SYSGATE_RUN, then the run's
+ * own TMPDIR and SYSGATE_RUN (new strings: free_env()). */
+static char **child_env(const struct supervisor_opts *o, char *const *src)
 {
-	extern char **environ;
 	size_t n = 0;
 	char **env;
 	size_t k = 0;
 
-	while (environ[n])
+	while (src[n])
 		n++;
 	env = calloc(n + 3, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "TMPDIR=", 7) != 0 &&
-		    strncmp(environ[i], "SYSGATE_RUN=", 12) != 0)
-			env[k++] = environ[i];
+		if (strncmp(src[i], "TMPDIR=", 7) != 0 &&
+		    strncmp(src[i], "SYSGATE_RUN=", 12) != 0)
+			env[k++] = src[i];
 	if (o->tmpdir && asprintf(&env[k], "TMPDIR=%s", o->tmpdir) > 0)
 		k++;
 	if (asprintf(&env[k], "SYSGATE_RUN=%s", o->run_id) > 0)
@@ -817,6 +818,9 @@ static struct {
 	bool groups_err;         /* --user: more groups than we keep */
 	char prog[PATH_MAX];
 	char **env;
+	char **env_applied;      /* environ under [env] (rules_env_apply) */
+	char **env_dropped;      /* the names it dropped */
+	char **policy_env;       /* env_applied for the child: ls.envp */
 	int tty;
 	pid_t our_pgrp;
 	gid_t groups[CREDS_MAX_GROUPS];
@@ -844,7 +848,7 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 	prep.tty = -1;
 	prep.our_pgrp = getpgrp();
 	prep.find_err = find_program(opts->argv[0], prep.prog, sizeof(prep.prog));
-	prep.env = child_env(opts);
+	prep.env = child_env(opts, environ);
 	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == prep.our_pgrp)
 		prep.tty = STDIN_FILENO;
 	{
@@ -898,8 +902,45 @@ void supervisor_abandon(void)
 		signal(SIGTTOU, SIG_DFL);
 	}
 	free_env(prep.env);
-	prep.env = NULL;
+	free_env(prep.policy_env);
+	rules_env_free(prep.env_applied);
+	rules_env_free(prep.env_dropped);
+	prep.env = prep.policy_env = NULL;
+	prep.env_applied = prep.env_dropped = NULL;
 	prep.done = false;
+}
+
+/*
+ * The command's environment under the policy's [env]: sysgate's own
+ * (but TMPDIR and SYSGATE_RUN) through rules_env_apply(), then the run's
+ * TMPDIR and SYSGATE_RUN.  It takes the place of the one
+ * supervisor_prepare() made before the policy was loaded, which stays
+ * until supervisor_abandon(): the child reads ls.envp only at its
+ * execve, after launch_start().  0 or -ENOMEM.
+ */
+static int apply_policy_env(const struct supervisor_opts *opts)
+{
+	extern char **environ;
+	AUTO_FREE char **base = NULL;
+	size_t n = 0, k = 0;
+
+	while (environ[n])
+		n++;
+	base = calloc(n + 1, sizeof(*base));
+	if (!base)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "TMPDIR=", 7) != 0 &&
+		    strncmp(environ[i], "SYSGATE_RUN=", 12) != 0)
+			base[k++] = environ[i];
+	if (rules_env_apply(opts->rules, base, &prep.env_applied,
+			    &prep.env_dropped) < 0)
+		return -ENOMEM;
+	prep.policy_env = child_env(opts, prep.env_applied);
+	if (!prep.policy_env)
+		return -ENOMEM;
+	prep.ls.envp = prep.policy_env;
+	return 0;
 }
 
 /*
@@ -1026,7 +1067,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 	struct launch_spec *ls = &prep.ls;
 	struct launch_result lr;
 	sigset_t mask;
-	int status;
+	int status, env_err = 0;
 	int r;
 
 	if (!prep.done)
@@ -1095,6 +1136,9 @@ int supervisor_run(const struct supervisor_opts *opts)
 	setup_cgroups(&s);
 	if (cgroup_via(&s.cg, CGROUP_CPU) == CGROUP_NONE)
 		s.cpu_limit_ms = 0;	/* RLIMIT_CPU per process instead */
+	if (prep.env)
+		env_err = apply_policy_env(opts);
+	s.env_dropped = prep.env_dropped;
 	if (record_run_start(&s) < 0) {
 		fprintf(stderr, "sysgate: cannot write the audit trail\n");
 		cgroup_release(&s.cg);
@@ -1123,7 +1167,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 		sup_fail(&s, "cannot set up questions: %s", strerror(errno));
 		goto end;
 	}
-	if (!prep.env) {
+	if (!prep.env || env_err < 0) {
 		sup_fail(&s, "out of memory");
 		goto end;
 	}

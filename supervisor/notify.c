@@ -301,8 +301,9 @@ static bool config_check(const struct sup *s, const struct resolved *r,
 /*
  * Security: checks the policy cannot switch off.  /proc entries of
  * processes outside the traced tree (the supervisor above all) are out of
- * reach but for a few read-only files that ps(1) needs, and the audit trail
- * cannot be written, removed or replaced by the tree.
+ * reach but for a few read-only files that ps(1) needs, the audit trail
+ * cannot be written, removed or replaced by the tree, and the key that
+ * signs it (--sign-key) cannot be touched at all.
  */
 bool notify_builtin_check(struct sup *s, const struct resolved *r,
 			  unsigned access, struct rules_verdict *v)

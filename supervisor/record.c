@@ -740,6 +740,11 @@ int record_run_start(struct sup *s)
 		  rules_audit_level(s->rules) == RULES_AUDIT_DENIED ? "denied" : "none");
 	if (s->opts->tmpdir)
 		audit_str(r, "tmpdir", s->opts->tmpdir);
+	/* Security: the names only; a value never enters the trail. */
+	audit_arr_begin(r, "env_dropped");
+	for (char *const *n = s->env_dropped; n && *n; n++)
+		audit_bytes(r, NULL, *n, strlen(*n));
+	audit_arr_end(r);
 	add_limits(r, s);
 	return audit_commit(r);
 }

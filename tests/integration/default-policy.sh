@@ -47,6 +47,76 @@ cases() {
 	c secret-ssh-via-link   - EACCES "--type syscall --path $S --action deny" \
 		sh -c "ln -s '$S' k && '$V/try-open' k"
 
+	# --- cloud, package-registry and tool credentials, and sysgate's own
+	# trails (other runs'): the content never reaches the command's output
+	local f n
+	for f in .config/gcloud/application_default_credentials.json \
+		.config/gcloud/credentials.db .azure/msal_token_cache.json \
+		.pypirc .npmrc .cargo/credentials .cargo/credentials.toml \
+		.docker/config.json .kube/config .config/gh/hosts.yml \
+		.git-credentials .netrc .local/state/sysgate/runs/other.jsonl \
+		.vault-token .pgpass .gem/credentials \
+		.terraform.d/credentials.tfrc.json .config/hub \
+		.huggingface/token .cache/huggingface/token; do
+		n=${f#.}
+		n=${n//\//-}
+		mkdir -p "$(dirname "$H/$f")"
+		echo "SECRET in $f" >"$H/$f"
+		[ "$U" = root ] || chown -R "$U:" "$H"
+		# sysgate's state directory is guarded before any rule
+		# (sysgate:state), the rest by the policy's no-secrets.
+		local rule=no-secrets
+		case $f in .local/state/sysgate/*) rule=sysgate:state ;; esac
+		c "secret-$n"       - 1      "--type syscall --path $H/$f --action deny --rule $rule --errno EACCES" \
+			cat "$H/$f"
+		check "secret-$n-not-leaked" bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
+	done
+	# Trails written where there is no usable home (/tmp/sysgate-UID) and
+	# the private temp directories of other runs.
+	local uid other_t other_d made_trail_dir=0
+	uid=$(id -u "$U")
+	other_t=/tmp/sysgate-$uid/20260101T000000Z-$$$$.jsonl
+	other_d=/tmp/sysgate-20260101T000000Z-$$$$-$uid
+	if [ ! -e "/tmp/sysgate-$uid" ]; then
+		mkdir -m 0700 "/tmp/sysgate-$uid" && chown "$U:" "/tmp/sysgate-$uid" ||
+			sg_harness_error "cannot create /tmp/sysgate-$uid"
+		made_trail_dir=1
+	fi
+	mkdir -m 0700 "$other_d" || sg_harness_error "cannot create $other_d"
+	echo "SECRET other trail" >"$other_t" || sg_harness_error "cannot write $other_t"
+	echo "SECRET other tmpdir" >"$other_d/f"
+	chown "$U:" "$other_d" "$other_t" "$other_d/f"
+	c secret-other-trail-tmp - 1    "--type syscall --path $other_t --action deny --rule sysgate:state --errno EACCES" \
+		cat "$other_t"
+	check secret-other-trail-tmp-not-leaked bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
+	c secret-other-tmpdir   - 1      "--type syscall --path $other_d/f --action deny --rule no-other-runs --errno EACCES" \
+		cat "$other_d/f"
+	check secret-other-tmpdir-not-leaked bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
+	c own-tmpdir-readable   - 0      - sh -c 'echo mine > "$TMPDIR/f" && cat "$TMPDIR/f" | grep -q mine'
+	rm -f "$other_t"
+	rm -rf "$other_d"
+	[ $made_trail_dir = 0 ] || rmdir "/tmp/sysgate-$uid"
+
+	# --- the key that signs the trail, even in the working directory
+	# (where the policy allows reads) and under another name
+	"$SYSGATE" keygen "$W/audit.key" "$W/audit.pub" >/dev/null ||
+		sg_harness_error "sysgate keygen failed"
+	ln -f "$W/audit.key" "$W/alias.key"
+	[ "$U" = root ] || chown "$U:" "$W/audit.key" "$W/audit.pub"
+	local key
+	key=$(cat "$W/audit.key")
+	SG_RUN_OPTS="--sign-key $W/audit.key" \
+	c sign-key-read         - 1      "--type syscall --path $W/audit.key --action deny --rule sysgate:sign-key --errno EACCES" \
+		cat audit.key
+	check sign-key-not-leaked bash -c "! grep -qF '$key' '$SG_OUT' '$SG_ERR'"
+	SG_RUN_OPTS="--sign-key $W/audit.key" \
+	c sign-key-hard-link    - 1      "--type syscall --path $W/alias.key --action deny --rule sysgate:sign-key --errno EACCES" \
+		cat alias.key
+	check sign-key-link-not-leaked bash -c "! grep -qF '$key' '$SG_OUT' '$SG_ERR'"
+	check sign-key-trail-signed "$SYSGATE" verify "$SG_TRAIL" --key "$W/audit.pub"
+	c no-sign-key-readable  - 0      - cat audit.pub
+	rm -f "$W/audit.key" "$W/alias.key" "$W/audit.pub"
+
 	# --- writes: only under the cwd, TMPDIR and a few devices
 	c write-cwd             - 0      "--path $W/new.txt --action allow" \
 		"$V/try-open" "$W/new.txt" wc

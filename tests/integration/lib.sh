@@ -258,13 +258,15 @@ as_user() {
 # ---------------------------------------------------------------- running
 
 # sg_envs: SG_ENVS, the environment a run under test gets (env -i): U's
-# and the sanitizers' options, nothing of the harness's own.
+# and the sanitizers' options, nothing of the harness's own, then the
+# NAME=VALUE words of the array SG_EXTRA_ENV when a test sets it.
 sg_envs() {
 	local v
 	SG_ENVS=(PATH="$SG_PATH" HOME="$H" USER="$U" LOGNAME="$U" LANG=C.UTF-8)
 	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
 		[ -n "${!v:-}" ] && SG_ENVS+=("$v=${!v}")
 	done
+	SG_ENVS+=(${SG_EXTRA_ENV[@]+"${SG_EXTRA_ENV[@]}"})
 	return 0
 }
 

@@ -307,6 +307,32 @@ static const struct {
 	  NAME ":3: access 'exec' never applies to the syscalls of rule 'x'" },
 	{ R "syscalls = unlink\naccess = delete, read\naction = deny\n",
 	  NAME ":3: access 'read' never applies to the syscalls of rule 'x'" },
+	/* [env]: keys, names, globs, set. */
+	{ "[env]\nkeeps = X\n",
+	  NAME ":2: unknown key 'keeps' in [env] (did you mean 'keep'?)" },
+	{ "[evn]\n", NAME ":1: unknown section [evn] (did you mean [env]?)" },
+	{ "[env]\nkeep = A\n[env]\n",
+	  NAME ":3: duplicate section [env] (first at line 1)" },
+	{ "[env]\nkeep = OPENAI_API_KEY=1\n",
+	  NAME ":2: 'OPENAI_API_KEY=1' in 'keep' is a name, not NAME=VALUE (to give a variable a value: set = NAME=VALUE)" },
+	{ "[env]\ndrop = [AB]*\n",
+	  NAME ":2: '[AB]*': '[' is no glob in [env] (only '*' and '?')" },
+	{ "[env]\ndrop = MY KEY\n",
+	  NAME ":2: invalid variable name or glob 'MY KEY' in 'drop' (letters, digits, '_', '.' and '-'; globs '*' and '?')" },
+	{ "[env]\nkeep = A,,B\n", NAME ":2: empty item in the list of 'keep'" },
+	{ "[env]\nset = FOO\n", NAME ":2: set: expected NAME=VALUE, not 'FOO'" },
+	{ "[env]\nset = =x\n", NAME ":2: set: expected NAME=VALUE, not '=x'" },
+	{ "[env]\nset = 1X=y\n",
+	  NAME ":2: invalid variable name '1X' in 'set' (it starts with a digit)" },
+	{ "[env]\nset = A*=y\n",
+	  NAME ":2: invalid variable name 'A*' in 'set' (letters, digits, '_', '.' and '-')" },
+	{ "[env]\nset = TMPDIR=/x\n",
+	  NAME ":2: set: TMPDIR is sysgate's (it is set for each run, after [env])" },
+	{ "[env]\nset = SYSGATE_RUN=x\n",
+	  NAME ":2: set: SYSGATE_RUN is sysgate's (it is set for each run, after [env])" },
+	{ "[env]\nset = A=1\nset = B=2\nset = A=3\n",
+	  NAME ":4: set: A is set twice (first at line 2)" },
+	{ "[env]\nset = A=${HOME\n", NAME ":2: '${' without '}'" },
 };
 
 static void test_parse_errors(void)
@@ -3535,6 +3561,250 @@ static void test_explain(void)
 /* ---------------------------------------------------------------------
  */
 
+/* ---------------------------------------------------------------------
+ * [env]: rules_env_apply().
+ */
+
+static size_t list_len(char **l)
+{
+	size_t n = 0;
+
+	while (l && l[n])
+		n++;
+	return n;
+}
+
+/* Is s one of the strings of l? */
+static bool list_has(char **l, const char *s)
+{
+	for (size_t i = 0; l && l[i]; i++)
+		if (strcmp(l[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void test_env_glob(void)
+{
+	static const struct {
+		const char *glob, *name;
+		bool match;
+	} t[] = {
+		{ "*KEY", "OPENAI_API_KEY", true },
+		{ "*KEY", "api_key", true },
+		{ "*KEY", "KEYBOARD", false },
+		{ "*KEY_*", "AWS_ACCESS_KEY_ID", true },
+		{ "*KEY_*", "PYTHON_KEYRING_BACKEND", false },
+		{ "*TOKEN_*", "TOKENIZERS_PARALLELISM", false },
+		{ "*SECRET*", "AWS_SECRET_ACCESS_KEY", true },
+		{ "A?C", "abc", true },
+		{ "A?C", "AC", false },
+		{ "*", "", true },
+		{ "", "", true },
+		{ "", "A", false },
+		{ "**X*", "aXb", true },
+		{ "*_*_*", "A_B", false },
+		{ "*A*A*A*A*B", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+		bool m = rules_env_glob_match(t[i].glob, t[i].name,
+					      strlen(t[i].name));
+
+		if (m != t[i].match)
+			fprintf(stderr, "\nglob '%s' name '%s': %d\n",
+				t[i].glob, t[i].name, m);
+		CU_ASSERT_EQUAL(m, t[i].match);
+	}
+	/* Only the n bytes given: "KEY=v" is matched as KEY. */
+	CU_ASSERT_TRUE(rules_env_glob_match("*KEY", "MY_KEY=x", 6));
+}
+
+static void test_env_apply(void)
+{
+	static char e0[] = "PATH=/bin", e1[] = "api_key=1", e2[] = "API_KEY=2",
+		    e3[] = "KEEP_KEY=3", e4[] = "GREETING=old", e5[] = "api_key=4",
+		    e6[] = "NOEQUALS", e7[] = "LANG=C";
+	char *envp[] = { e0, e1, e2, e3, e4, e5, e6, e7, NULL };
+	struct rules_set *rs = load_ok("[policy]\ndefault = allow\n[env]\n"
+				       "drop = *KEY, lang, NOEQ*\n"
+				       "keep = keep_*\n"
+				       "set = GREETING=hi ${RUN}\n"
+				       "set = NEW = ${HOME}/x\n");
+	char **env = NULL, **dropped = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	CU_ASSERT_EQUAL_FATAL(rules_env_apply(rs, envp, &env, &dropped), 0);
+	/* Kept in order, then the sets. */
+	CU_ASSERT_EQUAL_FATAL(list_len(env), 4);
+	CU_ASSERT_STRING_EQUAL(env[0], "PATH=/bin");
+	CU_ASSERT_STRING_EQUAL(env[1], "KEEP_KEY=3");
+	CU_ASSERT_STRING_EQUAL(env[2], "GREETING=hi r1");
+	CU_ASSERT_STRING_EQUAL(env[3], "NEW=/home/u/x");
+	/* Names only, each once, in envp's order; case is ignored. */
+	CU_ASSERT_EQUAL_FATAL(list_len(dropped), 4);
+	CU_ASSERT_STRING_EQUAL(dropped[0], "api_key");
+	CU_ASSERT_STRING_EQUAL(dropped[1], "API_KEY");
+	CU_ASSERT_STRING_EQUAL(dropped[2], "NOEQUALS");
+	CU_ASSERT_STRING_EQUAL(dropped[3], "LANG");
+	rules_env_free(env);
+	rules_env_free(dropped);
+	/* Without dropped_out. */
+	CU_ASSERT_EQUAL(rules_env_apply(rs, envp, &env, NULL), 0);
+	CU_ASSERT_EQUAL(list_len(env), 4);
+	rules_env_free(env);
+	rules_free(rs);
+
+	/* No [env]: a copy, nothing dropped. */
+	rs = load_ok("[policy]\ndefault = allow\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	CU_ASSERT_EQUAL_FATAL(rules_env_apply(rs, envp, &env, &dropped), 0);
+	CU_ASSERT_EQUAL(list_len(env), 8);
+	CU_ASSERT_STRING_EQUAL(env[1], "api_key=1");
+	CU_ASSERT_TRUE(env[1] != envp[1]);
+	CU_ASSERT_EQUAL(list_len(dropped), 0);
+	rules_env_free(env);
+	rules_env_free(dropped);
+	rules_free(rs);
+	rules_env_free(NULL);
+}
+
+/* The built-in policy: secrets dropped, lookalikes kept. */
+static void test_env_default(void)
+{
+	static const struct {
+		const char *name;
+		bool dropped;
+	} t[] = {
+		{ "OPENAI_API_KEY", true },
+		{ "ANTHROPIC_API_KEY", true },
+		{ "AWS_SECRET_ACCESS_KEY", true },
+		{ "AWS_ACCESS_KEY_ID", true },
+		{ "AWS_SESSION_TOKEN", true },
+		{ "GITHUB_TOKEN", true },
+		{ "GH_TOKEN", true },
+		{ "HF_TOKEN", true },
+		{ "NPM_TOKEN", true },
+		{ "NODE_AUTH_TOKEN", true },
+		{ "CARGO_REGISTRY_TOKEN", true },
+		{ "TWINE_PASSWORD", true },
+		{ "PGPASSWORD", true },
+		{ "MYSQL_PWD", true },
+		{ "SMTP_PASS", true },
+		{ "AZURE_CLIENT_SECRET", true },
+		{ "GOOGLE_APPLICATION_CREDENTIALS", true },
+		{ "DOCKER_AUTH_CONFIG", true },
+		{ "SSH_AUTH_SOCK", true },
+		{ "npm_config__auth", true },
+		{ "GITHUB_PAT", true },
+		{ "GPG_PASSPHRASE", true },
+		{ "openai_api_key", true },
+		{ "PATH", false },
+		{ "HOME", false },
+		{ "PWD", false },
+		{ "OLDPWD", false },
+		{ "KEYBOARD", false },
+		{ "TOKENIZERS_PARALLELISM", false },
+		{ "XAUTHORITY", false },
+		{ "XDG_RUNTIME_DIR", false },
+		{ "XDG_SESSION_TYPE", false },
+		{ "PYTHON_KEYRING_BACKEND", false },
+		{ "GIT_ASKPASS", false },
+		{ "SSH_ASKPASS", false },
+		{ "GIT_AUTHOR_NAME", false },
+		{ "DBUS_SESSION_BUS_ADDRESS", false },
+		{ "LANG", false },
+		{ "TERM", false },
+		{ "TMPDIR", false },
+		{ "ASAN_OPTIONS", false },
+		{ "SSL_CERT_FILE", false },
+	};
+	char err[RULES_ERR_MAX] = "";
+	struct rules_set *rs = NULL;
+	char *envp[ARRAY_LEN(t) + 1];
+	char buf[ARRAY_LEN(t)][64];
+	char **env = NULL, **dropped = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(rules_load_default(&vars, &rs, err, sizeof(err)),
+			      0);
+	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s=v%zu", t[i].name, i);
+		envp[i] = buf[i];
+	}
+	envp[ARRAY_LEN(t)] = NULL;
+	CU_ASSERT_EQUAL_FATAL(rules_env_apply(rs, envp, &env, &dropped), 0);
+	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+		bool d = list_has(dropped, t[i].name);
+
+		if (d != t[i].dropped)
+			fprintf(stderr, "\n%s: dropped %d\n", t[i].name, d);
+		CU_ASSERT_EQUAL(d, t[i].dropped);
+		CU_ASSERT_EQUAL(list_has(env, buf[i]), !t[i].dropped);
+	}
+	rules_env_free(env);
+	rules_env_free(dropped);
+	rules_free(rs);
+}
+
+/* [env] and includes: keep and drop joined (keep wins), the including
+ * file's set wins. */
+static void test_env_include(void)
+{
+	char dir[] = "/tmp/sysgate-test-env.XXXXXX";
+	char base[sizeof(dir) + 16], text[512];
+	static char e0[] = "ABC=1", e1[] = "ABD=2", e2[] = "XYZ=3",
+		    e3[] = "X=env";
+	char *envp[] = { e0, e1, e2, e3, NULL };
+	char **env = NULL, **dropped = NULL;
+	struct rules_set *rs;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(base, sizeof(base), "%s/base.ini", dir);
+	f = fopen(base, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("[policy]\ndefault = allow\n[env]\ndrop = AB*\n"
+	      "set = X=base\nset = Y=base\n", f);
+	fclose(f);
+	snprintf(text, sizeof(text),
+		 "[policy]\ninclude = %s\n[env]\nkeep = ABD\ndrop = XYZ\n"
+		 "set = X=top\n", base);
+	rs = load_ok(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	CU_ASSERT_EQUAL_FATAL(rules_env_apply(rs, envp, &env, &dropped), 0);
+	CU_ASSERT_EQUAL_FATAL(list_len(env), 3);
+	CU_ASSERT_STRING_EQUAL(env[0], "ABD=2");
+	CU_ASSERT_STRING_EQUAL(env[1], "X=top");
+	CU_ASSERT_STRING_EQUAL(env[2], "Y=base");
+	CU_ASSERT_EQUAL_FATAL(list_len(dropped), 2);
+	CU_ASSERT_STRING_EQUAL(dropped[0], "ABC");
+	CU_ASSERT_STRING_EQUAL(dropped[1], "XYZ");
+	rules_env_free(env);
+	rules_env_free(dropped);
+	rules_free(rs);
+
+	/* include = default and keep = NAME: the documented way. */
+	rs = load_ok("[policy]\ninclude = default\n[env]\n"
+		     "keep = OPENAI_API_KEY\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	{
+		static char k[] = "OPENAI_API_KEY=k",
+			    sec[] = "AWS_SECRET_ACCESS_KEY=s";
+		char *env2[] = { k, sec, NULL };
+
+		CU_ASSERT_EQUAL_FATAL(rules_env_apply(rs, env2, &env, &dropped),
+				      0);
+		CU_ASSERT_EQUAL(list_len(env), 1);
+		CU_ASSERT_TRUE(list_has(env, "OPENAI_API_KEY=k"));
+		CU_ASSERT_EQUAL(list_len(dropped), 1);
+		CU_ASSERT_TRUE(list_has(dropped, "AWS_SECRET_ACCESS_KEY"));
+		rules_env_free(env);
+		rules_env_free(dropped);
+	}
+	rules_free(rs);
+	unlink(base);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -3582,6 +3852,10 @@ int main(void)
 		{ "filter: unmediated calls", test_unmediated },
 		{ "filter: ioctls that change a file's attributes", test_filter_fileattr_ioctls },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
+		{ "env: name globs", test_env_glob },
+		{ "env: keep, drop, set", test_env_apply },
+		{ "env: the default policy's drops", test_env_default },
+		{ "env: includes", test_env_include },
 	};
 	return unit_run("rules", tests, ARRAY_LEN(tests));
 }
