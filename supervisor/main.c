@@ -10,11 +10,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <nss.h>
 #include <pwd.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -161,6 +163,45 @@ static void hash_hex(const void *data, size_t len, char *hex)
 	sodium_bin2hex(hex, 65, h, sizeof(h));
 }
 
+/*
+ * --user NAME or UID: its password entry, or NULL (with a message).
+ *
+ * A static sysgate (static PIE) has no dynamic loader of its own to load
+ * the NSS modules other than files with: glibc loads them anyway, and the
+ * systemd one crashed in getpwnam() for every name that /etc/passwd lacks
+ * (and in getgrouplist() for every user).  So a static sysgate asks the
+ * files module only, for users and groups alike, for the whole run
+ * (supervisor_prepare() and the temp dir read groups later).
+ */
+static struct passwd *user_lookup(const char *arg)
+{
+	struct passwd *pw;
+	bool files_only = getauxval(AT_BASE) == 0;	/* no interpreter */
+	char *end;
+	long v;
+
+	if (files_only && (__nss_configure_lookup("passwd", "files") != 0 ||
+			   __nss_configure_lookup("group", "files") != 0)) {
+		fprintf(stderr, "sysgate: --user %s: cannot read the password database\n",
+			arg);
+		return NULL;
+	}
+	errno = 0;
+	pw = getpwnam(arg);
+	if (!pw) {
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (*arg && !*end && v >= 0 && v <= (long)UINT32_MAX - 1)
+			pw = getpwuid((uid_t)v);
+	}
+	if (!pw)
+		fprintf(stderr, "sysgate: --user %s: no such user in %s\n", arg,
+			files_only ? "/etc/passwd (a static sysgate reads no "
+				     "other user database)" :
+				     "the password database");
+	return pw;
+}
+
 static int cmd_run(int argc, char **argv, char **all_argv)
 {
 	static const struct option longopts[] = {
@@ -286,18 +327,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 				(unsigned)getuid());
 			return SUPERVISOR_EXIT_FAILURE;
 		}
-		pw = getpwnam(user_arg);
-		if (!pw) {
-			char *end;
-			long v = strtol(user_arg, &end, 10);
-
-			if (!*end && v >= 0)
-				pw = getpwuid((uid_t)v);
-		}
-		if (!pw) {
-			fprintf(stderr, "sysgate: --user %s: no such user\n", user_arg);
+		pw = user_lookup(user_arg);
+		if (!pw)
 			return SUPERVISOR_EXIT_FAILURE;
-		}
 		/* The command's home: ${HOME} in the policy, HOME for it.
 		 * The trail stays ours, in our home. */
 		if (getenv("HOME"))
