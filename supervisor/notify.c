@@ -681,6 +681,11 @@ static int call_resolve(struct sup *s, struct call *c, int idx,
 static int path_dispatch(struct sup *s, struct call *c);
 /* --user: the generation of the credentials kept per task (below). */
 static uint64_t creds_gen = 1;
+/* --user: the event loop's own credentials, read on its thread before it
+ * first takes a caller's (so before any job that runs as a caller): what
+ * it and the workers give back after a caller's call. */
+static struct creds loop_own;
+static bool loop_have_own;
 
 /*
  * action = rewrite: carry the call out as the rule rewrites it.  The paths
@@ -952,9 +957,11 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
  * touches nothing of the traced tree.
  *
  * Security: a job runs with the caller's credentials between
- * call_job_enter and call_job_leave (fsuid, fsgid and groups of the
- * worker thread only); a worker whose credentials are not its own again
- * after a job exits instead of taking another.
+ * call_job_enter and call_job_leave (all of them, creds_switch(), on the
+ * worker thread only); a worker whose credentials are not the
+ * supervisor's own again after a job exits instead of taking another, and
+ * its credentials go with it.  A worker made while the event loop held a
+ * caller's starts with them: its first job gives them back.
  */
 #define WORKERS_IDLE_MAX 4
 
@@ -976,22 +983,20 @@ static pthread_mutex_t workers_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker *workers_idle;
 static unsigned n_workers_idle;
 
-/* Are this thread's credentials base again? */
-static bool worker_creds_back(const struct creds *base)
+/* Are this thread's credentials the supervisor's own again? */
+static bool worker_creds_back(void)
 {
 	struct creds now;
 
-	return creds_save(&now) == 0 && now.fsuid == base->fsuid &&
-	       now.fsgid == base->fsgid && now.n_groups == base->n_groups &&
-	       !memcmp(now.groups, base->groups,
-		       (size_t)now.n_groups * sizeof(now.groups[0]));
+	return creds_save(&now) == 0 && creds_same(&now, &loop_own) &&
+	       now.cap_prm == loop_own.cap_prm &&
+	       now.secbits == loop_own.secbits;
 }
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct creds base;
-	bool ok = creds_save(&base) == 0;
+	bool ok = true;
 
 	pthread_mutex_lock(&workers_lock);
 	w->tid = (pid_t)syscall(SYS_gettid);
@@ -1012,7 +1017,7 @@ static void *worker_main(void *arg)
 		had_creds = j->have_creds;
 		fn(j);		/* frees j */
 		if (had_creds && ok)
-			ok = worker_creds_back(&base);
+			ok = worker_creds_back();
 		pthread_mutex_lock(&workers_lock);
 		if (!ok || n_workers_idle >= WORKERS_IDLE_MAX)
 			break;
@@ -1086,7 +1091,9 @@ int call_job_enter(struct call_job *j)
 {
 	if (!j->have_creds)
 		return 0;
-	if (creds_enter(&j->creds, &j->saved) < 0)
+	/* Security: fail closed; the worker's credentials are checked
+	 * when the job is over (worker_main). */
+	if (!loop_have_own || creds_switch(&j->creds, &loop_own) < 0)
 		return -EPERM;
 	j->entered = true;
 	return 0;
@@ -1095,7 +1102,7 @@ int call_job_enter(struct call_job *j)
 void call_job_leave(struct call_job *j)
 {
 	if (j->entered)
-		creds_leave(&j->saved);
+		creds_leave(&loop_own);
 	j->entered = false;
 }
 
@@ -3021,8 +3028,8 @@ static int handle_scalar(struct sup *s, struct call *c)
 
 /*
  * Security: with --user every walk and every emulated call is made with
- * the caller's file-system credentials, so they must be the ones the
- * kernel would use for this very call.  Reading them is an open, read and
+ * the caller's credentials, so they must be the ones the kernel would use
+ * for this very call.  Reading them is an open, read and
  * close of /proc/TID/status that the kernel formats whole (13 us here), so
  * they are kept per task and read again after anything that can change
  * them:
@@ -3061,32 +3068,28 @@ static int dispatch(struct sup *s, struct call *c, struct proc *p);
 
 /*
  * --user: the credentials of the event loop's thread.  A call is walked
- * and carried out with its caller's file-system credentials (fsuid, fsgid,
- * groups); they are kept after it, so that the next call of a caller with
- * the same ones (under --user, nearly every call) switches nothing: each
- * switch is a setgroups, a setfsgid and a setfsuid there and back, each
- * committing new credentials (~9 us a call here, bench rows (b2), (c4)).
+ * and carried out with its caller's credentials (creds_switch(): uids,
+ * gids, groups, effective and inheritable capabilities); they are kept
+ * after it, so that the next call of a caller with the same ones (under
+ * --user, nearly every call) switches nothing: a switch there and back is
+ * a dozen system calls, several of them committing new credentials.
  *
- * Security: what the thread holds between calls is never more than a
- * caller's rights (its real and effective ids, and with them every
- * capability but the file ones, stay the supervisor's), and every piece of
- * the supervisor's own work that touches files runs after
+ * Security: what the thread holds between calls is a caller's rights,
+ * never more: its permitted capability set stays the supervisor's, which
+ * no check of the calls it carries out consults (creds_take() in
+ * tracee.c says why), and which keeps the tree from tracing the thread
+ * (cap_ptrace_access_check(): our permitted set is not within the
+ * tree's).  Every piece of the supervisor's own work runs after
  * notify_creds_release(): the loop calls it before anything but a
  * notification (ptrace stops, exits, signals, answers to ask, limits, the
  * end of the run), and so does a call not walked as its caller.
  */
-static struct creds loop_own;	/* the thread's own, read once */
-static bool loop_have_own;
 static struct creds loop_held;	/* the caller's, while loop_holding */
 static bool loop_holding;
-
-static bool creds_same(const struct creds *a, const struct creds *b)
-{
-	return a->fsuid == b->fsuid && a->fsgid == b->fsgid &&
-	       a->n_groups == b->n_groups &&
-	       !memcmp(a->groups, b->groups,
-		       (size_t)a->n_groups * sizeof(a->groups[0]));
-}
+/* A switch or a release failed half-way: the thread holds something in
+ * between, which no call may use (loop_holding is false: the next call
+ * switches in full) and the release gives back. */
+static bool loop_unsure;
 
 /* Take on a caller's credentials in the loop's thread; 0 or -errno (then
  * the thread has its own). */
@@ -3102,8 +3105,8 @@ static int loop_creds_take(const struct creds *kept)
 			return r;
 		loop_have_own = true;
 	}
-	/* Same fs ids and groups: nothing to switch; only the umask and
-	 * the capabilities read with them may differ. */
+	/* The same ids, groups and capabilities: nothing to switch; only
+	 * the umask read with them may differ. */
 	bool same = loop_holding && creds_same(&loop_held, kept);
 
 	/* A copy (what the call reads): the task may go (its exit seen)
@@ -3112,17 +3115,25 @@ static int loop_creds_take(const struct creds *kept)
 	if (same)
 		return 0;
 	r = creds_switch(&loop_held, &loop_own);
-	/* On failure creds_switch() has put ours back. */
 	loop_holding = r == 0;
+	loop_unsure = r < 0;
 	return r;
 }
 
 void notify_creds_release(void)
 {
-	if (!loop_holding)
+	int r;
+
+	if (!loop_holding && !loop_unsure)
 		return;
-	creds_leave(&loop_own);
+	r = creds_leave(&loop_own);
 	loop_holding = false;
+	loop_unsure = r < 0;
+	/* Fail closed: the next call switches in full, or is refused;
+	 * the next release tries again. */
+	if (r < 0)
+		fprintf(stderr, "sysgate: cannot take back own credentials: %s\n",
+			strerror(-r));
 }
 
 int notify_handle_one(struct sup *s, struct seccomp_notif *req,
@@ -3251,8 +3262,9 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	if (s->as_caller && c.info->kind != RULES_KIND_SCALAR) {
 		/*
 		 * Security: --user: the supervisor is root; every walk and
-		 * every emulated call is done with the caller's file-system
-		 * credentials, so it lends none of its own rights.
+		 * every emulated call is done with the caller's credentials
+		 * (ids, groups, capabilities), so it lends none of its own
+		 * rights.
 		 */
 		const struct creds *kept = task_creds(p, c.tid);
 
