@@ -102,6 +102,12 @@ def bind_unix(d):
     s.close()
 
 
+def peercred(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.close()
+
+
 def nodump(path):
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(4, 0, 0, 0, 0) != 0:     # PR_SET_DUMPABLE
@@ -127,6 +133,7 @@ def main():
     say("mknod-null", lambda: os.mknod(os.path.join(d, "null"),
                                        stat.S_IFCHR | 0o666,
                                        os.makedev(1, 3)))
+    say("peercred", lambda: peercred(sock + ".s"))
     say("scm-forged", lambda: scm(sock, "forged", (1, 0, 0)))
     say("scm-own", lambda: scm(sock, "own", (os.getpid(), os.getuid(),
                                              os.getgid())))

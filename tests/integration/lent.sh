@@ -25,14 +25,33 @@ NS=sg-lent-$$
 # logs "LABEL PID UID GID" of each message (SO_PASSCRED) until "plain".
 RECV=$T/bin/lent-recv.py
 cat >"$RECV" <<'EOF'
-import os, socket, struct, sys
+import os, socket, struct, sys, threading
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
 os.chmod(sys.argv[1], 0o666)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
 s.settimeout(20)
+# A stream listener beside it: the peer credentials of who connects.
+ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+ls.bind(sys.argv[1] + ".s")
+os.chmod(sys.argv[1] + ".s", 0o666)
+ls.listen(1)
+ls.settimeout(20)
+lock = threading.Lock()
+log = open(sys.argv[2], "w")
+def peer():
+    try:
+        c, _ = ls.accept()
+    except socket.timeout:
+        return
+    cred = struct.unpack("iII", c.getsockopt(socket.SOL_SOCKET,
+                                             socket.SO_PEERCRED, 12))
+    with lock:
+        print("peer", *cred, file=log, flush=True)
+pt = threading.Thread(target=peer, daemon=True)
+pt.start()
 open(sys.argv[2] + ".ready", "w").close()
-with open(sys.argv[2], "w") as log:
+if True:
     while True:
         try:
             data, anc, _, _ = s.recvmsg(64, 64)
@@ -42,9 +61,11 @@ with open(sys.argv[2], "w") as log:
         for lvl, typ, val in anc:
             if lvl == socket.SOL_SOCKET and typ == socket.SCM_CREDENTIALS:
                 creds = struct.unpack("iII", val[:12])
-        print(data.decode(), *creds, file=log, flush=True)
+        with lock:
+            print(data.decode(), *creds, file=log, flush=True)
         if data == b"plain":
             break
+pt.join(5)
 EOF
 
 ns_cleanup() {
@@ -69,7 +90,7 @@ probe_run() {
 	local kind=$1 octet=$2 d=$W/$1 sock=$W/$1.sock rpid i
 	local as=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 	local sg=()
-	rm -rf "$d" "$sock" "$R/$kind.recv" "$R/$kind.recv.ready"
+	rm -rf "$d" "$sock" "$sock.s" "$R/$kind.recv" "$R/$kind.recv.ready"
 	mkdir -p "$d"
 	chown 65534:65534 "$d"
 	"$PY" "$RECV" "$sock" "$R/$kind.recv" &
@@ -142,7 +163,8 @@ EOF
 	check sysgate-probes-ran test "$(cat "$R/sysgate.rc")" = 0
 	local tag n s
 	for tag in route xattr-security xattr-trusted kmsg kallsyms bind-999 \
-		chown-root mknod-null scm-forged scm-own scm-plain fifo bind-unix \
+		chown-root mknod-null peercred scm-forged scm-own scm-plain fifo \
+		bind-unix \
 		nodump-open; do
 		n=$(probe_line native "$tag")
 		s=$(probe_line sysgate "$tag")
@@ -178,6 +200,7 @@ sys.exit("trusted.lent" in os.listxattr(sys.argv[1]))' "$W/$d/mine"
 		# legitimate sends is nobody's uid and gid.
 		check "$d-forged-not-received" test -z "$(recv_creds "$d" forged)"
 		check "$d-own-ids-received" sh -c "recv() { awk -v l=\$1 '\$1 == l { print \$3, \$4 }' '$R/$d.recv'; }; test \"\$(recv own)\" = '65534 65534'"
+		check "$d-peer-ids-received" sh -c "recv() { awk -v l=\$1 '\$1 == l { print \$3, \$4 }' '$R/$d.recv'; }; test \"\$(recv peer)\" = '65534 65534'"
 		check "$d-plain-ids-received" sh -c "recv() { awk -v l=\$1 '\$1 == l { print \$3, \$4 }' '$R/$d.recv'; }; test \"\$(recv plain)\" = '65534 65534'"
 	done
 	# The pid a receiver sees natively is the sender's own.
@@ -191,6 +214,8 @@ sys.exit("trusted.lent" in os.listxattr(sys.argv[1]))' "$W/$d/mine"
 	own=$(recv_creds sysgate own | cut -d' ' -f1)
 	plain=$(recv_creds sysgate plain | cut -d' ' -f1)
 	check sysgate-own-pid-is-the-supervisors test -n "$own" -a "$own" = "$plain" -a "$own" != 1
+	check sysgate-peer-pid-is-the-supervisors test "$(recv_creds sysgate peer | cut -d' ' -f1)" = "$plain"
+	check native-peer-pid-is-the-callers test "$(recv_creds native peer | cut -d' ' -f1)" = "$ppid"
 	check sysgate-trail-records-route grep -q '"syscall":"sendto"' "$SG_TRAIL"
 }
 
