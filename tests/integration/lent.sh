@@ -217,6 +217,27 @@ sys.exit("trusted.lent" in os.listxattr(sys.argv[1]))' "$W/$d/mine"
 	check sysgate-peer-pid-is-the-supervisors test "$(recv_creds sysgate peer | cut -d' ' -f1)" = "$plain"
 	check native-peer-pid-is-the-callers test "$(recv_creds native peer | cut -d' ' -f1)" = "$ppid"
 	check sysgate-trail-records-route grep -q '"syscall":"sendto"' "$SG_TRAIL"
+	[ "$U" = root ] && switch_fails
+}
+
+# A switch that fails half-way (its last step, the capset that gives the
+# thread the caller's capabilities, made to fail by strace in sysgate's
+# event loop): that call is refused and recorded (sysgate:credentials,
+# EPERM), and the next ones are carried out as the caller again.
+switch_fails() {
+	command -v strace >/dev/null || sg_harness_error "strace(1) is missing"
+	local t=$R/switch.jsonl
+	(cd "$W" && timeout -k 5 60 env -i PATH="$SG_PATH" HOME=/ \
+		ASAN_OPTIONS=detect_leaks=0 strace -o /dev/null \
+		-e trace=capset -e inject=capset:error=EPERM:when=2 \
+		"$SYSGATE" run -q -a "$t" --user nobody -r "$P/lent-all.ini" -- \
+		"$PY" -c 'open("/etc/hostname").read()') \
+		>"$R/switch.out" 2>"$R/switch.err" </dev/null
+	check switch-fails-run-ok test $? = 0
+	check switch-fails-denied-and-recorded "$PY" "$AUDITQ" "$t" \
+		--type syscall --rule sysgate:credentials --action deny --errno EPERM
+	check switch-fails-then-carried-out "$PY" "$AUDITQ" "$t" \
+		--type syscall --syscall openat --path /etc/hostname --action allow
 }
 
 sg_main cases
