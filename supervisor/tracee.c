@@ -17,6 +17,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -671,6 +672,42 @@ static int status_groups(const char *p, struct creds *out)
 	}
 }
 
+/*
+ * Is the user namespace of task tid ours?  1, 0, or -errno.
+ *
+ * Security: the capabilities a task holds in a user namespace of its own
+ * (unshare or clone with CLONE_NEWUSER, where it may be root) count only
+ * for what that namespace owns.  /proc shows them as they are, and a
+ * thread of ours that took them would hold them in our namespace, the
+ * initial one: a tree under --user in a namespace of its own added a
+ * route and set trusted.* attributes through sysgate that way.  Such a
+ * task's capabilities are taken as none (what its namespace owns, the
+ * supervisor then cannot do for it: refused, never lent).
+ */
+static int userns_ours(pid_t tid)
+{
+	static struct stat own;
+	static bool have_own;
+	struct stat st;
+	char path[64];
+	int fd, r;
+
+	if (!have_own) {
+		if (stat("/proc/self/ns/user", &own) < 0)
+			return -errno;
+		have_own = true;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", tid);
+	fd = tracee_proc_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	return st.st_dev == own.st_dev && st.st_ino == own.st_ino;
+}
+
 int tracee_creds(pid_t tid, struct creds *out)
 {
 	char path[64], buf[4096];
@@ -723,7 +760,14 @@ int tracee_creds(pid_t tid, struct creds *out)
 			found |= 32;
 		}
 	}
-	return found == 63 ? 0 : -EIO;
+	if (found != 63)
+		return -EIO;
+	found = userns_ours(tid);
+	if (found < 0)
+		return found;
+	if (!found)
+		out->cap_eff = out->cap_prm = out->cap_inh = 0;
+	return 0;
 }
 
 /*

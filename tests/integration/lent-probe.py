@@ -118,10 +118,55 @@ def nodump(path):
         f.write("x")
 
 
+def userns(d, octet):
+    """In a user namespace of its own, where it is root with every
+    capability: a route (in the test's network namespace, which the
+    initial user namespace owns) and a trusted.* xattr, from a program
+    run there (an exec: the capabilities are read again)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.dup2(w, 1)
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x10000000) != 0:      # CLONE_NEWUSER
+            print("userns-setup", errno.errorcode[ctypes.get_errno()])
+            os._exit(0)
+        uid, gid = os.getuid(), os.getgid()
+        for f, v in (("setgroups", "deny"), ("uid_map", "0 %d 1" % uid),
+                     ("gid_map", "0 %d 1" % gid)):
+            with open("/proc/self/" + f, "w") as m:
+                m.write(v)
+        os.execv(sys.executable, [sys.executable, __file__, "--in-userns",
+                                  d, str(octet)])
+    os.close(w)
+    with os.fdopen(r) as f:
+        out = f.read().split()
+    os.waitpid(pid, 0)
+    return " ".join(out)
+
+
+def in_userns(d, octet):
+    mine = os.path.join(d, "mine-userns")
+    results = []
+    for fn in (lambda: route(octet), lambda: xattr(mine, "trusted.lent")):
+        try:
+            fn()
+            results.append("ok")
+        except OSError as e:
+            results.append(errno.errorcode.get(e.errno, str(e.errno)))
+    print("/".join(results))
+
+
 def main():
+    if sys.argv[1] == "--in-userns":
+        in_userns(sys.argv[2], int(sys.argv[3]))
+        return
     d, octet, sock = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     mine = os.path.join(d, "mine")
     with open(mine, "w") as f:
+        f.write("mine\n")
+    with open(mine + "-userns", "w") as f:
         f.write("mine\n")
     say("route", lambda: route(octet))
     say("xattr-security", lambda: xattr(mine, "security.capability"))
@@ -138,6 +183,7 @@ def main():
     say("scm-own", lambda: scm(sock, "own", (os.getpid(), os.getuid(),
                                              os.getgid())))
     say("scm-plain", lambda: scm(sock, "plain", None))
+    say("userns", lambda: userns(d, octet + 100))
     say("fifo", lambda: fifo(d))
     say("bind-unix", lambda: bind_unix(d))
     say("nodump-open", lambda: nodump(mine))

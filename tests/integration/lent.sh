@@ -164,7 +164,7 @@ EOF
 	local tag n s
 	for tag in route xattr-security xattr-trusted kmsg kallsyms bind-999 \
 		chown-root mknod-null peercred scm-forged scm-own scm-plain fifo \
-		bind-unix \
+		bind-unix userns \
 		nodump-open; do
 		n=$(probe_line native "$tag")
 		s=$(probe_line sysgate "$tag")
@@ -185,11 +185,15 @@ EOF
 	routes=$(ip netns exec "$NS" ip -4 route show)
 	check route-table-native sh -c "! printf '%s' '$routes' | grep -q '10.99.$o1.0/24'"
 	check route-table-sysgate sh -c "! printf '%s' '$routes' | grep -q '10.99.$o2.0/24'"
+	check route-table-userns sh -c "! printf '%s' '$routes' | grep -q '10.99.1[0-9][0-9].0/24'"
+	check userns-refused-natively test "$(probe_line native userns)" = "ok EPERM/EPERM"
 	for d in native sysgate; do
 		check "$d-no-security-capability" "$PY" -c 'import os, sys
 sys.exit("security.capability" in os.listxattr(sys.argv[1]))' "$W/$d/mine"
 		check "$d-no-trusted-xattr" "$PY" -c 'import os, sys
 sys.exit("trusted.lent" in os.listxattr(sys.argv[1]))' "$W/$d/mine"
+		check "$d-userns-no-trusted-xattr" "$PY" -c 'import os, sys
+sys.exit("trusted.lent" in os.listxattr(sys.argv[1]))' "$W/$d/mine-userns"
 		check "$d-mine-still-nobodys" test "$(stat -c %u "$W/$d/mine")" = 65534
 		check "$d-no-device-node" test ! -e "$W/$d/null"
 		check "$d-fifo-nobodys" test "$(stat -c %u "$W/$d/fifo")" = 65534
