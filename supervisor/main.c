@@ -164,24 +164,33 @@ static void hash_hex(const void *data, size_t len, char *hex)
 }
 
 /*
- * --user NAME or UID: its password entry, or NULL (with a message).
- *
  * A static sysgate (static PIE) has no dynamic loader of its own to load
  * the NSS modules other than files with: glibc loads them anyway, and the
  * systemd one crashed in getpwnam() for every name that /etc/passwd lacks
- * (and in getgrouplist() for every user).  So a static sysgate asks the
- * files module only, for users and groups alike, for the whole run
- * (supervisor_prepare() and the temp dir read groups later).
+ * and in getgrouplist() for every user (--user, and the removal of a
+ * stale private TMPDIR of a --user run).  So a static sysgate asks the
+ * files module only, for users and groups alike, from the start.
+ * nss_files_only: 0 in a shared sysgate, 1 when set, -1 when glibc
+ * refused (then --user is refused).
  */
+static int nss_files_only;
+
+__attribute__((constructor)) static void nss_static_files(void)
+{
+	if (getauxval(AT_BASE) != 0)
+		return;		/* an interpreter: a shared glibc */
+	nss_files_only = __nss_configure_lookup("passwd", "files") == 0 &&
+			 __nss_configure_lookup("group", "files") == 0 ? 1 : -1;
+}
+
+/* --user NAME or UID: its password entry, or NULL (with a message). */
 static struct passwd *user_lookup(const char *arg)
 {
 	struct passwd *pw;
-	bool files_only = getauxval(AT_BASE) == 0;	/* no interpreter */
 	char *end;
 	long v;
 
-	if (files_only && (__nss_configure_lookup("passwd", "files") != 0 ||
-			   __nss_configure_lookup("group", "files") != 0)) {
+	if (nss_files_only < 0) {
 		fprintf(stderr, "sysgate: --user %s: cannot read the password database\n",
 			arg);
 		return NULL;
@@ -196,9 +205,9 @@ static struct passwd *user_lookup(const char *arg)
 	}
 	if (!pw)
 		fprintf(stderr, "sysgate: --user %s: no such user in %s\n", arg,
-			files_only ? "/etc/passwd (a static sysgate reads no "
-				     "other user database)" :
-				     "the password database");
+			nss_files_only ? "/etc/passwd (a static sysgate reads no "
+					 "other user database)" :
+					 "the password database");
 	return pw;
 }
 
