@@ -574,7 +574,9 @@ struct call {
  * first in each job.  call_job_init copies c; call_job_start runs fn(j)
  * on a detached thread (0 or -errno: then the job is still the caller's);
  * on the thread, call_job_enter takes the caller's credentials (-EPERM if
- * it cannot: the call must fail) and call_job_leave gives them back.
+ * it cannot: the call must fail), which the thread keeps after the job
+ * (the next job of the same caller switches nothing); call_job_leave
+ * marks the end of the part done as the caller.
  */
 struct call_job {
 	struct sup *s;
@@ -583,7 +585,6 @@ struct call_job {
 	struct seccomp_notif req;
 	struct creds creds;
 	bool have_creds;
-	bool entered;
 	struct stack_trace stack; /* the call's stack, when it has one */
 };
 void call_job_init(struct call_job *j, struct sup *s, const struct call *c);

@@ -935,7 +935,6 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
 		j->have_creds = true;
 	}
 	j->c.creds = NULL;
-	j->entered = false;
 	if (c->stack) {
 		j->stack = *c->stack;
 		j->c.stack = &j->stack;
@@ -956,12 +955,14 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
  * ADDFD: cpubind.c).  It is the supervisor's own thread, so the binding
  * touches nothing of the traced tree.
  *
- * Security: a job runs with the caller's credentials between
- * call_job_enter and call_job_leave (all of them, creds_switch(), on the
- * worker thread only); a worker whose credentials are not the
- * supervisor's own again after a job exits instead of taking another, and
- * its credentials go with it.  A worker made while the event loop held a
- * caller's starts with them: its first job gives them back.
+ * Security: a job runs with the caller's credentials from call_job_enter
+ * on (all of them, creds_switch(), on the worker thread only).  A worker
+ * keeps them after the job, as the event loop keeps a caller's between
+ * calls (notify_creds_release()): the next job of the same caller
+ * switches nothing (a switch there and back is about 30 us here), and an
+ * idle worker holds no more than that caller's rights.  A worker whose
+ * switch failed half-way exits instead of taking another job, and its
+ * credentials go with it.
  */
 #define WORKERS_IDLE_MAX 4
 
@@ -983,20 +984,15 @@ static pthread_mutex_t workers_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker *workers_idle;
 static unsigned n_workers_idle;
 
-/* Are this thread's credentials the supervisor's own again? */
-static bool worker_creds_back(void)
-{
-	struct creds now;
-
-	return creds_save(&now) == 0 && creds_same(&now, &loop_own) &&
-	       now.cap_prm == loop_own.cap_prm &&
-	       now.secbits == loop_own.secbits;
-}
+/* The caller's credentials a thread running jobs holds (w_holding), kept
+ * after its job; w_unsure: a switch failed half-way, the thread holds
+ * something in between. */
+static __thread struct creds w_held;
+static __thread bool w_holding, w_unsure;
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	bool ok = true;
 
 	pthread_mutex_lock(&workers_lock);
 	w->tid = (pid_t)syscall(SYS_gettid);
@@ -1004,7 +1000,6 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct call_job *j;
 		void *(*fn)(void *);
-		bool had_creds;
 
 		while (sem_wait(&w->wake) < 0)
 			;	/* EINTR */
@@ -1014,12 +1009,9 @@ static void *worker_main(void *arg)
 		j = w->job;
 		fn = w->fn;
 		w->job = NULL;
-		had_creds = j->have_creds;
 		fn(j);		/* frees j */
-		if (had_creds && ok)
-			ok = worker_creds_back();
 		pthread_mutex_lock(&workers_lock);
-		if (!ok || n_workers_idle >= WORKERS_IDLE_MAX)
+		if (w_unsure || n_workers_idle >= WORKERS_IDLE_MAX)
 			break;
 		w->next = workers_idle;
 		workers_idle = w;
@@ -1091,19 +1083,24 @@ int call_job_enter(struct call_job *j)
 {
 	if (!j->have_creds)
 		return 0;
-	/* Security: fail closed; the worker's credentials are checked
-	 * when the job is over (worker_main). */
-	if (!loop_have_own || creds_switch(&j->creds, &loop_own) < 0)
+	if (w_holding && creds_same(&w_held, &j->creds))
+		return 0;
+	/* Security: fail closed; a worker left unsure exits after the
+	 * job (worker_main). */
+	w_holding = false;
+	if (!loop_have_own || creds_switch(&j->creds, &loop_own) < 0) {
+		w_unsure = true;
 		return -EPERM;
-	j->entered = true;
+	}
+	w_held = j->creds;
+	w_holding = true;
 	return 0;
 }
 
 void call_job_leave(struct call_job *j)
 {
-	if (j->entered)
-		creds_leave(&loop_own);
-	j->entered = false;
+	/* The credentials stay: see w_held. */
+	(void)j;
 }
 
 struct fifo_job {
