@@ -68,8 +68,12 @@ if True:
 pt.join(5)
 EOF
 
+# The namespace goes, and the test's status stays (sg_cleanup exits with
+# the status it is called with).
 ns_cleanup() {
+	local rc=$?
 	ip netns del "$NS" 2>/dev/null
+	(exit $rc)
 	sg_cleanup
 }
 
