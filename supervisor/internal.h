@@ -246,37 +246,52 @@ pid_t tracee_pgrp(pid_t pid);
 /* The pid a pidfd (of ours) refers to: -1 once it exited, -EBADF if fd is
  * not a pidfd. */
 pid_t tracee_pidfd_pid(int pidfd);
-/* File-system credentials of a task: what the kernel checks when the task
- * itself opens or changes a file. */
+/* The credentials of a task or of a thread of ours: what the kernel checks
+ * the task's calls against (uids, gids, groups, capabilities). */
 #define CREDS_MAX_GROUPS 256
 struct creds {
-	uid_t fsuid;
-	gid_t fsgid;
+	uid_t uid, euid, suid, fsuid;
+	gid_t gid, egid, sgid, fsgid;
 	int n_groups;
 	gid_t groups[CREDS_MAX_GROUPS];
-	uint64_t cap_eff;
-	int umask;		/* read with them; -1 when the kernel shows none */
+	uint64_t cap_eff, cap_prm, cap_inh;
+	int secbits;		/* a thread of ours: its securebits */
+	int umask;		/* a task: read with them; -1 when the kernel
+				 * shows none */
 };
-/* Read them (and the umask) from /proc/TID/status.  0 or -errno (-E2BIG:
- * too many groups). */
+/* Read a task's (and its umask) from /proc/TID/status.  0 or -errno
+ * (-E2BIG: too many groups). */
 int tracee_creds(pid_t tid, struct creds *out);
-/*
- * Take on c for file-system checks in the calling thread (setfsuid,
- * setfsgid and setgroups, per thread), saving ours in saved; creds_leave
- * restores them.  Changing fsuid from 0 drops the file capabilities
- * (CAP_DAC_OVERRIDE, CAP_CHOWN, CAP_FOWNER, ...).  0 or -errno.
- */
-int creds_enter(const struct creds *c, struct creds *saved);
-/* creds_enter() in two steps: save the calling thread's own (once, on a
- * thread whose own never change) and take on c; on failure the thread has
- * saved, whatever it held before. */
+/* The calling thread's own, as they are: 0 or -errno. */
 int creds_save(struct creds *saved);
-int creds_switch(const struct creds *c, const struct creds *saved);
-void creds_leave(const struct creds *saved);
+/* Same ids, groups, effective and inheritable capabilities (what a
+ * thread takes on of a task's; its permitted set stays its own). */
+bool creds_same(const struct creds *a, const struct creds *b);
+/*
+ * Take on c in the calling thread, whatever it held (own: the thread's
+ * own, from creds_save()): real, effective, saved and file-system uids
+ * and gids, groups, and c's effective and inheritable capabilities (within
+ * own's permitted set, which the thread keeps, so it can come back).  The
+ * kernel then checks whatever the thread does as it checks c's task.  On
+ * failure the thread has own again (as far as creds_leave() can).  Only
+ * a thread whose own credentials are root's (--user) may call it.  0 or
+ * -errno.
+ */
+int creds_switch(const struct creds *c, const struct creds *own);
+/* Give back what creds_switch() took (or what a thread inherited from
+ * one that held a caller's): the thread has own again.  Nothing is done
+ * when it already has them.  0 or -errno (then it holds something in
+ * between, never more than own). */
+int creds_leave(const struct creds *own);
 /* True on the event loop's thread (the only one that may touch the
  * process table). */
 bool tracee_on_main_thread(void);
 void tracee_set_main_thread(void);
+/* open(2) of a tracee's /proc/TID link (cwd, root) for the supervisor's
+ * own walk: when the calling thread holds a caller's credentials and the
+ * caller is not dumpable, with CAP_SYS_PTRACE for that one call (see
+ * own_ptrace_begin() in tracee.c).  fd, or -1 with errno set. */
+int tracee_proc_open(const char *path, int flags);
 /* Take a dup of fd N of thread tid of process tgid (pidfd_getfd), from
  * that thread's own fd table.  fd or -errno. */
 int tracee_getfd(pid_t tid, pid_t tgid, int fd);
@@ -618,7 +633,9 @@ struct call {
  * first in each job.  call_job_init copies c; call_job_start runs fn(j)
  * on a detached thread (0 or -errno: then the job is still the caller's);
  * on the thread, call_job_enter takes the caller's credentials (-EPERM if
- * it cannot: the call must fail) and call_job_leave gives them back.
+ * it cannot: the call must fail), which the thread keeps after the job
+ * (the next job of the same caller switches nothing); call_job_leave
+ * marks the end of the part done as the caller.
  */
 struct call_job {
 	struct sup *s;
@@ -627,8 +644,6 @@ struct call_job {
 	struct seccomp_notif req;
 	struct creds creds;
 	bool have_creds;
-	struct creds saved;
-	bool entered;
 	struct stack_trace stack; /* the call's stack, when it has one */
 };
 void call_job_init(struct call_job *j, struct sup *s, const struct call *c);

@@ -10,11 +10,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <nss.h>
 #include <pwd.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -235,6 +237,54 @@ static int load_stdin_policy(const struct rules_vars *vars,
 	return rules_load_string(text, "<stdin>", vars, rs, err, err_len);
 }
 
+/*
+ * A static sysgate (static PIE) has no dynamic loader of its own to load
+ * the NSS modules other than files with: glibc loads them anyway, and the
+ * systemd one crashed in getpwnam() for every name that /etc/passwd lacks
+ * and in getgrouplist() for every user (--user, and the removal of a
+ * stale private TMPDIR of a --user run).  So a static sysgate asks the
+ * files module only, for users and groups alike, from the start.
+ * nss_files_only: 0 in a shared sysgate, 1 when set, -1 when glibc
+ * refused (then --user is refused).
+ */
+static int nss_files_only;
+
+__attribute__((constructor)) static void nss_static_files(void)
+{
+	if (getauxval(AT_BASE) != 0)
+		return;		/* an interpreter: a shared glibc */
+	nss_files_only = __nss_configure_lookup("passwd", "files") == 0 &&
+			 __nss_configure_lookup("group", "files") == 0 ? 1 : -1;
+}
+
+/* --user NAME or UID: its password entry, or NULL (with a message). */
+static struct passwd *user_lookup(const char *arg)
+{
+	struct passwd *pw;
+	char *end;
+	long v;
+
+	if (nss_files_only < 0) {
+		fprintf(stderr, "sysgate: --user %s: cannot read the password database\n",
+			arg);
+		return NULL;
+	}
+	errno = 0;
+	pw = getpwnam(arg);
+	if (!pw) {
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (*arg && !*end && v >= 0 && v <= (long)UINT32_MAX - 1)
+			pw = getpwuid((uid_t)v);
+	}
+	if (!pw)
+		fprintf(stderr, "sysgate: --user %s: no such user in %s\n", arg,
+			nss_files_only ? "/etc/passwd (a static sysgate reads no "
+					 "other user database)" :
+					 "the password database");
+	return pw;
+}
+
 static int cmd_run(int argc, char **argv, char **all_argv)
 {
 	static const struct option longopts[] = {
@@ -360,18 +410,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 				(unsigned)getuid());
 			return SUPERVISOR_EXIT_FAILURE;
 		}
-		pw = getpwnam(user_arg);
-		if (!pw) {
-			char *end;
-			long v = strtol(user_arg, &end, 10);
-
-			if (!*end && v >= 0)
-				pw = getpwuid((uid_t)v);
-		}
-		if (!pw) {
-			fprintf(stderr, "sysgate: --user %s: no such user\n", user_arg);
+		pw = user_lookup(user_arg);
+		if (!pw)
 			return SUPERVISOR_EXIT_FAILURE;
-		}
 		/* The command's home: ${HOME} in the policy, HOME for it.
 		 * The trail stays ours, in our home. */
 		if (getenv("HOME"))

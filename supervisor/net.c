@@ -579,6 +579,30 @@ static int copy_iov(struct call *c, uint64_t iov_addr, uint64_t n,
 	return rc;
 }
 
+/*
+ * SCM_CREDENTIALS: the kernel checks the pid, uids and gids a sender names
+ * against the sender, which is the supervisor.  Security: the ids are
+ * left for the kernel to check against the thread's credentials, which
+ * are the caller's (--user: creds_switch(); otherwise the same user), so
+ * a claim of another user or group fails as it would for the caller.  The
+ * pid must be the sender's own: the caller's, which is all it may claim,
+ * is replaced by ours, the pid the kernel gives a receiver of a send
+ * without credentials (a receiver sees the supervisor's pid, not the
+ * caller's: SECURITY.md); any other stays, and the kernel refuses it.
+ */
+static void scm_creds_as_ours(const struct call *c, struct cmsghdr *cm)
+{
+	struct ucred u;
+
+	if (cm->cmsg_len < CMSG_LEN(sizeof(u)))
+		return;		/* the kernel refuses it (EINVAL) */
+	memcpy(&u, CMSG_DATA(cm), sizeof(u));
+	if (u.pid != c->tgid)
+		return;
+	u.pid = getpid();
+	memcpy(CMSG_DATA(cm), &u, sizeof(u));
+}
+
 /* Copy the control data; fds passed with SCM_RIGHTS are the caller's and
  * are replaced by our dups of the same files. */
 static int copy_control(struct call *c, uint64_t addr, uint64_t len,
@@ -602,6 +626,11 @@ static int copy_control(struct call *c, uint64_t addr, uint64_t len,
 	mh.msg_control = m->control;
 	mh.msg_controllen = len;
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_CREDENTIALS) {
+			scm_creds_as_ours(c, cm);
+			continue;
+		}
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
 		if (cm->cmsg_len < CMSG_LEN(0))

@@ -778,6 +778,11 @@ static int call_resolve(struct sup *s, struct call *c, int idx,
 static int path_dispatch(struct sup *s, struct call *c);
 /* --user: the generation of the credentials kept per task (below). */
 static uint64_t creds_gen = 1;
+/* --user: the event loop's own credentials, read on its thread before it
+ * first takes a caller's (so before any job that runs as a caller): what
+ * it and the workers give back after a caller's call. */
+static struct creds loop_own;
+static bool loop_have_own;
 
 /*
  * action = rewrite: carry the call out as the rule rewrites it.  The paths
@@ -1029,7 +1034,6 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
 		j->have_creds = true;
 	}
 	j->c.creds = NULL;
-	j->entered = false;
 	if (c->stack) {
 		j->stack = *c->stack;
 		j->c.stack = &j->stack;
@@ -1050,10 +1054,14 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
  * ADDFD: cpubind.c).  It is the supervisor's own thread, so the binding
  * touches nothing of the traced tree.
  *
- * Security: a job runs with the caller's credentials between
- * call_job_enter and call_job_leave (fsuid, fsgid and groups of the
- * worker thread only); a worker whose credentials are not its own again
- * after a job exits instead of taking another.
+ * Security: a job runs with the caller's credentials from call_job_enter
+ * on (all of them, creds_switch(), on the worker thread only).  A worker
+ * keeps them after the job, as the event loop keeps a caller's between
+ * calls (notify_creds_release()): the next job of the same caller
+ * switches nothing (a switch there and back is about 30 us here), and an
+ * idle worker holds no more than that caller's rights.  A worker whose
+ * switch failed half-way exits instead of taking another job, and its
+ * credentials go with it.
  */
 #define WORKERS_IDLE_MAX 4
 
@@ -1075,22 +1083,15 @@ static pthread_mutex_t workers_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker *workers_idle;
 static unsigned n_workers_idle;
 
-/* Are this thread's credentials base again? */
-static bool worker_creds_back(const struct creds *base)
-{
-	struct creds now;
-
-	return creds_save(&now) == 0 && now.fsuid == base->fsuid &&
-	       now.fsgid == base->fsgid && now.n_groups == base->n_groups &&
-	       !memcmp(now.groups, base->groups,
-		       (size_t)now.n_groups * sizeof(now.groups[0]));
-}
+/* The caller's credentials a thread running jobs holds (w_holding), kept
+ * after its job; w_unsure: a switch failed half-way, the thread holds
+ * something in between. */
+static __thread struct creds w_held;
+static __thread bool w_holding, w_unsure;
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct creds base;
-	bool ok = creds_save(&base) == 0;
 
 	pthread_mutex_lock(&workers_lock);
 	w->tid = (pid_t)syscall(SYS_gettid);
@@ -1098,7 +1099,6 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct call_job *j;
 		void *(*fn)(void *);
-		bool had_creds;
 
 		while (sem_wait(&w->wake) < 0)
 			;	/* EINTR */
@@ -1108,12 +1108,9 @@ static void *worker_main(void *arg)
 		j = w->job;
 		fn = w->fn;
 		w->job = NULL;
-		had_creds = j->have_creds;
 		fn(j);		/* frees j */
-		if (had_creds && ok)
-			ok = worker_creds_back(&base);
 		pthread_mutex_lock(&workers_lock);
-		if (!ok || n_workers_idle >= WORKERS_IDLE_MAX)
+		if (w_unsure || n_workers_idle >= WORKERS_IDLE_MAX)
 			break;
 		w->next = workers_idle;
 		workers_idle = w;
@@ -1185,17 +1182,24 @@ int call_job_enter(struct call_job *j)
 {
 	if (!j->have_creds)
 		return 0;
-	if (creds_enter(&j->creds, &j->saved) < 0)
+	if (w_holding && creds_same(&w_held, &j->creds))
+		return 0;
+	/* Security: fail closed; a worker left unsure exits after the
+	 * job (worker_main). */
+	w_holding = false;
+	if (!loop_have_own || creds_switch(&j->creds, &loop_own) < 0) {
+		w_unsure = true;
 		return -EPERM;
-	j->entered = true;
+	}
+	w_held = j->creds;
+	w_holding = true;
 	return 0;
 }
 
 void call_job_leave(struct call_job *j)
 {
-	if (j->entered)
-		creds_leave(&j->saved);
-	j->entered = false;
+	/* The credentials stay: see w_held. */
+	(void)j;
 }
 
 struct fifo_job {
@@ -3162,8 +3166,8 @@ static int unmediated_call(struct sup *s, struct call *c)
 
 /*
  * Security: with --user every walk and every emulated call is made with
- * the caller's file-system credentials, so they must be the ones the
- * kernel would use for this very call.  Reading them is an open, read and
+ * the caller's credentials, so they must be the ones the kernel would use
+ * for this very call.  Reading them is an open, read and
  * close of /proc/TID/status that the kernel formats whole (13 us here), so
  * they are kept per task and read again after anything that can change
  * them:
@@ -3202,32 +3206,28 @@ static int dispatch(struct sup *s, struct call *c, struct proc *p);
 
 /*
  * --user: the credentials of the event loop's thread.  A call is walked
- * and carried out with its caller's file-system credentials (fsuid, fsgid,
- * groups); they are kept after it, so that the next call of a caller with
- * the same ones (under --user, nearly every call) switches nothing: each
- * switch is a setgroups, a setfsgid and a setfsuid there and back, each
- * committing new credentials (~9 us a call here, bench rows (b2), (c4)).
+ * and carried out with its caller's credentials (creds_switch(): uids,
+ * gids, groups, effective and inheritable capabilities); they are kept
+ * after it, so that the next call of a caller with the same ones (under
+ * --user, nearly every call) switches nothing: a switch there and back is
+ * a dozen system calls, several of them committing new credentials.
  *
- * Security: what the thread holds between calls is never more than a
- * caller's rights (its real and effective ids, and with them every
- * capability but the file ones, stay the supervisor's), and every piece of
- * the supervisor's own work that touches files runs after
+ * Security: what the thread holds between calls is a caller's rights,
+ * never more: its permitted capability set stays the supervisor's, which
+ * no check of the calls it carries out consults (creds_take() in
+ * tracee.c says why), and which keeps the tree from tracing the thread
+ * (cap_ptrace_access_check(): our permitted set is not within the
+ * tree's).  Every piece of the supervisor's own work runs after
  * notify_creds_release(): the loop calls it before anything but a
  * notification (ptrace stops, exits, signals, answers to ask, limits, the
  * end of the run), and so does a call not walked as its caller.
  */
-static struct creds loop_own;	/* the thread's own, read once */
-static bool loop_have_own;
 static struct creds loop_held;	/* the caller's, while loop_holding */
 static bool loop_holding;
-
-static bool creds_same(const struct creds *a, const struct creds *b)
-{
-	return a->fsuid == b->fsuid && a->fsgid == b->fsgid &&
-	       a->n_groups == b->n_groups &&
-	       !memcmp(a->groups, b->groups,
-		       (size_t)a->n_groups * sizeof(a->groups[0]));
-}
+/* A switch or a release failed half-way: the thread holds something in
+ * between, which no call may use (loop_holding is false: the next call
+ * switches in full) and the release gives back. */
+static bool loop_unsure;
 
 /* Take on a caller's credentials in the loop's thread; 0 or -errno (then
  * the thread has its own). */
@@ -3243,8 +3243,8 @@ static int loop_creds_take(const struct creds *kept)
 			return r;
 		loop_have_own = true;
 	}
-	/* Same fs ids and groups: nothing to switch; only the umask and
-	 * the capabilities read with them may differ. */
+	/* The same ids, groups and capabilities: nothing to switch; only
+	 * the umask read with them may differ. */
 	bool same = loop_holding && creds_same(&loop_held, kept);
 
 	/* A copy (what the call reads): the task may go (its exit seen)
@@ -3253,17 +3253,25 @@ static int loop_creds_take(const struct creds *kept)
 	if (same)
 		return 0;
 	r = creds_switch(&loop_held, &loop_own);
-	/* On failure creds_switch() has put ours back. */
 	loop_holding = r == 0;
+	loop_unsure = r < 0;
 	return r;
 }
 
 void notify_creds_release(void)
 {
-	if (!loop_holding)
+	int r;
+
+	if (!loop_holding && !loop_unsure)
 		return;
-	creds_leave(&loop_own);
+	r = creds_leave(&loop_own);
 	loop_holding = false;
+	loop_unsure = r < 0;
+	/* Fail closed: the next call switches in full, or is refused;
+	 * the next release tries again. */
+	if (r < 0)
+		fprintf(stderr, "sysgate: cannot take back own credentials: %s\n",
+			strerror(-r));
 }
 
 int notify_handle_one(struct sup *s, struct seccomp_notif *req,
@@ -3399,8 +3407,9 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 		(void)tracee_mem_fd(c.tid);
 		/*
 		 * Security: --user: the supervisor is root; every walk and
-		 * every emulated call is done with the caller's file-system
-		 * credentials, so it lends none of its own rights.
+		 * every emulated call is done with the caller's credentials
+		 * (ids, groups, capabilities), so it lends none of its own
+		 * rights.
 		 */
 		const struct creds *kept = task_creds(p, c.tid);
 

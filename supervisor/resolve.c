@@ -595,7 +595,7 @@ static int open_start(pid_t tid, pid_t tgid, int dirfd, int *out)
 
 	if (dirfd == AT_FDCWD) {
 		snprintf(link, sizeof(link), "/proc/%d/cwd", tid);
-		fd = open(link, O_PATH | O_CLOEXEC);
+		fd = tracee_proc_open(link, O_PATH | O_CLOEXEC);
 		if (fd < 0)
 			return errno == ENOENT ? -ESRCH : -errno;
 		*out = fd;
@@ -614,7 +614,7 @@ static int open_root(pid_t tid, int *root, struct stat *st)
 	int fd;
 
 	snprintf(link, sizeof(link), "/proc/%d/root", tid);
-	fd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = tracee_proc_open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	if (fstat(fd, st) < 0) {
@@ -774,7 +774,7 @@ static int task_cwd(pid_t tid)
 	if (n_cwd_kept >= CWD_KEPT_MAX)
 		return -1;
 	snprintf(link, sizeof(link), "/proc/%d/cwd", tid);
-	fd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = tracee_proc_open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;	/* open_start() says why */
 	n_cwd_kept++;

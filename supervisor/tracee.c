@@ -9,10 +9,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -22,6 +27,57 @@
 #include "supervisor/internal.h"
 
 #define PAGE 4096u
+
+static bool own_ptrace_begin(void);
+static void own_ptrace_end(void);
+
+/* process_vm_readv/writev and pidfd_getfd of the supervisor's own; see
+ * own_ptrace_begin(). */
+static ssize_t vm_rw(pid_t tid, const struct iovec *local,
+		     const struct iovec *remote, bool write)
+{
+	ssize_t n = write ? process_vm_writev(tid, local, 1, remote, 1, 0) :
+			    process_vm_readv(tid, local, 1, remote, 1, 0);
+
+	if (n < 0 && errno == EPERM && own_ptrace_begin()) {
+		n = write ? process_vm_writev(tid, local, 1, remote, 1, 0) :
+			    process_vm_readv(tid, local, 1, remote, 1, 0);
+		int e = errno;
+
+		own_ptrace_end();
+		errno = e;
+	}
+	return n;
+}
+
+int tracee_proc_open(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    own_ptrace_begin()) {
+		fd = open(path, flags);
+		int e = errno;
+
+		own_ptrace_end();
+		errno = e;
+	}
+	return fd;
+}
+
+static int getfd_own(int pidfd, int fd)
+{
+	int r = pidfd_getfd(pidfd, fd, 0);
+
+	if (r < 0 && errno == EPERM && own_ptrace_begin()) {
+		r = pidfd_getfd(pidfd, fd, 0);
+		int e = errno;
+
+		own_ptrace_end();
+		errno = e;
+	}
+	return r;
+}
 
 static int vm_errno(void)
 {
@@ -69,7 +125,7 @@ int tracee_mem_fd(pid_t tid)
 		close(mem_kept.fd);
 	mem_kept.fd = -1;
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = tracee_proc_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ESRCH ? -ESRCH : -EFAULT;
 	mem_kept.tid = tid;
@@ -155,7 +211,7 @@ int tracee_write(pid_t tid, uint64_t addr, const void *buf, size_t len)
 
 	if (len == 0)
 		return 0;
-	n = process_vm_writev(tid, &local, 1, &remote, 1, 0);
+	n = vm_rw(tid, &local, &remote, true);
 	if (n < 0)
 		return vm_errno();
 	return (size_t)n == len ? 0 : -EFAULT;
@@ -428,7 +484,7 @@ int tracee_getfd(pid_t tid, pid_t tgid, int fd)
 		pidfd = pidfd_kept(pidfd_keeper(tgid, tgid), tgid, 0, &own);
 	if (pidfd < 0)
 		return pidfd;
-	r = pidfd_getfd(pidfd, fd, 0);
+	r = getfd_own(pidfd, fd);
 	if (r < 0)
 		return errno == ESRCH ? -ESRCH : -EBADF;
 	return r;
@@ -652,6 +708,73 @@ pid_t tracee_pidfd_pid(int pidfd)
 	return (pid_t)strtol(p + 5, NULL, 10);
 }
 
+/* "Key: a b c d" of /proc/TID/status: the real, effective, saved and
+ * file-system ids. */
+static bool status_ids(const char *l, const char *key, uint32_t ids[4])
+{
+	unsigned long v[4];
+	size_t klen = strlen(key);
+
+	if (strncmp(l, key, klen) ||
+	    sscanf(l + klen, " %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) != 4)
+		return false;
+	for (int i = 0; i < 4; i++)
+		ids[i] = (uint32_t)v[i];
+	return true;
+}
+
+static int status_groups(const char *p, struct creds *out)
+{
+	char *end;
+
+	for (;;) {
+		unsigned long g = strtoul(p, &end, 10);
+
+		if (end == p || *p == '\n')
+			return 0;
+		if (out->n_groups >= CREDS_MAX_GROUPS)
+			return -E2BIG;
+		out->groups[out->n_groups++] = (gid_t)g;
+		p = end;
+	}
+}
+
+/*
+ * Is the user namespace of task tid ours?  1, 0, or -errno.
+ *
+ * Security: the capabilities a task holds in a user namespace of its own
+ * (unshare or clone with CLONE_NEWUSER, where it may be root) count only
+ * for what that namespace owns.  /proc shows them as they are, and a
+ * thread of ours that took them would hold them in our namespace, the
+ * initial one: a tree under --user in a namespace of its own added a
+ * route and set trusted.* attributes through sysgate that way.  Such a
+ * task's capabilities are taken as none (what its namespace owns, the
+ * supervisor then cannot do for it: refused, never lent).
+ */
+static int userns_ours(pid_t tid)
+{
+	static struct stat own;
+	static bool have_own;
+	struct stat st;
+	char path[64];
+	int fd, r;
+
+	if (!have_own) {
+		if (stat("/proc/self/ns/user", &own) < 0)
+			return -errno;
+		have_own = true;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", tid);
+	fd = tracee_proc_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	return st.st_dev == own.st_dev && st.st_ino == own.st_ino;
+}
+
 int tracee_creds(pid_t tid, struct creds *out)
 {
 	char path[64], buf[4096];
@@ -671,81 +794,239 @@ int tracee_creds(pid_t tid, struct creds *out)
 	memset(out, 0, sizeof(*out));
 	out->umask = -1;
 	for (l = buf; l && *l; l = strchr(l, '\n')) {
-		unsigned long a, b, c, d;
+		uint32_t ids[4];
 
 		if (*l == '\n')
 			l++;
-		if (sscanf(l, "Uid: %lu %lu %lu %lu", &a, &b, &c, &d) == 4) {
-			out->fsuid = (uid_t)d;
+		if (status_ids(l, "Uid:", ids)) {
+			out->uid = ids[0];
+			out->euid = ids[1];
+			out->suid = ids[2];
+			out->fsuid = ids[3];
 			found |= 1;
-		} else if (sscanf(l, "Gid: %lu %lu %lu %lu", &a, &b, &c, &d) == 4) {
-			out->fsgid = (gid_t)d;
+		} else if (status_ids(l, "Gid:", ids)) {
+			out->gid = ids[0];
+			out->egid = ids[1];
+			out->sgid = ids[2];
+			out->fsgid = ids[3];
 			found |= 2;
 		} else if (!strncmp(l, "Groups:", 7)) {
-			char *p = l + 7, *end;
-
-			for (;;) {
-				unsigned long g = strtoul(p, &end, 10);
-
-				if (end == p || *p == '\n')
-					break;
-				if (out->n_groups >= CREDS_MAX_GROUPS)
-					return -E2BIG;
-				out->groups[out->n_groups++] = (gid_t)g;
-				p = end;
-			}
+			if (status_groups(l + 7, out) < 0)
+				return -E2BIG;
 			found |= 4;
 		} else if (!strncmp(l, "Umask:", 6)) {
 			out->umask = (int)(strtol(l + 6, NULL, 8) & 0777);
+		} else if (!strncmp(l, "CapInh:", 7)) {
+			out->cap_inh = strtoull(l + 7, NULL, 16);
+			found |= 8;
+		} else if (!strncmp(l, "CapPrm:", 7)) {
+			out->cap_prm = strtoull(l + 7, NULL, 16);
+			found |= 16;
 		} else if (!strncmp(l, "CapEff:", 7)) {
 			out->cap_eff = strtoull(l + 7, NULL, 16);
-			found |= 8;
+			found |= 32;
 		}
 	}
-	return found == 15 ? 0 : -EIO;
-}
-
-int creds_save(struct creds *saved)
-{
-	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
-	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
-	saved->n_groups = getgroups(CREDS_MAX_GROUPS, saved->groups);
-	return saved->n_groups < 0 ? -errno : 0;
-}
-
-int creds_enter(const struct creds *c, struct creds *saved)
-{
-	int r = creds_save(saved);
-
-	return r < 0 ? r : creds_switch(c, saved);
-}
-
-int creds_switch(const struct creds *c, const struct creds *saved)
-{
-	/* The raw calls act on this thread only (glibc's on every thread). */
-	if (syscall(SYS_setgroups, c->n_groups, c->groups) < 0) {
-		int e = errno;
-
-		/* The thread may hold another caller's (notify.c keeps them
-		 * from one call to the next): saved is what it has after. */
-		creds_leave(saved);
-		return -e;
-	}
-	syscall(SYS_setfsgid, c->fsgid);
-	syscall(SYS_setfsuid, c->fsuid);
-	if ((uid_t)syscall(SYS_setfsuid, -1) != c->fsuid ||
-	    (gid_t)syscall(SYS_setfsgid, -1) != c->fsgid) {
-		creds_leave(saved);
-		return -EPERM;
-	}
+	if (found != 63)
+		return -EIO;
+	found = userns_ours(tid);
+	if (found < 0)
+		return found;
+	if (!found)
+		out->cap_eff = out->cap_prm = out->cap_inh = 0;
 	return 0;
 }
 
-void creds_leave(const struct creds *saved)
+/*
+ * Credentials of the calling thread.  Security: every call below is the
+ * raw system call, which reads or changes the calling thread's
+ * credentials only; glibc's set*id, setgroups and the like change every
+ * thread of the process (they broadcast with a signal), and must never be
+ * used for this.
+ */
+static int caps_get(uint64_t *eff, uint64_t *prm, uint64_t *inh)
 {
-	syscall(SYS_setfsuid, saved->fsuid);
-	syscall(SYS_setfsgid, saved->fsgid);
-	syscall(SYS_setgroups, saved->n_groups, saved->groups);
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	*eff = d[0].effective | (uint64_t)d[1].effective << 32;
+	*prm = d[0].permitted | (uint64_t)d[1].permitted << 32;
+	*inh = d[0].inheritable | (uint64_t)d[1].inheritable << 32;
+	return 0;
+}
+
+static int caps_set(uint64_t eff, uint64_t prm, uint64_t inh)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {
+		{ (uint32_t)eff, (uint32_t)prm, (uint32_t)inh },
+		{ (uint32_t)(eff >> 32), (uint32_t)(prm >> 32),
+		  (uint32_t)(inh >> 32) },
+	};
+
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+/*
+ * What the calling thread holds: its own credentials, or a caller's
+ * (taken by creds_switch(), given back by creds_leave()).  While it holds
+ * a caller's, t_eff and t_inh are the capabilities it has of the caller's
+ * and t_own what it gives back.
+ */
+static __thread bool t_holding;
+static __thread uint64_t t_eff, t_inh;
+static __thread const struct creds *t_own;
+
+int creds_save(struct creds *saved)
+{
+	int n, sb;
+
+	if (syscall(SYS_getresuid, &saved->uid, &saved->euid, &saved->suid) < 0 ||
+	    syscall(SYS_getresgid, &saved->gid, &saved->egid, &saved->sgid) < 0)
+		return -errno;
+	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
+	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
+	n = (int)syscall(SYS_getgroups, CREDS_MAX_GROUPS, saved->groups);
+	if (n < 0)
+		return -errno;
+	saved->n_groups = n;
+	sb = (int)syscall(SYS_prctl, PR_GET_SECUREBITS, 0L, 0L, 0L, 0L);
+	if (sb < 0)
+		return -errno;
+	saved->secbits = sb;
+	saved->umask = -1;
+	return caps_get(&saved->cap_eff, &saved->cap_prm, &saved->cap_inh);
+}
+
+bool creds_same(const struct creds *a, const struct creds *b)
+{
+	return a->uid == b->uid && a->euid == b->euid && a->suid == b->suid &&
+	       a->fsuid == b->fsuid && a->gid == b->gid && a->egid == b->egid &&
+	       a->sgid == b->sgid && a->fsgid == b->fsgid &&
+	       a->cap_eff == b->cap_eff && a->cap_inh == b->cap_inh &&
+	       a->n_groups == b->n_groups &&
+	       !memcmp(a->groups, b->groups,
+		       (size_t)a->n_groups * sizeof(a->groups[0]));
+}
+
+/* The ids and groups of c, in an order each step's privilege allows:
+ * groups and gids while the thread has CAP_SETGID, uids last. */
+static int ids_set(const struct creds *c)
+{
+	if (syscall(SYS_setgroups, (size_t)c->n_groups, c->groups) < 0 ||
+	    syscall(SYS_setresgid, c->gid, c->egid, c->sgid) < 0 ||
+	    syscall(SYS_setresuid, c->uid, c->euid, c->suid) < 0)
+		return -errno;
+	/* setfs*id answer the old value, never an error: asked again. */
+	syscall(SYS_setfsgid, c->fsgid);
+	syscall(SYS_setfsuid, c->fsuid);
+	if ((uid_t)syscall(SYS_setfsuid, -1) != c->fsuid ||
+	    (gid_t)syscall(SYS_setfsgid, -1) != c->fsgid)
+		return -EPERM;
+	return 0;
+}
+
+/* Our own effective capabilities back, the rest as it is (the caller's
+ * ids, our permitted set): what changing the ids takes. */
+static int caps_raise(const struct creds *own)
+{
+	uint64_t eff, prm, inh;
+	int r = caps_get(&eff, &prm, &inh);
+
+	return r < 0 ? r : caps_set(own->cap_eff, own->cap_prm, inh);
+}
+
+/*
+ * Take on c.  Security: the ids change under SECBIT_NO_SETUID_FIXUP, so
+ * the kernel touches no capability set of ours on the way; the last step
+ * sets the effective and inheritable sets to the caller's (never more
+ * than our permitted set) and leaves our permitted set as it is, so that
+ * the thread can come back.  A permitted capability that is not effective
+ * is consulted by no check a carried-out call meets: capable(),
+ * ns_capable() and file_ns_capable() (an opened file's f_cred, netlink's
+ * sender check, SCM_CREDENTIALS) all end in cap_capable(), which tests
+ * cap_effective; cap_ptrace_access_check() reads the permitted set only
+ * for PTRACE_MODE_REALCREDS, which the calls carried out here (opens of
+ * /proc files included: those are FSCREDS) never use, and there only to
+ * let the thread reach tasks whose permitted set is within ours, after
+ * the uid check has passed on the caller's ids.
+ */
+static int creds_take(const struct creds *c, const struct creds *own)
+{
+	int r;
+
+	/* Our effective set first: the thread may hold another caller's,
+	 * or have started with one (made by a thread that held it). */
+	if ((r = caps_raise(own)) < 0)
+		return r;
+	if (syscall(SYS_prctl, PR_SET_SECUREBITS,
+		    (long)(own->secbits | SECBIT_NO_SETUID_FIXUP),
+		    0L, 0L, 0L) < 0)
+		return -errno;
+	t_holding = true;
+	t_own = own;
+	if ((r = ids_set(c)) < 0)
+		return r;
+	t_eff = c->cap_eff & own->cap_prm;
+	t_inh = c->cap_inh;
+	return caps_set(t_eff, own->cap_prm, t_inh);
+}
+
+int creds_switch(const struct creds *c, const struct creds *own)
+{
+	int r = creds_take(c, own);
+
+	if (r < 0)
+		creds_leave(own);
+	return r;
+}
+
+int creds_leave(const struct creds *own)
+{
+	struct creds now;
+	int r;
+
+	/* A thread made by one that held a caller's starts with them. */
+	if (!t_holding && creds_save(&now) == 0 && creds_same(&now, own) &&
+	    now.secbits == own->secbits)
+		return 0;
+	if ((r = caps_raise(own)) < 0 || (r = ids_set(own)) < 0 ||
+	    (r = caps_set(own->cap_eff, own->cap_prm, own->cap_inh)) < 0)
+		return r;
+	if (syscall(SYS_prctl, PR_SET_SECUREBITS, (long)own->secbits,
+		    0L, 0L, 0L) < 0)
+		return -errno;
+	t_holding = false;
+	return 0;
+}
+
+/*
+ * Security: the supervisor's own access to its tracee (reading and
+ * writing its memory, taking a dup of its fd) is made with the ptrace
+ * rights of the thread.  Holding a caller's credentials, the thread has
+ * them through the caller's ids only while the caller is dumpable; for
+ * the rest, CAP_SYS_PTRACE is made effective for that one system call and
+ * dropped before anything else runs, so that no call carried out for the
+ * caller ever has it.  A drop that fails ends the supervisor (and with it
+ * the tree, PTRACE_O_EXITKILL): nothing may run with it.
+ */
+static bool own_ptrace_begin(void)
+{
+	if (!t_holding || !(t_own->cap_prm & (1ULL << CAP_SYS_PTRACE)))
+		return false;
+	return caps_set(t_eff | 1ULL << CAP_SYS_PTRACE, t_own->cap_prm,
+			t_inh) == 0;
+}
+
+static void own_ptrace_end(void)
+{
+	if (caps_set(t_eff, t_own->cap_prm, t_inh) < 0) {
+		fprintf(stderr, "sysgate: cannot drop CAP_SYS_PTRACE: %s\n",
+			strerror(errno));
+		abort();
+	}
 }
 
 static pthread_t main_thread;

@@ -76,6 +76,14 @@ EOF
 		check user-needs-root-says-why grep -q -- "--user needs root" "$SG_ERR"
 		return
 	fi
+	# A name or uid the password database lacks: a clear error (a
+	# static sysgate crashed in glibc's NSS modules).
+	local who
+	for who in sg-no-such-user 4242424; do
+		sg_raw run --user "$who" -- true
+		check "unknown-user-$who-status" test "$SG_RC" = 125
+		check "unknown-user-$who-says-why" grep -q -- "--user $who: no such user" "$SG_ERR"
+	done
 	# A file only root may read, in a directory nobody may enter.
 	local sec=$W/rootonly
 	mkdir -p "$sec"

@@ -5,7 +5,9 @@
  * read from another task's memory, the fd of a task's own table taken by
  * pidfd_getfd with the pidfd kept in the table, whether an fd table is
  * shared (and a kernel without PIDFD_THREAD, made with a seccomp filter),
- * and the pid behind a pidfd.  The "tracee" is this process and
+ * the pid behind a pidfd, and credentials (a thread's, as /proc shows
+ * them and as the thread reads them; as root, a switch to nobody's on
+ * one thread and back, which the other threads do not see).  The "tracee" is this process and
  * its threads: pidfd_getfd, process_vm_readv and kcmp are allowed on
  * one's own thread group, so no privilege is needed.  The rest of the
  * supervisor is not linked: the three functions procs.c calls into it
@@ -14,6 +16,7 @@
 #include "config.h"
 
 #include <CUnit/Basic.h>
+#include <linux/capability.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -425,6 +428,83 @@ static void test_pidfd_pid(void)
 	close(notpidfd);
 }
 
+/* ------------------------------------------------------------------ */
+/* Credentials: the two readers agree; a switch is the thread's alone    */
+
+static struct creds switch_own, switch_seen;
+static sem_t switch_done, switch_back;
+static int switch_rc = -1, switch_leave_rc = -1, switch_open_errno;
+
+static void *switch_thread(void *arg)
+{
+	struct creds nobody = { .uid = 65534, .euid = 65534, .suid = 65534,
+				.fsuid = 65534, .gid = 65534, .egid = 65534,
+				.sgid = 65534, .fsgid = 65534, .umask = -1 };
+	int fd;
+
+	(void)arg;
+	if (creds_save(&switch_own) < 0)
+		goto out;
+	switch_rc = creds_switch(&nobody, &switch_own);
+	if (switch_rc == 0) {
+		creds_save(&switch_seen);
+		fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+		/* Opened, but with nobody's f_cred: addresses are zeros. */
+		if (fd >= 0) {
+			char line[64] = "";
+
+			switch_open_errno = read(fd, line, sizeof(line) - 1) > 0 &&
+					    strncmp(line, "0000000000000000", 16) == 0 ?
+					    0 : EPERM;
+			close(fd);
+		} else {
+			switch_open_errno = errno;
+		}
+	}
+	sem_post(&switch_done);
+	while (sem_wait(&switch_back) < 0)
+		;
+	switch_leave_rc = creds_leave(&switch_own);
+out:
+	return NULL;
+}
+
+static void test_creds(void)
+{
+	struct creds fromproc, own, now;
+	pthread_t t;
+	uid_t r, e, su;
+
+	CU_ASSERT_FATAL(creds_save(&own) == 0);
+	CU_ASSERT_FATAL(tracee_creds((pid_t)syscall(SYS_gettid), &fromproc) == 0);
+	CU_ASSERT(creds_same(&own, &fromproc));
+	CU_ASSERT_EQUAL(own.cap_prm, fromproc.cap_prm);
+	if (own.euid != 0 || !(own.cap_eff & (1ULL << CAP_SETUID)))
+		return;		/* the switch needs root */
+	sem_init(&switch_done, 0, 0);
+	sem_init(&switch_back, 0, 0);
+	CU_ASSERT_FATAL(pthread_create(&t, NULL, switch_thread, NULL) == 0);
+	while (sem_wait(&switch_done) < 0)
+		;
+	CU_ASSERT_EQUAL(switch_rc, 0);
+	CU_ASSERT_EQUAL(switch_seen.uid, 65534);
+	CU_ASSERT_EQUAL(switch_seen.suid, 65534);
+	CU_ASSERT_EQUAL(switch_seen.fsgid, 65534);
+	CU_ASSERT_EQUAL(switch_seen.n_groups, 0);
+	CU_ASSERT_EQUAL(switch_seen.cap_eff, 0);
+	CU_ASSERT_EQUAL(switch_seen.cap_prm, own.cap_prm);
+	CU_ASSERT_EQUAL(switch_open_errno, 0);
+	/* This thread kept its own. */
+	CU_ASSERT(syscall(SYS_getresuid, &r, &e, &su) == 0 && r == 0 &&
+		  e == 0 && su == 0);
+	CU_ASSERT(creds_save(&now) == 0 && creds_same(&now, &own));
+	sem_post(&switch_back);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(switch_leave_rc, 0);
+	CU_ASSERT(creds_same(&switch_own, &own));
+	CU_ASSERT_EQUAL(switch_own.secbits, own.secbits);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -434,6 +514,7 @@ int main(void)
 		{ "getfd: before linux 6.9 (kcmp)", test_getfd_old_kernel },
 		{ "getfd: off the loop's thread, no entry", test_getfd_unkept },
 		{ "pidfd_pid", test_pidfd_pid },
+		{ "creds: /proc and the thread agree; a switch and back", test_creds },
 	};
 
 	tracee_set_main_thread();
