@@ -161,6 +161,17 @@ static const int always_notified[] = {
 };
 
 /*
+ * Security: SysV IPC, always seen: the supervisor makes the tree's
+ * objects (the get calls) and keeps their ids, and refuses the calls that
+ * act on an object the tree did not make (supervisor/sysv.c).
+ */
+static const int sysv_calls[] = {
+	__NR_shmget, __NR_shmat, __NR_shmctl, __NR_msgget, __NR_msgsnd,
+	__NR_msgrcv, __NR_msgctl, __NR_semget, __NR_semop, __NR_semtimedop,
+	__NR_semctl,
+};
+
+/*
  * Security: calls that act on another process named by pid (0: the caller
  * itself), or by "which" and "who" (setpriority, ioprio_set: a process, a
  * process group or every process of a user).  prlimit64 can kill one
@@ -235,7 +246,8 @@ bool rules_moves_root(int nr)
 bool rules_always_notified(int nr)
 {
 	return rules_changes_creds(nr) ||
-	       nr_in(always_notified, ARRAY_SIZE(always_notified), nr);
+	       nr_in(always_notified, ARRAY_SIZE(always_notified), nr) ||
+	       nr_in(sysv_calls, ARRAY_SIZE(sysv_calls), nr);
 }
 
 bool rules_never_allows(const struct rules_set *rs, int nr)
@@ -854,6 +866,7 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_ioctl);
 	nr_add_all(named, xattrat, ARRAY_SIZE(xattrat));
 	nr_add_all(named, always_notified, ARRAY_SIZE(always_notified));
+	nr_add_all(named, sysv_calls, ARRAY_SIZE(sysv_calls));
 	nr_add_all(named, pid_calls, ARRAY_SIZE(pid_calls));
 	for (i = 0; i < ARRAY_SIZE(who_calls); i++)
 		rules_nr_add(named, who_calls[i].nr);
