@@ -1124,6 +1124,7 @@ end:
 	final_cgroup_checks(&s);
 	/* Every process of the tree is gone (or was never started). */
 	cgroup_release(&s.cg);
+	s.ipc_removed = sysv_end_of_run();
 	status = exit_status_of(&s);
 	if (s.wall_hit)
 		fprintf(stderr, "sysgate: the wall-time limit was reached: the process tree was killed\n");

@@ -2966,6 +2966,9 @@ static int handle_scalar(struct sup *s, struct call *c)
 	};
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	/* Security: before anything else, a rewritten call included. */
+	if (sysv_is_call(c->req->data.nr) && sysv_check(c))
+		return notify_finish(s, c, false);
 	if (c->req->data.nr == SYS_ioctl &&
 	    rules_fileattr_cmd(c->req->data.args[1]) &&
 	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)
@@ -3002,6 +3005,9 @@ static int handle_scalar(struct sup *s, struct call *c)
 		return scalar_rewrite(s, c);
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		return 0;
+	if (c->v.action == RULES_ALLOW && sysv_is_call(c->req->data.nr) &&
+	    sysv_allowed(s, c))
+		return notify_finish(s, c, false);
 	if (c->v.action == RULES_ALLOW && is_fork(c->req->data.nr) &&
 	    s->max_tasks) {
 		struct proc *p = procs_find(c->tid);

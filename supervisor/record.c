@@ -642,6 +642,8 @@ int record_run_end(struct sup *s, int exit_status)
 		audit_str(r, "status", "exited");
 	}
 	audit_uint(r, "duration_ms", (sup_now_us() - s->start_us) / 1000);
+	if (s->ipc_removed)
+		audit_uint(r, "ipc_removed", s->ipc_removed);
 	audit_obj_begin(r, "counts");
 	audit_uint(r, "allow", s->counts[RULES_ALLOW]);
 	audit_uint(r, "deny", s->counts[RULES_DENY]);
