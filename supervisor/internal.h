@@ -651,6 +651,8 @@ int record_fork(struct sup *s, pid_t pid, pid_t ppid, pid_t tgid, const char *ki
 /* proc.exec: path (the executable) and the argv of img (borrowed). */
 int record_exec(struct sup *s, struct proc *p, const char *path,
 		const struct exec_image *img);
+/* Read the kernel's core_pattern (before the tree starts). */
+void record_load_core_pattern(void);
 int record_exit(struct sup *s, struct proc *p, int status);
 int record_signal(struct sup *s, struct proc *p, int sig);
 int record_exec_violation(struct sup *s, struct proc *p, const char *why,

@@ -963,6 +963,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 	setup_cgroups(&s);
 	if (cgroup_via(&s.cg, CGROUP_CPU) == CGROUP_NONE)
 		s.cpu_limit_ms = 0;	/* RLIMIT_CPU per process instead */
+	record_load_core_pattern();
 	if (record_run_start(&s) < 0) {
 		fprintf(stderr, "sysgate: cannot write the audit trail\n");
 		cgroup_release(&s.cg);

@@ -2932,8 +2932,8 @@ static int fileattr_call(struct sup *s, struct call *c)
 		 * Security: carried out on the file taken from the caller's
 		 * table (the one decided on), with a copy of the argument:
 		 * the supervisor runs as the caller's user, with no more
-		 * capabilities than the tree (launch.c drops only
-		 * CAP_SYS_PTRACE from it).
+		 * capabilities than the tree but CAP_SYS_PTRACE and
+		 * CAP_SYS_RESOURCE, which launch.c drops from it.
 		 */
 		union {
 			int word;
