@@ -731,6 +731,16 @@ static int add_owner_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 		if (owner_cmds[i].nr == nr)
 			rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &cmd);
 	}
+	/* F_SETLEASE: a lease is decided as a change of the file, as the
+	 * attribute ioctls are (supervisor/notify.c). */
+	if (rc == 0 && fileattr && nr == __NR_fcntl) {
+		struct scmp_arg_cmp cmd = {
+			.arg = 1, .op = SCMP_CMP_MASKED_EQ,
+			.datum_a = 0xffffffffu, .datum_b = 1024 /* F_SETLEASE */,
+		};
+
+		rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &cmd);
+	}
 	for (size_t i = 0; rc == 0 && fileattr && nr == __NR_ioctl &&
 			   i < ARRAY_SIZE(fileattr_cmds); i++) {
 		struct scmp_arg_cmp cmd = ioctl_cmd(fileattr_cmds[i].cmd);

@@ -2958,6 +2958,79 @@ gone:
 	return 0;
 }
 
+/*
+ * Security: a file lease (fcntl F_SETLEASE, F_RDLCK or F_WRLCK) makes
+ * every other process that opens the file for writing, or truncates it,
+ * wait for the holder (up to lease-break-time, 45 s by default) and tells
+ * the holder about it: a hold on a file shared with the whole system.
+ * Under a policy that mediates fchmod it is decided as a change of the
+ * file its fd names (a write, as an fchmod): allowed where the tree may
+ * write, refused on files it may only read.  Continued, for the lease
+ * belongs to the caller's open file and its break signal goes to the
+ * caller; so refused when another task shares the caller's fd table and
+ * could swap the fd first.
+ */
+static const struct rules_syscall_info fcntl_on_file = {
+	.name = "fcntl", .nr = SYS_fcntl, .kind = RULES_KIND_PATH,
+	.access = RULES_ACC_WRITE, .path_arg = { -1, -1 },
+	.dirfd_arg = { 0, -1 }, .addr_arg = -1, .addrlen_arg = -1,
+};
+
+static bool is_lease_taken(const __u64 *a)
+{
+	return (uint32_t)a[1] == F_SETLEASE && (uint32_t)a[2] != F_UNLCK;
+}
+
+static int lease_call(struct sup *s, struct call *c)
+{
+	struct rules_event ev = { .nr = c->req->data.nr, .exe = c->exe };
+	struct rules_verdict scalar;
+	struct resolved r;
+	int rc;
+
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	rules_match(s->rules, &ev, &scalar);
+	resolved_init(&r);
+	c->info = &fcntl_on_file;
+	c->match_nr = SYS_fchmod;
+	rc = copy_path(c, -1, "fd");
+	if (rc == 0)
+		rc = call_resolve_open(s, c, 0, RES_FOLLOW, RULES_ACC_WRITE, 0,
+				       &r);
+	if (rc == 0 && notify_id_valid(s, c->req->id))
+		decide_path(s, c, &c->paths[0], &r, RULES_ACC_WRITE);
+	resolved_release(&r);
+	if (!notify_id_valid(s, c->req->id))
+		return 0;
+	if (rc < 0) {
+		/* No file: EBADF, as the kernel answers. */
+		c->err = -rc;
+		return notify_finish(s, c, false);
+	}
+	decide_call(c);
+	if (rules_action_rank(scalar.action) > rules_action_rank(c->v.action))
+		c->v = scalar;
+	if (c->v.stack && stack_request(s, c) > 0)
+		return 0;
+	if (c->v.action == RULES_REWRITE) {
+		notify_verdict_builtin(&c->v, "sysgate:unsupported", EACCES);
+		c->note = "a file lease cannot be rewritten";
+	}
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		return 0;
+	if (c->v.action == RULES_ALLOW && tracee_files_shared(c->tid)) {
+		notify_verdict_builtin(&c->v, "sysgate:shared-fds", EPERM);
+		c->note = "a file lease with an fd table that another task "
+			  "shares";
+	}
+	if (c->v.action != RULES_ALLOW)
+		return notify_finish(s, c, false);
+	/* Security: no other task shares the table and the caller waits:
+	 * the number still names the file decided on. */
+	tracee_fd_call_continued(c->tid);
+	return notify_finish(s, c, true);
+}
+
 static int handle_scalar(struct sup *s, struct call *c)
 {
 	struct rules_event ev = {
@@ -2969,6 +3042,9 @@ static int handle_scalar(struct sup *s, struct call *c)
 	/* Security: before anything else, a rewritten call included. */
 	if (sysv_is_call(c->req->data.nr) && sysv_check(c))
 		return notify_finish(s, c, false);
+	if (c->req->data.nr == SYS_fcntl && is_lease_taken(c->req->data.args) &&
+	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)
+		return lease_call(s, c);
 	if (c->req->data.nr == SYS_ioctl &&
 	    rules_fileattr_cmd(c->req->data.args[1]) &&
 	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)

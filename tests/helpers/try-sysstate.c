@@ -15,6 +15,8 @@
  *   try-sysstate mq-exists NAME      0 when the queue exists
  *   try-sysstate mq-unlink NAME      removes it
  *   try-sysstate quota               quotactl(Q_GETFMT) on /
+ *   try-sysstate lease FILE [SECS]   a read lease on FILE (opened read-only),
+ *                                    held SECS seconds; prints "lease ERRNO"
  *   try-sysstate crash DIR           chdir(DIR), raise RLIMIT_CORE, SIGSEGV
  *   try-sysstate core-limit          raise RLIMIT_CORE's hard limit
  */
@@ -173,6 +175,18 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "mq-unlink") && argc > 2)
 		return victim_result(op, err_of(mq_unlink(argv[2])));
+	if (!strcmp(op, "lease") && argc > 2) {
+		int fd = open(argv[2], O_RDONLY | O_CLOEXEC), err;
+
+		if (fd < 0)
+			victim_setup_fail("open %s", argv[2]);
+		err = err_of(fcntl(fd, F_SETLEASE, F_RDLCK));
+		printf("lease %d\n", err);
+		fflush(stdout);
+		if (!err && argc > 3)
+			sleep((unsigned)atoi(argv[3]));
+		return victim_result(op, err);
+	}
 	if (!strcmp(op, "quota")) {
 		unsigned fmt;
 

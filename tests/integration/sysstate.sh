@@ -161,6 +161,52 @@ core_cases() {
 	c core-limit-raise - EPERM - "$B/try-sysstate" core-limit
 }
 
+# lease_held FILE: /proc/locks shows a lease on FILE's inode.
+lease_held() {
+	local ino
+	ino=$(stat -c %i "$1") || return 1
+	awk -v ino="$ino" '$2 == "LEASE" { n = split($6, f, ":"); if (f[n] == ino) h = 1 } END { exit !h }' /proc/locks
+}
+
+# lease_case NAME FILE PREFIX...: PREFIX (a sysgate
+# run, or nothing: natively) takes a read lease on FILE and holds it 3 s;
+# seen from outside, /proc/locks lists it or not.  Sets LEASE_SEEN and
+# LEASE_ERR (the errno the taker saw).
+lease_case() {
+	local name=$1 file=$2 out=$R/$1.out i
+	shift 2
+	sg_envs
+	(cd "$W" && exec timeout -k 5 20 "${SG_AS[@]}" env -i "${SG_ENVS[@]}" \
+		"$@" "$B/try-sysstate" lease "$file" 3) >"$out" 2>"$R/$name.err" </dev/null &
+	local pid=$!
+	for i in $(seq 100); do
+		grep -q '^lease ' "$out" 2>/dev/null && break
+		sleep 0.1
+	done
+	LEASE_SEEN=no
+	lease_held "$file" && LEASE_SEEN=yes
+	LEASE_ERR=$(sed -n 's/^lease //p' "$out")
+	wait "$pid"
+}
+
+lease_cases() {
+	echo "PUBLIC outside" >"$O/lease.txt"
+	echo "PUBLIC inside" >"$W/lease.txt"
+	[ "$U" = root ] || chown "$U:" "$O/lease.txt" "$W/lease.txt"
+	lease_case lease-native "$O/lease.txt"
+	[ "$LEASE_SEEN" = yes ] && [ "$LEASE_ERR" = 0 ] ||
+		sg_harness_error "a native lease as $U was not seen (err ${LEASE_ERR:-none})"
+	lease_case lease-outside "$O/lease.txt" "$SYSGATE" run -a "$R/lease-outside.jsonl" --
+	check lease-outside-refused test "$LEASE_ERR" = "$(sg_errno EACCES)"
+	check lease-outside-not-held test "$LEASE_SEEN" = no
+	check lease-outside-recorded "$PY" "$AUDITQ" "$R/lease-outside.jsonl" --type syscall \
+		--syscall fcntl --path "$O/lease.txt" --action deny --rule no-writes-elsewhere
+	# In the write area a lease is the tree's business.
+	lease_case lease-inside "$W/lease.txt" "$SYSGATE" run -a "$R/lease-inside.jsonl" --
+	check lease-inside-taken test "$LEASE_ERR" = 0
+	check lease-inside-held test "$LEASE_SEEN" = yes
+}
+
 cases() {
 	B=$W/vb
 	rm -rf "$B"
@@ -171,6 +217,7 @@ cases() {
 	mqueue_cases
 	c quotactl - EPERM "--type syscall --syscall quotactl --action deny" \
 		"$B/try-sysstate" quota
+	lease_cases
 	core_cases
 }
 

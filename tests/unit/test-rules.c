@@ -3416,6 +3416,55 @@ static void test_policies_system_state(void)
 	}
 }
 
+/* A lease (fcntl F_SETLEASE) reaches the supervisor wherever fchmod is
+ * mediated, to be decided as a change of the file; other fcntl commands
+ * stay in the kernel. */
+static void test_filter_lease(void)
+{
+	static const struct {
+		const char *text;
+		bool notified;
+	} pols[] = {
+		{ NULL, true },	/* the built-in policy */
+		{ "[policy]\ndefault = allow\naudit = none\n", false },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule w]\nsyscalls = fchmod\npath = /tmp/**\n"
+		  "action = allow\n", true },
+	};
+	char err[RULES_ERR_MAX];
+
+	for (size_t i = 0; i < ARRAY_LEN(pols); i++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+		struct seccomp_data d = { .nr = __NR_fcntl,
+					  .arch = AUDIT_ARCH_X86_64 };
+
+		if (pols[i].text)
+			rs = load_ok(pols[i].text);
+		else
+			CU_ASSERT_EQUAL(rules_load_default(&vars, &rs, err,
+							   sizeof(err)), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		d.args[0] = 3;
+		d.args[1] = 1024;	/* F_SETLEASE */
+		d.args[2] = 0;		/* F_RDLCK */
+		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+				pols[i].notified ? SECCOMP_RET_USER_NOTIF :
+						   SECCOMP_RET_ALLOW);
+		/* Only the low 32 bits are the command. */
+		d.args[1] = 0xffffffff00000000ull | 1024;
+		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+				pols[i].notified ? SECCOMP_RET_USER_NOTIF :
+						   SECCOMP_RET_ALLOW);
+		d.args[1] = 1025;	/* F_GETLEASE */
+		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+				SECCOMP_RET_ALLOW);
+		free(prog.filter);
+		rules_free(rs);
+	}
+}
+
 /* ---------------------------------------------------------------------
  */
 
@@ -3465,6 +3514,7 @@ int main(void)
 		{ "groups: system-wide state", test_groups_system_state },
 		{ "filter: SysV IPC always notified", test_sysv_always_notified },
 		{ "policies: system-wide state refused", test_policies_system_state },
+		{ "filter: file leases", test_filter_lease },
 	};
 	return unit_run("rules", tests, ARRAY_LEN(tests));
 }
