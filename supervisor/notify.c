@@ -3075,6 +3075,9 @@ static int handle_scalar(struct sup *s, struct call *c)
 		 * written when it was rewritten. */
 		c->v.action = RULES_ALLOW;
 		c->v.audit = false;
+		/* A SysV get is made here as any other, rewritten or not. */
+		if (sysv_is_call(c->req->data.nr) && sysv_allowed(s, c))
+			return notify_finish(s, c, false);
 		return notify_finish(s, c, true);
 	}
 	if (c->v.action == RULES_REWRITE)

@@ -115,6 +115,17 @@ sysv_cases() {
 	local key=$((0x5900000 + RANDOM))
 	c own-key - 0 - "$B/try-sysstate" own-key "$key"
 	check own-key-removed bash -c '! awk -v k="$1" "NR > 1 && \$1 == k { f = 1 } END { exit !f }" /proc/sysvipc/msg' _ "$key"
+	# A get a rule rewrites is made by the supervisor all the same.
+	policy rw <<'EOF'
+[policy]
+default = allow
+[rule rw]
+syscalls = msgget
+arg1_set = 0x1ff
+action = rewrite
+EOF
+	c own-ipc-rewritten rw 0 "--type syscall --syscall msgget --action rewrite" \
+		"$B/try-sysstate" own-ipc
 	# One the tree leaves behind is gone with the run.
 	key=$((0x5a00000 + RANDOM))
 	c own-leave - 0 "--type run.end --field ipc_removed=1" \
