@@ -36,6 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "supervisor/internal.h"
 
 /* ctl commands as the kernel reads them (glibc adds IPC_64). */
@@ -111,29 +112,38 @@ static void rmid(enum sysv_kind kind, int id)
 	}
 }
 
-/* What a SysV call is: a get, a call on an id (which argument), or
- * neither (shmdt: an address of the caller's own). */
+/* What a SysV call is: a get, a call on the id in its first argument
+ * (a ctl: with its cmd in ctl_cmd_arg), or neither (shmdt: an address of
+ * the caller's own, not listed). */
 struct sysv_call {
+	int nr;
 	enum sysv_kind kind;
 	bool get;
 	int ctl_cmd_arg;	/* the ctl's cmd argument, -1: not a ctl */
 };
 
+static const struct sysv_call sysv_calls[] = {
+	{ SYS_shmget, SYSV_SHM, true, -1 },
+	{ SYS_msgget, SYSV_MSG, true, -1 },
+	{ SYS_semget, SYSV_SEM, true, -1 },
+	{ SYS_shmat, SYSV_SHM, false, -1 },
+	{ SYS_msgsnd, SYSV_MSG, false, -1 },
+	{ SYS_msgrcv, SYSV_MSG, false, -1 },
+	{ SYS_semop, SYSV_SEM, false, -1 },
+	{ SYS_semtimedop, SYSV_SEM, false, -1 },
+	{ SYS_shmctl, SYSV_SHM, false, 1 },
+	{ SYS_msgctl, SYSV_MSG, false, 1 },
+	{ SYS_semctl, SYSV_SEM, false, 2 },
+};
+
 static bool sysv_classify(int nr, struct sysv_call *sc)
 {
-	*sc = (struct sysv_call){ .ctl_cmd_arg = -1 };
-	switch (nr) {
-	case SYS_shmget: sc->kind = SYSV_SHM; sc->get = true; return true;
-	case SYS_msgget: sc->kind = SYSV_MSG; sc->get = true; return true;
-	case SYS_semget: sc->kind = SYSV_SEM; sc->get = true; return true;
-	case SYS_shmat: sc->kind = SYSV_SHM; return true;
-	case SYS_msgsnd: case SYS_msgrcv: sc->kind = SYSV_MSG; return true;
-	case SYS_semop: case SYS_semtimedop: sc->kind = SYSV_SEM; return true;
-	case SYS_shmctl: sc->kind = SYSV_SHM; sc->ctl_cmd_arg = 1; return true;
-	case SYS_msgctl: sc->kind = SYSV_MSG; sc->ctl_cmd_arg = 1; return true;
-	case SYS_semctl: sc->kind = SYSV_SEM; sc->ctl_cmd_arg = 2; return true;
-	default: return false;
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(sysv_calls); i++)
+		if (sysv_calls[i].nr == nr) {
+			*sc = sysv_calls[i];
+			return true;
+		}
+	return false;
 }
 
 bool sysv_is_call(int nr)
@@ -174,8 +184,7 @@ int sysv_check(struct call *c)
 	const __u64 *a = c->req->data.args;
 	struct sysv_call sc;
 
-	if (!sysv_classify(c->req->data.nr, &sc) || sc.get ||
-	    c->req->data.nr == SYS_shmdt)
+	if (!sysv_classify(c->req->data.nr, &sc) || sc.get)
 		return 0;
 	if (sc.ctl_cmd_arg >= 0 && ctl_reads(sc.kind, (unsigned)a[sc.ctl_cmd_arg]))
 		return 0;
