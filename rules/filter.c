@@ -790,9 +790,33 @@ static int add_target_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 	return rc;
 }
 
+/*
+ * Security: the tree's core size limit is 0, soft and hard (launch.c),
+ * and it lacks CAP_SYS_RESOURCE, so the kernel refuses any raise; a call
+ * that sets RLIMIT_CORE reaches the supervisor all the same, which
+ * refuses and records a raise (the kernel's EPERM would leave no trace).
+ */
+static int add_core_limit_rule(scmp_filter_ctx ctx, uint32_t def_act, int nr)
+{
+	unsigned res_arg = nr == __NR_setrlimit ? 0 : 1;
+	struct scmp_arg_cmp c[2] = {
+		{ .arg = res_arg, .op = SCMP_CMP_MASKED_EQ,
+		  .datum_a = 0xffffffffu, .datum_b = 4 /* RLIMIT_CORE */ },
+		{ .arg = res_arg + 1, .op = SCMP_CMP_NE, .datum_a = 0 },
+	};
+
+	return add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 2, c);
+}
+
 static int add_syscall(const struct rules_set *rs, scmp_filter_ctx ctx,
 		       uint32_t def_act, int nr, const struct plan *p)
 {
+	if (nr == __NR_setrlimit || nr == __NR_prlimit64) {
+		int rc = add_core_limit_rule(ctx, def_act, nr);
+
+		if (rc < 0)
+			return rc;
+	}
 	if (nr == __NR_clone)
 		return add_clone(ctx, def_act, p);
 	if ((nr == __NR_fcntl || nr == __NR_ioctl) &&
@@ -877,6 +901,7 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	nr_add_all(named, xattrat, ARRAY_SIZE(xattrat));
 	nr_add_all(named, always_notified, ARRAY_SIZE(always_notified));
 	nr_add_all(named, sysv_calls, ARRAY_SIZE(sysv_calls));
+	rules_nr_add(named, __NR_setrlimit);
 	nr_add_all(named, pid_calls, ARRAY_SIZE(pid_calls));
 	for (i = 0; i < ARRAY_SIZE(who_calls); i++)
 		rules_nr_add(named, who_calls[i].nr);

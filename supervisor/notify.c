@@ -30,6 +30,7 @@
 #include <sys/xattr.h>
 #include <utime.h>
 #include <linux/limits.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -3031,6 +3032,32 @@ static int lease_call(struct sup *s, struct call *c)
 	return notify_finish(s, c, true);
 }
 
+/*
+ * Security: a raise of the tree's core size limit, which launch.c sets to
+ * 0 (soft and hard), is refused and recorded: a core dump is a file the
+ * kernel writes past every rule.  The kernel would refuse a raise of the
+ * hard limit itself (the tree lacks CAP_SYS_RESOURCE) and a soft limit
+ * above it, so a buffer changed after this copy gains nothing; this check
+ * is what puts the attempt in the trail.  True when c is refused.
+ */
+static bool core_limit_raised(struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+	unsigned res = (unsigned)(nr == SYS_setrlimit ? a[0] : a[1]);
+	uint64_t addr = nr == SYS_setrlimit ? a[1] : a[2];
+	struct rlimit rl;
+
+	if ((nr != SYS_setrlimit && nr != SYS_prlimit64) ||
+	    res != RLIMIT_CORE || !addr ||
+	    tracee_read(c->tid, addr, &rl, sizeof(rl)) < 0 ||
+	    (rl.rlim_cur == 0 && rl.rlim_max == 0))
+		return false;
+	notify_verdict_builtin(&c->v, "sysgate:core-limit", EPERM);
+	c->note = "a core size limit above 0";
+	return true;
+}
+
 static int handle_scalar(struct sup *s, struct call *c)
 {
 	struct rules_event ev = {
@@ -3041,6 +3068,8 @@ static int handle_scalar(struct sup *s, struct call *c)
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
 	/* Security: before anything else, a rewritten call included. */
 	if (sysv_is_call(c->req->data.nr) && sysv_check(c))
+		return notify_finish(s, c, false);
+	if (core_limit_raised(c))
 		return notify_finish(s, c, false);
 	if (c->req->data.nr == SYS_fcntl && is_lease_taken(c->req->data.args) &&
 	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)

@@ -19,6 +19,7 @@
  *                                    held SECS seconds; prints "lease ERRNO"
  *   try-sysstate crash DIR           chdir(DIR), raise RLIMIT_CORE, SIGSEGV
  *   try-sysstate core-limit          raise RLIMIT_CORE's hard limit
+ *   try-sysstate core-limit-zero     set RLIMIT_CORE to 0 (soft and hard)
  */
 #include "victim.h"
 
@@ -196,6 +197,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "crash") && argc > 2)
 		return crash(argv[2]);
+	if (!strcmp(op, "core-limit-zero")) {
+		struct rlimit rl = { 0, 0 };
+
+		return victim_result(op, err_of(setrlimit(RLIMIT_CORE, &rl)));
+	}
 	if (!strcmp(op, "core-limit")) {
 		struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 

@@ -150,7 +150,8 @@ core_cases() {
 		# The kernel pipes cores to a program: no file attack to
 		# try, nothing of it is checked here.
 		echo "# core_pattern pipes to a program: the core file cases are not run"
-		c core-limit-raise - EPERM - "$B/try-sysstate" core-limit
+		c core-limit-raise - EPERM "--type syscall --rule sysgate:core-limit --action deny" \
+			"$B/try-sysstate" core-limit
 		return
 	fi
 	rm -rf "$d"
@@ -169,7 +170,10 @@ core_cases() {
 		"$B/try-sysstate" crash "$d"
 	check core-not-written grep -qx PLANTED "$d/core"
 	check core-no-other bash -c '[ "$(ls "$1" | wc -l)" = 1 ]' _ "$d"
-	c core-limit-raise - EPERM - "$B/try-sysstate" core-limit
+	c core-limit-raise - EPERM "--type syscall --rule sysgate:core-limit --action deny" \
+		"$B/try-sysstate" core-limit
+	c core-limit-zero - 0 "--type syscall --syscall prlimit64 --action allow" \
+		"$B/try-sysstate" core-limit-zero
 }
 
 # lease_held FILE: /proc/locks shows a lease on FILE's inode.
