@@ -167,6 +167,17 @@ static const int always_notified[] = {
 };
 
 /*
+ * Security: SysV IPC, always seen: the supervisor makes the tree's
+ * objects (the get calls) and keeps their ids, and refuses the calls that
+ * act on an object the tree did not make (supervisor/sysv.c).
+ */
+static const int sysv_calls[] = {
+	__NR_shmget, __NR_shmat, __NR_shmctl, __NR_msgget, __NR_msgsnd,
+	__NR_msgrcv, __NR_msgctl, __NR_semget, __NR_semop, __NR_semtimedop,
+	__NR_semctl,
+};
+
+/*
  * Security: calls that act on another process named by pid (0: the caller
  * itself), or by "which" and "who" (setpriority, ioprio_set: a process, a
  * process group or every process of a user).  prlimit64 can kill one
@@ -253,7 +264,8 @@ bool rules_moves_root(int nr)
 bool rules_always_notified(int nr)
 {
 	return rules_changes_creds(nr) ||
-	       nr_in(always_notified, ARRAY_SIZE(always_notified), nr);
+	       nr_in(always_notified, ARRAY_SIZE(always_notified), nr) ||
+	       nr_in(sysv_calls, ARRAY_SIZE(sysv_calls), nr);
 }
 
 bool rules_never_allows(const struct rules_set *rs, int nr)
@@ -865,6 +877,16 @@ static int add_owner_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 		if (owner_cmds[i].nr == nr)
 			rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &cmd);
 	}
+	/* F_SETLEASE: a lease is decided as a change of the file, as the
+	 * attribute ioctls are (supervisor/notify.c). */
+	if (rc == 0 && fileattr && nr == __NR_fcntl) {
+		struct scmp_arg_cmp cmd = {
+			.arg = 1, .op = SCMP_CMP_MASKED_EQ,
+			.datum_a = 0xffffffffu, .datum_b = 1024 /* F_SETLEASE */,
+		};
+
+		rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &cmd);
+	}
 	for (size_t i = 0; rc == 0 && fileattr && nr == __NR_ioctl &&
 			   i < ARRAY_SIZE(fileattr_cmds); i++) {
 		struct scmp_arg_cmp cmd = ioctl_cmd(fileattr_cmds[i].cmd);
@@ -914,9 +936,33 @@ static int add_target_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 	return rc;
 }
 
+/*
+ * Security: the tree's core size limit is 0, soft and hard (launch.c),
+ * and it lacks CAP_SYS_RESOURCE, so the kernel refuses any raise; a call
+ * that sets RLIMIT_CORE reaches the supervisor all the same, which
+ * refuses and records a raise (the kernel's EPERM would leave no trace).
+ */
+static int add_core_limit_rule(scmp_filter_ctx ctx, uint32_t def_act, int nr)
+{
+	unsigned res_arg = nr == __NR_setrlimit ? 0 : 1;
+	struct scmp_arg_cmp c[2] = {
+		{ .arg = res_arg, .op = SCMP_CMP_MASKED_EQ,
+		  .datum_a = 0xffffffffu, .datum_b = 4 /* RLIMIT_CORE */ },
+		{ .arg = res_arg + 1, .op = SCMP_CMP_NE, .datum_a = 0 },
+	};
+
+	return add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 2, c);
+}
+
 static int add_syscall(const struct rules_set *rs, scmp_filter_ctx ctx,
 		       uint32_t def_act, int nr, const struct plan *p)
 {
+	if (nr == __NR_setrlimit || nr == __NR_prlimit64) {
+		int rc = add_core_limit_rule(ctx, def_act, nr);
+
+		if (rc < 0)
+			return rc;
+	}
 	if (nr == __NR_clone)
 		return add_clone(ctx, def_act, p);
 	if ((nr == __NR_fcntl || nr == __NR_ioctl) &&
@@ -1070,6 +1116,8 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_ioctl);
 	nr_add_all(named, xattrat, ARRAY_SIZE(xattrat));
 	nr_add_all(named, always_notified, ARRAY_SIZE(always_notified));
+	nr_add_all(named, sysv_calls, ARRAY_SIZE(sysv_calls));
+	rules_nr_add(named, __NR_setrlimit);
 	nr_add_all(named, pid_calls, ARRAY_SIZE(pid_calls));
 	for (i = 0; i < ARRAY_SIZE(who_calls); i++)
 		rules_nr_add(named, who_calls[i].nr);

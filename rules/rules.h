@@ -245,7 +245,8 @@ bool rules_filter_has_guards(const struct rules_set *rs);
  * True for the calls every filter sends to the supervisor whatever the
  * policy (signals and process-group changes, whose targets the supervisor
  * keeps inside the traced tree; chdir and fchdir, since it keeps each
- * task's working directory; umask; the calls that change credentials).
+ * task's working directory; umask; the calls that change credentials;
+ * SysV IPC but shmdt, whose objects the supervisor makes and checks).
  */
 bool rules_always_notified(int nr);
 /* The calls among them that change the caller's credentials (the set*id

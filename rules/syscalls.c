@@ -390,6 +390,26 @@ static const char *const group_privileged[] = {
 	"nfsservctl", NULL
 };
 
+/*
+ * Security: state the whole system shares, beyond the tree's files: the
+ * host and domain names (of the UTS namespace), POSIX message queues
+ * (which outlive the run), disk quotas, SysV IPC.  SysV calls on objects
+ * the tree did not make are refused whatever the rules say
+ * (supervisor/sysv.c); the group lets a policy refuse SysV IPC whole.
+ */
+static const char *const group_hostname[] = {
+	"sethostname", "setdomainname", NULL
+};
+static const char *const group_mqueue[] = {
+	"mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+	"mq_notify", "mq_getsetattr", NULL
+};
+static const char *const group_quota[] = { "quotactl", "quotactl_fd", NULL };
+static const char *const group_ipc[] = {
+	"shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv",
+	"msgctl", "semget", "semop", "semtimedop", "semctl", NULL
+};
+
 static const struct {
 	const char *name;
 	const char *const *members;
@@ -400,6 +420,10 @@ static const struct {
 	{ "@network", group_network },
 	{ "@process", group_process },
 	{ "@privileged", group_privileged },
+	{ "@hostname", group_hostname },
+	{ "@mqueue", group_mqueue },
+	{ "@quota", group_quota },
+	{ "@ipc", group_ipc },
 };
 
 /* Each group's numbers, looked up once (a policy names the same groups

@@ -188,6 +188,8 @@ struct sup {
 	bool sync_on;             /* ... and the listener has it now */
 	pid_t last_caller;        /* tid of the last notification */
 	uint64_t caller_switch;   /* notifications when it changed */
+	unsigned ipc_removed;     /* SysV objects of the tree removed at
+				   * the end of the run (sysv.c) */
 };
 
 extern struct sup *sup_global;
@@ -525,6 +527,21 @@ int notify_caller_umask(struct call *c);
 /* connect, bind, sendto, sendmsg, sendmmsg (net.c). */
 int net_handle(struct sup *s, struct call *c);
 
+/* ------------------------------------------------------------------ */
+/* SysV IPC (sysv.c): the tree's objects, made by the supervisor.      */
+
+/* shmget, shmat, shmctl, msg*, sem* (not shmdt: an address of its own). */
+bool sysv_is_call(int nr);
+/* Before the rules: 1 when c acts on an object the tree did not make
+ * (c->v is then a built-in refusal), 0 when the rules decide it. */
+int sysv_check(struct call *c);
+/* After the rules allowed c: 1 when the supervisor carried it out (a
+ * get: c holds its result or error, or a built-in refusal), 0 when it
+ * may continue.  The event loop's thread only. */
+int sysv_allowed(struct sup *s, struct call *c);
+/* Remove every object the tree made and still has; how many. */
+unsigned sysv_end_of_run(void);
+
 /* --user: give the event loop's thread its own credentials back, if it
  * holds a caller's (kept from one call to the next): called before any
  * work of the supervisor's own. */
@@ -710,6 +727,8 @@ int record_fork(struct sup *s, pid_t pid, pid_t ppid, pid_t tgid, const char *ki
 /* proc.exec: path (the executable) and the argv of img (borrowed). */
 int record_exec(struct sup *s, struct proc *p, const char *path,
 		const struct exec_image *img);
+/* Read the kernel's core_pattern (before the tree starts). */
+void record_load_core_pattern(void);
 int record_exit(struct sup *s, struct proc *p, int status);
 int record_signal(struct sup *s, struct proc *p, int sig);
 int record_exec_violation(struct sup *s, struct proc *p, const char *why,

@@ -378,6 +378,21 @@ static CHILD_FN int child_main(void *arg)
 			child_fail("setting a resource limit", r);
 	}
 
+	{
+		/*
+		 * Security: a core dump is a file the kernel writes (and first
+		 * unlinks) in the crashing task's cwd, or where core_pattern
+		 * says, past every rule: none is written for the tree.  A
+		 * pattern that pipes to a program takes no notice of the
+		 * limit and writes nothing for the tree.  The hard limit
+		 * holds: CAP_SYS_RESOURCE, which could raise it, is dropped
+		 * below.
+		 */
+		const struct rlimit no_core = { 0, 0 };
+
+		if ((r = SYS4(SYS_prlimit64, 0, RLIMIT_CORE, &no_core, NULL)) < 0)
+			child_fail("setting RLIMIT_CORE", r);
+	}
 	if (ls->set_user) {
 		/* Groups first: setgroups needs the privilege setresuid drops.
 		 * The system calls: this task's credentials alone. */
@@ -397,6 +412,13 @@ static CHILD_FN int child_main(void *arg)
 	 */
 	if ((r = drop_cap(CAP_SYS_PTRACE)) < 0)
 		child_fail("dropping CAP_SYS_PTRACE", r);
+	/*
+	 * Security: CAP_SYS_RESOURCE raises hard resource limits: the core
+	 * limit of 0 above and the [limits] of the policy would be the
+	 * tree's to lift.
+	 */
+	if ((r = drop_cap(CAP_SYS_RESOURCE)) < 0)
+		child_fail("dropping CAP_SYS_RESOURCE", r);
 	if ((r = SYS2(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1)) < 0)
 		child_fail("PR_SET_NO_NEW_PRIVS", r);
 

@@ -1139,6 +1139,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 	if (prep.env)
 		env_err = apply_policy_env(opts);
 	s.env_dropped = prep.env_dropped;
+	record_load_core_pattern();
 	if (record_run_start(&s) < 0) {
 		fprintf(stderr, "sysgate: cannot write the audit trail\n");
 		cgroup_release(&s.cg);
@@ -1295,6 +1296,7 @@ end:
 	final_cgroup_checks(&s);
 	/* Every process of the tree is gone (or was never started). */
 	cgroup_release(&s.cg);
+	s.ipc_removed = sysv_end_of_run();
 	status = exit_status_of(&s);
 	if (s.wall_hit)
 		fprintf(stderr, "sysgate: the wall-time limit was reached: the process tree was killed\n");

@@ -30,6 +30,7 @@
 #include <sys/xattr.h>
 #include <utime.h>
 #include <linux/limits.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -3053,8 +3054,8 @@ static int fileattr_call(struct sup *s, struct call *c)
 		 * Security: carried out on the file taken from the caller's
 		 * table (the one decided on), with a copy of the argument:
 		 * the supervisor runs as the caller's user, with no more
-		 * capabilities than the tree (launch.c drops only
-		 * CAP_SYS_PTRACE from it).
+		 * capabilities than the tree but CAP_SYS_PTRACE and
+		 * CAP_SYS_RESOURCE, which launch.c drops from it.
 		 */
 		union {
 			int word;
@@ -3079,6 +3080,105 @@ gone:
 	return 0;
 }
 
+/*
+ * Security: a file lease (fcntl F_SETLEASE, F_RDLCK or F_WRLCK) makes
+ * every other process that opens the file for writing, or truncates it,
+ * wait for the holder (up to lease-break-time, 45 s by default) and tells
+ * the holder about it: a hold on a file shared with the whole system.
+ * Under a policy that mediates fchmod it is decided as a change of the
+ * file its fd names (a write, as an fchmod): allowed where the tree may
+ * write, refused on files it may only read.  Continued, for the lease
+ * belongs to the caller's open file and its break signal goes to the
+ * caller; so refused when another task shares the caller's fd table and
+ * could swap the fd first.
+ */
+static const struct rules_syscall_info fcntl_on_file = {
+	.name = "fcntl", .nr = SYS_fcntl, .kind = RULES_KIND_PATH,
+	.access = RULES_ACC_WRITE, .path_arg = { -1, -1 },
+	.dirfd_arg = { 0, -1 }, .addr_arg = -1, .addrlen_arg = -1,
+};
+
+static bool is_lease_taken(const __u64 *a)
+{
+	return (uint32_t)a[1] == F_SETLEASE && (uint32_t)a[2] != F_UNLCK;
+}
+
+static int lease_call(struct sup *s, struct call *c)
+{
+	struct rules_event ev = { .nr = c->req->data.nr, .exe = c->exe };
+	struct rules_verdict scalar;
+	struct resolved r;
+	int rc;
+
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	rules_match(s->rules, &ev, &scalar);
+	resolved_init(&r);
+	c->info = &fcntl_on_file;
+	c->match_nr = SYS_fchmod;
+	rc = copy_path(c, -1, "fd");
+	if (rc == 0)
+		rc = call_resolve_open(s, c, 0, RES_FOLLOW, RULES_ACC_WRITE, 0,
+				       &r);
+	if (rc == 0 && notify_id_valid(s, c->req->id))
+		decide_path(s, c, &c->paths[0], &r, RULES_ACC_WRITE);
+	resolved_release(&r);
+	if (!notify_id_valid(s, c->req->id))
+		return 0;
+	if (rc < 0) {
+		/* No file: EBADF, as the kernel answers. */
+		c->err = -rc;
+		return notify_finish(s, c, false);
+	}
+	decide_call(c);
+	if (rules_action_rank(scalar.action) > rules_action_rank(c->v.action))
+		c->v = scalar;
+	if (c->v.stack && stack_request(s, c) > 0)
+		return 0;
+	if (c->v.action == RULES_REWRITE) {
+		notify_verdict_builtin(&c->v, "sysgate:unsupported", EACCES);
+		c->note = "a file lease cannot be rewritten";
+	}
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		return 0;
+	if (c->v.action == RULES_ALLOW && tracee_files_shared(c->tid)) {
+		notify_verdict_builtin(&c->v, "sysgate:shared-fds", EPERM);
+		c->note = "a file lease with an fd table that another task "
+			  "shares";
+	}
+	if (c->v.action != RULES_ALLOW)
+		return notify_finish(s, c, false);
+	/* Security: no other task shares the table and the caller waits:
+	 * the number still names the file decided on. */
+	tracee_fd_call_continued(c->tid);
+	return notify_finish(s, c, true);
+}
+
+/*
+ * Security: a raise of the tree's core size limit, which launch.c sets to
+ * 0 (soft and hard), is refused and recorded: a core dump is a file the
+ * kernel writes past every rule.  The kernel would refuse a raise of the
+ * hard limit itself (the tree lacks CAP_SYS_RESOURCE) and a soft limit
+ * above it, so a buffer changed after this copy gains nothing; this check
+ * is what puts the attempt in the trail.  True when c is refused.
+ */
+static bool core_limit_raised(struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	int nr = c->req->data.nr;
+	unsigned res = (unsigned)(nr == SYS_setrlimit ? a[0] : a[1]);
+	uint64_t addr = nr == SYS_setrlimit ? a[1] : a[2];
+	struct rlimit rl;
+
+	if ((nr != SYS_setrlimit && nr != SYS_prlimit64) ||
+	    res != RLIMIT_CORE || !addr ||
+	    tracee_read(c->tid, addr, &rl, sizeof(rl)) < 0 ||
+	    (rl.rlim_cur == 0 && rl.rlim_max == 0))
+		return false;
+	notify_verdict_builtin(&c->v, "sysgate:core-limit", EPERM);
+	c->note = "a core size limit above 0";
+	return true;
+}
+
 static int handle_scalar(struct sup *s, struct call *c)
 {
 	struct rules_event ev = {
@@ -3087,6 +3187,14 @@ static int handle_scalar(struct sup *s, struct call *c)
 	};
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	/* Security: before anything else, a rewritten call included. */
+	if (sysv_is_call(c->req->data.nr) && sysv_check(c))
+		return notify_finish(s, c, false);
+	if (core_limit_raised(c))
+		return notify_finish(s, c, false);
+	if (c->req->data.nr == SYS_fcntl && is_lease_taken(c->req->data.args) &&
+	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)
+		return lease_call(s, c);
 	if (c->req->data.nr == SYS_ioctl &&
 	    rules_fileattr_cmd(c->req->data.args[1]) &&
 	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)
@@ -3121,12 +3229,18 @@ static int handle_scalar(struct sup *s, struct call *c)
 		 * written when it was rewritten. */
 		c->v.action = RULES_ALLOW;
 		c->v.audit = false;
+		/* A SysV get is made here as any other, rewritten or not. */
+		if (sysv_is_call(c->req->data.nr) && sysv_allowed(s, c))
+			return notify_finish(s, c, false);
 		return notify_finish(s, c, true);
 	}
 	if (c->v.action == RULES_REWRITE)
 		return scalar_rewrite(s, c);
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		return 0;
+	if (c->v.action == RULES_ALLOW && sysv_is_call(c->req->data.nr) &&
+	    sysv_allowed(s, c))
+		return notify_finish(s, c, false);
 	if (c->v.action == RULES_ALLOW && is_fork(c->req->data.nr) &&
 	    s->max_tasks) {
 		struct proc *p = procs_find(c->tid);

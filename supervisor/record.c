@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sodium.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -764,6 +765,8 @@ int record_run_end(struct sup *s, int exit_status)
 		audit_str(r, "status", "exited");
 	}
 	audit_uint(r, "duration_ms", (sup_now_us() - s->start_us) / 1000);
+	if (s->ipc_removed)
+		audit_uint(r, "ipc_removed", s->ipc_removed);
 	audit_obj_begin(r, "counts");
 	audit_uint(r, "allow", s->counts[RULES_ALLOW]);
 	audit_uint(r, "deny", s->counts[RULES_DENY]);
@@ -825,6 +828,57 @@ int record_exec_violation(struct sup *s, struct proc *p, const char *why,
 	return audit_commit(r);
 }
 
+/*
+ * The kernel's core_pattern, read once before the tree starts: where a
+ * core dump goes.  A pattern that starts with '|' pipes it to a program
+ * (which takes no notice of RLIMIT_CORE); any other is a file, which the
+ * tree's RLIMIT_CORE of 0 (launch.c) prevents.
+ */
+static char core_pattern[256];
+
+void record_load_core_pattern(void)
+{
+	int fd = open("/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, core_pattern, sizeof(core_pattern) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	core_pattern[n > 0 ? n : 0] = '\0';
+	core_pattern[strcspn(core_pattern, "\n")] = '\0';
+}
+
+/* The signals whose default action dumps core (signal(7)). */
+static bool sig_dumps_core(int sig)
+{
+	switch (sig) {
+	case SIGQUIT: case SIGILL: case SIGTRAP: case SIGABRT: case SIGBUS:
+	case SIGFPE: case SIGSEGV: case SIGXCPU: case SIGXFSZ: case SIGSYS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Where a task's core went: "core_dump" is "prevented" (no file was
+ * written), "program" (core_pattern pipes it to core_handler) or "file"
+ * (where core_pattern says, relative to the task's cwd). */
+static void record_core(struct audit_rec *r, int status)
+{
+	if (!WCOREDUMP(status)) {
+		if (sig_dumps_core(WTERMSIG(status)))
+			audit_str(r, "core_dump", "prevented");
+		return;
+	}
+	audit_bool(r, "core", true);
+	if (core_pattern[0] == '|') {
+		audit_str(r, "core_dump", "program");
+		audit_str(r, "core_handler", core_pattern + 1);
+	} else {
+		audit_str(r, "core_dump", "file");
+		audit_str(r, "core_pattern", core_pattern);
+	}
+}
+
 int record_exit(struct sup *s, struct proc *p, int status)
 {
 	struct audit_rec *r = audit_begin(s->audit, "proc.exit");
@@ -835,8 +889,7 @@ int record_exit(struct sup *s, struct proc *p, int status)
 		audit_bool(r, "thread", true);
 	if (WIFSIGNALED(status)) {
 		audit_str(r, "signal", sig_name(WTERMSIG(status)));
-		if (WCOREDUMP(status))
-			audit_bool(r, "core", true);
+		record_core(r, status);
 	} else {
 		audit_int(r, "code", WEXITSTATUS(status));
 	}

@@ -3559,6 +3559,242 @@ static void test_explain(void)
 /* END explain tests. */
 
 /* ---------------------------------------------------------------------
+ * System-wide state (issue 42, item 4): the groups, the shipped policies
+ * that refuse them, and SysV IPC always reaching the supervisor.
+ */
+
+static void test_groups_system_state(void)
+{
+	static const struct {
+		const char *group;
+		const char *const members[13];
+	} want[] = {
+		{ "@hostname", { "sethostname", "setdomainname" } },
+		{ "@mqueue", { "mq_open", "mq_unlink", "mq_timedsend",
+			       "mq_timedreceive", "mq_notify",
+			       "mq_getsetattr" } },
+		{ "@quota", { "quotactl", "quotactl_fd" } },
+		{ "@ipc", { "shmget", "shmat", "shmdt", "shmctl", "msgget",
+			    "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+			    "semtimedop", "semctl" } },
+	};
+
+	for (size_t g = 0; g < ARRAY_LEN(want); g++) {
+		uint64_t set[RULES_NR_WORDS] = { 0 };
+		int n = 0, nr;
+		size_t m;
+
+		CU_ASSERT_EQUAL_FATAL(rules_group_lookup(want[g].group, set), 0);
+		for (m = 0; want[g].members[m]; m++) {
+			const struct rules_syscall_info *si =
+				rules_syscall_by_name(want[g].members[m]);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(si);
+			if (!rules_nr_has(set, si->nr))
+				fprintf(stderr, "\n%s lacks %s\n",
+					want[g].group, want[g].members[m]);
+			CU_ASSERT_TRUE(rules_nr_has(set, si->nr));
+		}
+		/* Nothing else. */
+		for (nr = 0; nr < RULES_NR_MAX; nr++)
+			n += rules_nr_has(set, nr);
+		CU_ASSERT_EQUAL(n, (int)m);
+	}
+}
+
+/* The calls the supervisor must see whatever the policy: it makes the
+ * tree's SysV objects and refuses calls on others' (supervisor/sysv.c). */
+static void test_sysv_always_notified(void)
+{
+	static const char *const calls[] = {
+		"shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv",
+		"msgctl", "semget", "semop", "semtimedop", "semctl",
+	};
+	struct rules_set *rs = load_ok("[policy]\ndefault = allow\n"
+				       "audit = none\n");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	for (size_t i = 0; i < ARRAY_LEN(calls); i++) {
+		const struct rules_syscall_info *si =
+			rules_syscall_by_name(calls[i]);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(si);
+		CU_ASSERT_TRUE(rules_always_notified(si->nr));
+		CU_ASSERT_EQUAL(rules_mechanism(rs, si->nr, NULL),
+				RULES_MECH_NOTIFY);
+	}
+	/* shmdt detaches the caller's own mapping: no id to check. */
+	CU_ASSERT_FALSE(rules_always_notified(__NR_shmdt));
+	rules_free(rs);
+}
+
+/* The built-in and strict policies refuse the host name, message queues
+ * and quotas, in the kernel's filter too; a policy can refuse @ipc. */
+static void test_policies_system_state(void)
+{
+	static const char *const refused[] = {
+		"sethostname", "setdomainname", "mq_open", "mq_unlink",
+		"mq_timedsend", "mq_timedreceive", "mq_notify",
+		"mq_getsetattr", "quotactl", "quotactl_fd",
+	};
+	const char *srcdir = getenv("srcdir");
+	char err[RULES_ERR_MAX], path[PATH_MAX];
+
+	for (int p = 0; p < 2; p++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+
+		if (p == 0) {
+			CU_ASSERT_EQUAL_FATAL(rules_load_default(&vars, &rs, err,
+								 sizeof(err)), 0);
+		} else {
+			snprintf(path, sizeof(path), "%s/rules/policies/strict.ini",
+				 srcdir ? srcdir : ".");
+			CU_ASSERT_EQUAL_FATAL(rules_load_file(path, &vars, &rs, err,
+							      sizeof(err)), 0);
+		}
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		for (size_t i = 0; i < ARRAY_LEN(refused); i++) {
+			const struct rules_syscall_info *si =
+				rules_syscall_by_name(refused[i]);
+			struct rules_event ev = { .nr = si ? si->nr : -1 };
+			struct seccomp_data d = { .arch = AUDIT_ARCH_X86_64 };
+			struct rules_verdict v;
+			int64_t r;
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(si);
+			rules_match(rs, &ev, &v);
+			CU_ASSERT_EQUAL(v.action, RULES_DENY);
+			CU_ASSERT_EQUAL(v.err, EPERM);
+			CU_ASSERT_TRUE(v.audit);
+			CU_ASSERT_TRUE(rules_never_allows(rs, si->nr));
+			/* Refused in the kernel, or shown to the supervisor
+			 * (which then records the refusal): never allowed. */
+			d.nr = si->nr;
+			r = bpf_run(&prog, &d);
+			CU_ASSERT_NOT_EQUAL(r & SECCOMP_RET_ACTION_FULL,
+					    SECCOMP_RET_ALLOW);
+		}
+		free(prog.filter);
+		rules_free(rs);
+	}
+	{
+		struct rules_set *rs = load_ok("[policy]\ndefault = allow\n"
+					       "[rule no-ipc]\nsyscalls = @ipc\n"
+					       "action = deny\n");
+		struct rules_event ev = { .nr = __NR_shmget };
+		struct rules_verdict v;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+		rules_match(rs, &ev, &v);
+		CU_ASSERT_EQUAL(v.action, RULES_DENY);
+		CU_ASSERT_STRING_EQUAL(v.rule, "no-ipc");
+		rules_free(rs);
+	}
+}
+
+/* A lease (fcntl F_SETLEASE) reaches the supervisor wherever fchmod is
+ * mediated, to be decided as a change of the file; other fcntl commands
+ * stay in the kernel. */
+static void test_filter_lease(void)
+{
+	static const struct {
+		const char *text;
+		bool notified;
+	} pols[] = {
+		{ NULL, true },	/* the built-in policy */
+		{ "[policy]\ndefault = allow\naudit = none\n", false },
+		{ "[policy]\ndefault = allow\naudit = none\n"
+		  "[rule w]\nsyscalls = fchmod\npath = /tmp/**\n"
+		  "action = allow\n", true },
+	};
+	char err[RULES_ERR_MAX];
+
+	for (size_t i = 0; i < ARRAY_LEN(pols); i++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+		struct seccomp_data d = { .nr = __NR_fcntl,
+					  .arch = AUDIT_ARCH_X86_64 };
+
+		if (pols[i].text)
+			rs = load_ok(pols[i].text);
+		else
+			CU_ASSERT_EQUAL(rules_load_default(&vars, &rs, err,
+							   sizeof(err)), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		d.args[0] = 3;
+		d.args[1] = 1024;	/* F_SETLEASE */
+		d.args[2] = 0;		/* F_RDLCK */
+		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+				pols[i].notified ? SECCOMP_RET_USER_NOTIF :
+						   SECCOMP_RET_ALLOW);
+		/* Only the low 32 bits are the command. */
+		d.args[1] = 0xffffffff00000000ull | 1024;
+		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+				pols[i].notified ? SECCOMP_RET_USER_NOTIF :
+						   SECCOMP_RET_ALLOW);
+		d.args[1] = 1025;	/* F_GETLEASE */
+		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+				SECCOMP_RET_ALLOW);
+		free(prog.filter);
+		rules_free(rs);
+	}
+}
+
+/* A call that sets RLIMIT_CORE reaches the supervisor under any policy
+ * (which refuses and records a raise); reads and other limits do not. */
+static void test_filter_core_limit(void)
+{
+	static const struct {
+		int nr;
+		uint64_t args[4];
+		bool notified;
+	} calls[] = {
+		{ __NR_prlimit64, { 0, 4, 0x1000, 0 }, true },
+		{ __NR_prlimit64, { 0, 0xffffffff00000004ull, 0x1000, 0 }, true },
+		{ __NR_prlimit64, { 0, 4, 0, 0x1000 }, false },
+		{ __NR_prlimit64, { 0, 7, 0x1000, 0 }, false },
+		{ __NR_setrlimit, { 4, 0x1000 }, true },
+		{ __NR_setrlimit, { 7, 0x1000 }, false },
+		{ __NR_getrlimit, { 4, 0x1000 }, false },
+	};
+	static const char *const texts[] = {
+		NULL,
+		"[policy]\ndefault = allow\naudit = none\n",
+	};
+	char err[RULES_ERR_MAX];
+
+	for (size_t p = 0; p < ARRAY_LEN(texts); p++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+
+		if (texts[p])
+			rs = load_ok(texts[p]);
+		else
+			CU_ASSERT_EQUAL(rules_load_default(&vars, &rs, err,
+							   sizeof(err)), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		for (size_t i = 0; i < ARRAY_LEN(calls); i++) {
+			struct seccomp_data d = { .nr = calls[i].nr,
+						  .arch = AUDIT_ARCH_X86_64 };
+			uint32_t act;
+
+			memcpy(d.args, calls[i].args, sizeof(calls[i].args));
+			act = (uint32_t)bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL;
+			if ((act == SECCOMP_RET_USER_NOTIF) != calls[i].notified)
+				fprintf(stderr, "\npolicy %zu call %zu: 0x%x\n",
+					p, i, act);
+			CU_ASSERT_EQUAL(act, calls[i].notified ?
+					SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW);
+		}
+		free(prog.filter);
+		rules_free(rs);
+	}
+}
+
+/* ---------------------------------------------------------------------
  */
 
 /* ---------------------------------------------------------------------
@@ -3856,6 +4092,11 @@ int main(void)
 		{ "env: keep, drop, set", test_env_apply },
 		{ "env: the default policy's drops", test_env_default },
 		{ "env: includes", test_env_include },
+		{ "groups: system-wide state", test_groups_system_state },
+		{ "filter: SysV IPC always notified", test_sysv_always_notified },
+		{ "policies: system-wide state refused", test_policies_system_state },
+		{ "filter: file leases", test_filter_lease },
+		{ "filter: RLIMIT_CORE set", test_filter_core_limit },
 	};
 	return unit_run("rules", tests, ARRAY_LEN(tests));
 }
