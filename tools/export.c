@@ -902,7 +902,9 @@ static void usage(FILE *f)
 		"docs/shipping-trails.md.\n");
 }
 
-static int export_trail(struct audit_reader *rd, const char *path)
+/* stream: the trail comes through a pipe as the run goes; each event is
+ * flushed as soon as it is made, for the reader at the other end. */
+static int export_trail(struct audit_reader *rd, const char *path, bool stream)
 {
 	struct export x = { .ppid = json_object(), .exe = json_object(),
 			    .pending = json_object() };
@@ -929,6 +931,10 @@ static int export_trail(struct audit_reader *rd, const char *path)
 		}
 		json_decref(e);
 		x.events++;
+		if (stream && fflush(stdout) != 0) {
+			r = -EIO;
+			break;
+		}
 	}
 	if (r < 0) {
 		fprintf(stderr, "sysgate export: %s: %s\n", path, strerror(-r));
@@ -986,7 +992,7 @@ int tool_export(int argc, char **argv)
 		fprintf(stderr, "sysgate export: %s: %s\n", path, strerror(-r));
 		return EXIT_TOOL_FAILURE;
 	}
-	status = export_trail(rd, path);
+	status = export_trail(rd, path, !strcmp(path, "-"));
 	audit_reader_free(rd);
 	return status;
 }
