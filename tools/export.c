@@ -379,9 +379,16 @@ static void set_status(json_t *e, json_t *rec)
 }
 
 /* security_control: what sysgate decided, and by which rule. */
+/* Security: closed world for the reader too; an action this exporter does
+ * not know is shown as a refusal (a finding), never as allowed activity. */
+static bool is_denial(const char *action)
+{
+	return action && strcmp(action, "allow") && strcmp(action, "rewrite");
+}
+
 static void set_decision(json_t *e, const char *action, const char *rule)
 {
-	bool denied = action && strcmp(action, "allow") && strcmp(action, "rewrite");
+	bool denied = is_denial(action);
 	json_t *auth = json_object(), *pol = json_object();
 
 	json_object_set_new(e, "action_id", json_integer(denied ? 2 : 1));
@@ -613,11 +620,6 @@ static json_t *finding_event(struct export *x, json_t *rec, const char *name,
 	json_object_set_new(e, "confidence", json_string("High"));
 	set_decision(e, action, rule);
 	return e;
-}
-
-static bool is_denial(const char *action)
-{
-	return action && strcmp(action, "allow") && strcmp(action, "rewrite");
 }
 
 /* Remember what a pending call named, for its syscall.result. */
