@@ -7,7 +7,8 @@
 # class, profiles and objects (tests/data/ocsf-1.3.0-required.json), its
 # unmapped is the record, the counts per type agree with the trail, and
 # the denial, the kill, the exec and the connect are where OCSF puts them.
-# A record of an unknown type is still exported (Base Event); a bad line
+# A record of an unknown type is still exported (Base Event), an unknown
+# action as a refusal (a finding, never Allowed); a bad line
 # is skipped with exit status 1; usage errors give 125.  The checker
 # itself is shown to fail on an event without a required attribute and on
 # a missing event.
@@ -118,12 +119,15 @@ EOF
 	# A record of a type this version does not know: a Base Event, whole.
 	local future=$R/future.jsonl
 	cp "$trail" "$future"
-	printf '%s\n' '{"seq":999999,"ts":"2026-12-01T00:00:00.000001Z","run":"r-future","type":"future.kind","what":{"x":[1,2]},"hash":"00"}' >>"$future"
+	printf '%s\n' '{"seq":999999,"ts":"2026-12-01T00:00:00.000001Z","run":"r-future","type":"future.kind","what":{"x":[1,2]},"hash":"00"}' \
+		'{"seq":1000000,"ts":"2026-12-01T00:00:00.000002Z","run":"r-future","type":"syscall","pid":7,"tid":7,"exe":"/bin/x","syscall":"openat","args":{"path":"/f"},"paths":[{"arg":"path","path":"/f","access":"read","rule":"r","action":"quarantine"}],"rule":"r","action":"quarantine","hash":"00"}' >>"$future"
 	sg_export future --format ocsf "$future"
 	expect_rc future-exit-0 0
 	check future-schema $PY "$CHECK" schema "$REQ" "$SG_OUT"
 	check future-roundtrip $PY "$CHECK" roundtrip "$future" "$SG_OUT"
 	has future-base-event "$SG_OUT" "e['class_uid'] == 0 and e['activity_id'] == 99 and e['activity_name'] == 'future.kind' and e['unmapped']['what'] == {'x': [1, 2]}"
+	# An action this version does not know is a refusal, never Allowed.
+	has future-action-is-finding "$SG_OUT" "e['class_uid'] == 2004 and e['unmapped']['action'] == 'quarantine' and e['action_id'] == 2 and e['disposition'] == 'quarantine'"
 
 	# A line that is not a record: skipped, said, exit status 1.
 	local bad=$R/bad.jsonl
