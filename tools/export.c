@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "audit/audit.h"
 #include "rules/rules.h"
@@ -897,11 +899,57 @@ static json_t *record_event(struct export *x, json_t *rec)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sysgate export --format ocsf AUDIT\n"
-		"Write each record of the trail AUDIT (- for stdin) as one OCSF "
+		"usage: sysgate export --format ocsf [--] AUDIT\n"
+		"Each record of the trail AUDIT (- for standard input) as one OCSF "
 		OCSF_VERSION " event,\n"
-		"a JSON object a line, on stdout.  See sysgate(1) and "
-		"docs/shipping-trails.md.\n");
+		"a JSON object a line, on standard output.  No hash is checked: see\n"
+		"sysgate verify.\n"
+		"  --format ocsf   the Open Cybersecurity Schema Framework (the only format)\n"
+		"  -h, --help      this text\n"
+		"Exit status: 0; 1 when a line that is not a record was skipped; 125 when\n"
+		"the trail cannot be read or the output written.\n");
+}
+
+/* The command line: -1, or the exit status. */
+static int export_args(int argc, char **argv, const char **path)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = NULL;
+	int c;
+
+	optind = 0;
+	while ((c = tools_getopt(argc, argv, "export", ":h", longopts)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return tools_usage_error("export");
+		}
+	}
+	if (!format) {
+		fprintf(stderr, "sysgate export: no --format given (known: ocsf)\n");
+		return tools_usage_error("export");
+	}
+	if (strcmp(format, "ocsf")) {
+		fprintf(stderr, "sysgate export: unknown format '%s' (known: ocsf)\n",
+			format);
+		return tools_usage_error("export");
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "sysgate export: %s\n", optind >= argc ?
+			"no trail given" : "one trail at a time");
+		return tools_usage_error("export");
+	}
+	*path = argv[optind];
+	return -1;
 }
 
 /* stream: the trail comes through a pipe as the run goes; each event is
@@ -956,39 +1004,14 @@ static int export_trail(struct audit_reader *rd, const char *path, bool stream)
 
 int tool_export(int argc, char **argv)
 {
-	const char *path = NULL, *format = NULL;
+	const char *path = NULL;
 	struct audit_reader *rd = NULL;
 	int r, status;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-			format = argv[++i];
-		} else if (!strncmp(argv[i], "--format=", 9)) {
-			format = argv[i] + 9;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--") && i + 2 == argc && !path) {
-			path = argv[++i];
-		} else if (!path && (argv[i][0] != '-' || !strcmp(argv[i], "-"))) {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "sysgate export: unexpected argument '%s'\n",
-				argv[i]);
-			usage(stderr);
-			return EXIT_TOOL_FAILURE;
-		}
-	}
-	if (!path || !format) {
-		usage(stderr);
-		return EXIT_TOOL_FAILURE;
-	}
-	if (strcmp(format, "ocsf")) {
-		fprintf(stderr, "sysgate export: unknown format '%s' (known: ocsf)\n",
-			format);
-		return EXIT_TOOL_FAILURE;
-	}
-	r = !strcmp(path, "-") ? audit_reader_open_fd(0, &rd) :
+	r = export_args(argc, argv, &path);
+	if (r >= 0)
+		return r;
+	r = !strcmp(path, "-") ? audit_reader_open_fd(STDIN_FILENO, &rd) :
 				 audit_reader_open_path(path, &rd);
 	if (r < 0) {
 		fprintf(stderr, "sysgate export: %s: %s\n", path, strerror(-r));
