@@ -6,7 +6,8 @@
 # 1.3.0 event per record: each event has the required attributes of its
 # class, profiles and objects (tests/data/ocsf-1.3.0-required.json), its
 # unmapped is the record, the counts per type agree with the trail, and
-# the denial, the kill, the exec and the connect are where OCSF puts them.
+# the denial, the kill, the exec and the connect are where OCSF puts them;
+# a trail streamed on a pipe (--audit-fd) exports the same way.
 # A record of an unknown type is still exported (Base Event), an unknown
 # action as a refusal (a finding, never Allowed); a bad line
 # is skipped with exit status 1; usage errors give 125.  The checker
@@ -115,6 +116,18 @@ EOF
 	# The same from stdin.
 	timeout -k 5 60 "$SYSGATE" export --format ocsf - <"$trail" >"$R/stdin.out" 2>&1
 	check stdin-same cmp "$ev" "$R/stdin.out"
+
+	# Streamed as docs/shipping-trails.md shows: the trail on a pipe
+	# (--audit-fd), exported as it comes.
+	(cd "$W" && timeout -k 5 60 "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		"$SYSGATE" run -q -r "$P/ocsf.ini" --audit-fd 3 -- \
+		sh -c 'cat "$1" 2>/dev/null; exit 0' sh "$S" 3>&1 >/dev/null 2>"$R/stream.err" |
+		tee "$R/stream.jsonl" |
+		timeout -k 5 60 "$SYSGATE" export --format ocsf - >"$R/stream.ocsf" 2>>"$R/stream.err")
+	check stream-trail-verifies "$SYSGATE" verify "$R/stream.jsonl"
+	check stream-schema $PY "$CHECK" schema "$REQ" "$R/stream.ocsf"
+	check stream-roundtrip $PY "$CHECK" roundtrip "$R/stream.jsonl" "$R/stream.ocsf"
+	has stream-denial "$R/stream.ocsf" "e['class_uid'] == 2004 and get(e, 'evidences.0.file.path') == '$S'"
 
 	# A record of a type this version does not know: a Base Event, whole.
 	local future=$R/future.jsonl

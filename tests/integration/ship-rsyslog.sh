@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The rsyslog configuration of docs/shipping-trails.md, run by a real
-# rsyslogd (Debian's package): a finished trail with a denial and its OCSF
-# events are moved into the spool directory as the page says, and what
-# rsyslogd writes holds every line of both, unchanged: the trail's lines
-# verify with `sysgate verify`, the events are byte for byte those of
-# `sysgate export`.  The configuration is taken from the page itself
-# (between its rsyslog-config markers), with the paths changed to this
-# test's directories and a work directory for imfile's state, which the
-# main rsyslog.conf gives on a real machine.
+# The rsyslog configurations of docs/shipping-trails.md, run by real
+# rsyslogds (Debian's package): a finished trail with a denial and long
+# lines, and its OCSF events, are moved into the spool directory as the
+# page says; one rsyslogd (this host) writes them to its file and forwards
+# them over TCP to another (the central host, on a free port of
+# 127.0.0.1), which writes them to its own.  Both files hold every line of
+# both, unchanged: the trail's lines verify with `sysgate verify` and equal
+# the trail, the events are byte for byte those of `sysgate export`.  The
+# configurations are taken from the page itself (between its rsyslog-*
+# markers), with the paths, host and port changed to this test's and a
+# work directory for each, which the main rsyslog.conf gives on a real
+# machine.
 . "$(dirname "$0")/lib.sh"
 sg_init
 RSYSLOGD=${RSYSLOGD:-/usr/sbin/rsyslogd}
@@ -18,10 +21,31 @@ DOC="${srcdir:-$SG_LIB_DIR/../..}/docs/shipping-trails.md"
 [ -x "$RSYSLOGD" ] ||
 	sg_harness_error "no $RSYSLOGD: apt-get install rsyslog (./bootstrap test installs it)"
 
-# The configuration block of the page, as it is there.
-doc_config() {
-	sed -n '/<!-- rsyslog-config: begin -->/,/<!-- rsyslog-config: end -->/p' "$DOC" |
+# doc_block NAME: the block of the page between its rsyslog-NAME markers,
+# as it is there.
+doc_block() {
+	sed -n "/<!-- rsyslog-$1: begin -->/,/<!-- rsyslog-$1: end -->/p" "$DOC" |
 		grep -v -e '^<!--' -e '^```'
+}
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+	$PY -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# wait_lines FILE N: wait (up to 10 s) until FILE has N lines; prints how
+# many it has.
+wait_lines() {
+	local got=0
+	for _ in $(seq 200); do
+		[ -f "$1" ] && got=$(wc -l <"$1")
+		[ "$got" -ge "$2" ] && break
+		sleep 0.05
+	done
+	echo "$got"
 }
 
 cases() {
@@ -51,14 +75,32 @@ EOF
 	spool=$d/spool
 	out=$d/log/all.jsonl
 	mkdir -p "$spool" "$d/log" "$d/work"
+	# The central host: the page's central configuration on a free port.
+	local port central=$d/central/central.jsonl
+	port=$(free_port)
+	mkdir -p "$d/central/work"
+	{
+		printf 'global(workDirectory="%s")\n' "$d/central/work"
+		doc_block central | sed -e "s|Port=\"514\"|Port=\"$port\" Address=\"127.0.0.1\"|" \
+			-e "s|/var/log/sysgate/central.jsonl|$central|g"
+	} >"$d/central.conf"
+	# This host: the page's configuration, the forward action added to
+	# its ruleset (before the ruleset's closing brace), sent to the
+	# central one.
 	{
 		printf 'global(workDirectory="%s")\n' "$d/work"
-		doc_config | sed -e "s|/var/spool/sysgate|$spool|g" \
-			-e "s|/var/log/sysgate/all.jsonl|$out|g"
+		doc_block config | sed -e "s|/var/spool/sysgate|$spool|g" \
+			-e "s|/var/log/sysgate/all.jsonl|$out|g" | sed -e '$d'
+		doc_block forward | sed -e "s|logs.example.net|127.0.0.1|" \
+			-e "s|Port=\"514\"|Port=\"$port\"|"
+		echo '}'
 	} >"$d/rsyslog.conf"
 	check config-from-doc grep -q 'module(load="imfile")' "$d/rsyslog.conf"
-	check config-paths-changed sh -c "! grep -q '/var/spool/sysgate\|/var/log/sysgate' '$d/rsyslog.conf'"
+	check config-forward-from-doc grep -q 'TCP_Framing="octet-counted"' "$d/rsyslog.conf"
+	check config-central-from-doc grep -q 'module(load="imtcp")' "$d/central.conf"
+	check config-paths-changed sh -c "! grep -q '/var/spool/sysgate\|/var/log/sysgate\|example.net' '$d/rsyslog.conf' '$d/central.conf'"
 	check config-valid "$RSYSLOGD" -N1 -f "$d/rsyslog.conf"
+	check central-config-valid "$RSYSLOGD" -N1 -f "$d/central.conf"
 
 	# Hand over finished files as the page says: write privately, then
 	# rename into the spool directory.
@@ -70,19 +112,25 @@ EOF
 	mv "$spool/.$id/ocsf.jsonl" "$spool/$id.ocsf.jsonl"
 	mv "$spool/.$id/trail.jsonl" "$spool/$id.jsonl"
 
+	"$RSYSLOGD" -n -f "$d/central.conf" -i "$d/central.pid" >"$d/central.out" 2>&1 &
+	local cpid=$!
+	SG_BG_PIDS+=("$cpid")
+	for _ in $(seq 200); do
+		$PY -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$port" 2>/dev/null && break
+		sleep 0.05
+	done
 	"$RSYSLOGD" -n -f "$d/rsyslog.conf" -i "$d/rsyslogd.pid" >"$d/rsyslogd.out" 2>&1 &
 	local pid=$!
 	SG_BG_PIDS+=("$pid")
-	local want got=0
+	local want got cgot
 	want=$(($(wc -l <"$spool/$id.jsonl") + $(wc -l <"$spool/$id.ocsf.jsonl")))
-	for _ in $(seq 200); do
-		[ -f "$out" ] && got=$(wc -l <"$out")
-		[ "$got" -ge "$want" ] && break
-		sleep 0.05
-	done
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	got=$(wait_lines "$out" "$want")
+	cgot=$(wait_lines "$central" "$want")
+	kill "$pid" "$cpid" 2>/dev/null
+	wait "$pid" "$cpid" 2>/dev/null
 	check rsyslog-wrote-every-line test "$got" = "$want"
+	check central-got-every-line test "$cgot" = "$want"
 
 	# The trail's lines, in the order imfile read them, verify; the
 	# events are exactly the exported ones.
@@ -92,6 +140,12 @@ EOF
 	check received-trail-is-the-trail cmp "$d/got-trail.jsonl" "$spool/$id.jsonl"
 	check received-events-are-the-export cmp "$d/got-ocsf.jsonl" "$spool/$id.ocsf.jsonl"
 	check received-denial-finding grep -q '"class_uid":2004,.*"analytic":{"name":"no-secrets"' "$d/got-ocsf.jsonl"
+	# The same at the central host, after the trip through TCP.
+	grep -v '"class_uid":' "$central" >"$d/central-trail.jsonl"
+	grep '"class_uid":' "$central" >"$d/central-ocsf.jsonl"
+	check central-trail-verifies "$SYSGATE" verify "$d/central-trail.jsonl"
+	check central-trail-is-the-trail cmp "$d/central-trail.jsonl" "$spool/$id.jsonl"
+	check central-events-are-the-export cmp "$d/central-ocsf.jsonl" "$spool/$id.ocsf.jsonl"
 }
 
 sg_main cases
