@@ -43,6 +43,7 @@ static void usage(FILE *f)
 		"       sysgate learn [-o POLICY] [--base POLICY] [--diff POLICY] AUDIT...\n"
 		"       sysgate verify [--key PUBLIC] [--hash HASH] AUDIT\n"
 		"       sysgate report [--json] [--html OUT] [--run N|ID] AUDIT\n"
+		"       sysgate export --format ocsf AUDIT\n"
 		"       sysgate keygen SECRET PUBLIC\n"
 		"       sysgate --version\n"
 		"'sysgate COMMAND --help' describes one command.\n"
@@ -571,6 +572,8 @@ int main(int argc, char **argv)
 		return tool_keygen(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return tool_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "export"))
+		return tool_export(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("sysgate %s\n", PACKAGE_VERSION);
 		return 0;

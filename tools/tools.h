@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools: sysgate's subcommands that only read policies and trails (check,
- * verify, keygen, report).  They use rules/ and audit/, never supervisor/.
+ * verify, keygen, report, export).  They use rules/ and audit/, never
+ * supervisor/.
  */
 #ifndef SYSGATE_TOOLS_H
 #define SYSGATE_TOOLS_H
@@ -16,6 +17,7 @@ int tool_verify(int argc, char **argv);
 int tool_keygen(int argc, char **argv);
 int tool_report(int argc, char **argv);
 int tool_learn(int argc, char **argv);
+int tool_export(int argc, char **argv);
 
 /* Exit status of a command line that is not understood (as sysgate's own
  * failures: 125, never one a command under `run` could give). */

@@ -12,7 +12,7 @@ COMPLETION=${COMPLETION:-$(cd "$(dirname "$SYSGATE")/.." && pwd)/completion/sysg
 POLICY_SRC=$(cd "$SG_LIB_DIR/../../rules/policies" && pwd)
 sg_init
 
-COMMANDS="run check verify learn report keygen"
+COMMANDS="run check verify learn report export keygen"
 
 # sg_raw_in FILE ARGS...: sg_raw with FILE on stdin.
 sg_raw_in() {
@@ -69,6 +69,9 @@ options_cases() {
 	refused learn-o-no-arg "sysgate learn: option '-o' needs an argument" learn t.jsonl -o
 	refused report-json-arg "sysgate report: option '--json' takes no argument" \
 		report --json=yes t.jsonl
+	refused export-format-no-arg "sysgate export: option '--format' needs an argument" \
+		export t.jsonl --format
+	refused export-no-format "sysgate export: no --format given" export t.jsonl
 	refused run-r-no-arg "sysgate run: option '-r' needs an argument" run -r
 	refused run-unknown-before-command "sysgate run: unknown option '--rulez'" \
 		run --rulez default -- touch "$W/made"
@@ -167,7 +170,7 @@ completion_cases() {
 	: >"$CW/notes.txt"
 	: >"$CW/t1.jsonl"
 	: >"$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl"
-	comp commands "sysgate " +run +check +verify +learn +report +keygen +--version +--help
+	comp commands "sysgate " +run +check +verify +learn +report +export +keygen +--version +--help
 	comp prefix "sysgate re" =report
 	comp run-options "sysgate run --au" "=--audit --audit-fd --audit-sync"
 	comp run-sync "sysgate run --audit-sync e" =every
@@ -184,6 +187,9 @@ completion_cases() {
 	comp learn-options "sysgate learn --b" =--base
 	comp learn-base "sysgate learn t1.jsonl --base py" =python
 	comp keygen-options "sysgate keygen --h" =--help
+	comp export-options "sysgate export --f" =--format
+	comp export-format "sysgate export --format " =ocsf
+	comp export-trails "sysgate export --format ocsf " +t1.jsonl +sub -notes.txt -mine.ini
 }
 
 cases() {
