@@ -156,12 +156,31 @@ enum rules_decide {
 	RULES_DECIDE_REFUSED = 3,  /* refused under every policy (ENOSYS) */
 };
 
+/*
+ * The handler family that carries a notified call out: the supervisor
+ * keeps one handler per family (supervisor/notify.c, family_handlers), so
+ * that adding a syscall is a row of rules/syscalls.c and, for a family of
+ * its own, one handler.
+ */
+enum rules_family {
+	RULES_FAM_SCALAR = 0,	/* decided on registers alone: signals and
+				 * process targets, credentials, SysV IPC,
+				 * the fcntl and ioctl commands it watches */
+	RULES_FAM_OPEN = 1,	/* the open family: a file handed over */
+	RULES_FAM_CHANGE = 2,	/* file changes made on the checked path */
+	RULES_FAM_META = 3,	/* looks at, or changes metadata of, a path */
+	RULES_FAM_EXEC = 4,	/* execve, execveat */
+	RULES_FAM_NET = 5,	/* a socket address */
+	RULES_FAM_REFUSED = 6,	/* refused under every policy */
+};
+
 /* Static facts about one x86_64 syscall (borrowed, lives forever). */
 struct rules_syscall_info {
 	const char *name;
 	int nr;
 	enum rules_kind kind;
 	enum rules_decide decide;
+	enum rules_family family;
 	unsigned access;     /* RULES_ACC_* classes this syscall can have */
 	signed char path_arg[2];  /* register index of path argument(s), -1 none */
 	signed char dirfd_arg[2]; /* register index of the matching dirfd, -1 none */

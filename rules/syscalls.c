@@ -29,55 +29,59 @@
 #define ACC_LINK (RULES_ACC_CREATE | RULES_ACC_WRITE)
 
 /* A PATH syscall with one path argument P and its dirfd D (-1: none). */
-#define PATH1(nm, p, d, acc)                                                 \
+/* A PATH syscall of handler family FAM (OPEN, CHANGE, META) with one path
+ * argument P and its dirfd D (-1: none). */
+#define PATH1(nm, p, d, acc, fam)                                            \
 	{ .name = #nm, .nr = __NR_##nm, .kind = RULES_KIND_PATH,            \
+	  .family = RULES_FAM_##fam,                                         \
 	  .access = (acc), .path_arg = { (p), -1 }, .dirfd_arg = { (d), -1 }, \
 	  .addr_arg = -1, .addrlen_arg = -1 }
 /* Two path arguments P0, P1 with dirfds D0, D1. */
-#define PATH2(nm, p0, d0, p1, d1, acc)                                       \
+#define PATH2(nm, p0, d0, p1, d1, acc, fam)                                  \
 	{ .name = #nm, .nr = __NR_##nm, .kind = RULES_KIND_PATH,            \
+	  .family = RULES_FAM_##fam,                                         \
 	  .access = (acc), .path_arg = { (p0), (p1) },                       \
 	  .dirfd_arg = { (d0), (d1) }, .addr_arg = -1, .addrlen_arg = -1 }
 
 /* The syscalls sysgate mediates by pointer argument. */
 static const struct rules_syscall_info known[] = {
-	PATH1(open, 0, -1, ACC_OPEN),
-	PATH1(openat, 1, 0, ACC_OPEN),
-	PATH1(openat2, 1, 0, ACC_OPEN),
-	PATH1(creat, 0, -1, ACC_OPEN),
-	PATH1(mkdir, 0, -1, RULES_ACC_CREATE),
-	PATH1(mkdirat, 1, 0, RULES_ACC_CREATE),
-	PATH1(mknod, 0, -1, RULES_ACC_CREATE),
-	PATH1(mknodat, 1, 0, RULES_ACC_CREATE),
-	PATH1(rmdir, 0, -1, RULES_ACC_DELETE),
-	PATH1(unlink, 0, -1, RULES_ACC_DELETE),
-	PATH1(unlinkat, 1, 0, RULES_ACC_DELETE),
-	PATH2(rename, 0, -1, 1, -1, ACC_RENAME),
-	PATH2(renameat, 1, 0, 3, 2, ACC_RENAME),
-	PATH2(renameat2, 1, 0, 3, 2, ACC_RENAME),
-	PATH2(link, 0, -1, 1, -1, ACC_LINK),
-	PATH2(linkat, 1, 0, 3, 2, ACC_LINK),
+	PATH1(open, 0, -1, ACC_OPEN, OPEN),
+	PATH1(openat, 1, 0, ACC_OPEN, OPEN),
+	PATH1(openat2, 1, 0, ACC_OPEN, OPEN),
+	PATH1(creat, 0, -1, ACC_OPEN, OPEN),
+	PATH1(mkdir, 0, -1, RULES_ACC_CREATE, CHANGE),
+	PATH1(mkdirat, 1, 0, RULES_ACC_CREATE, CHANGE),
+	PATH1(mknod, 0, -1, RULES_ACC_CREATE, CHANGE),
+	PATH1(mknodat, 1, 0, RULES_ACC_CREATE, CHANGE),
+	PATH1(rmdir, 0, -1, RULES_ACC_DELETE, CHANGE),
+	PATH1(unlink, 0, -1, RULES_ACC_DELETE, CHANGE),
+	PATH1(unlinkat, 1, 0, RULES_ACC_DELETE, CHANGE),
+	PATH2(rename, 0, -1, 1, -1, ACC_RENAME, CHANGE),
+	PATH2(renameat, 1, 0, 3, 2, ACC_RENAME, CHANGE),
+	PATH2(renameat2, 1, 0, 3, 2, ACC_RENAME, CHANGE),
+	PATH2(link, 0, -1, 1, -1, ACC_LINK, CHANGE),
+	PATH2(linkat, 1, 0, 3, 2, ACC_LINK, CHANGE),
 	/* The target of a symlink is not a path to check: only linkpath. */
-	PATH1(symlink, 1, -1, RULES_ACC_CREATE),
-	PATH1(symlinkat, 2, 1, RULES_ACC_CREATE),
-	PATH1(chmod, 0, -1, RULES_ACC_WRITE),
-	PATH1(fchmodat, 1, 0, RULES_ACC_WRITE),
+	PATH1(symlink, 1, -1, RULES_ACC_CREATE, CHANGE),
+	PATH1(symlinkat, 2, 1, RULES_ACC_CREATE, CHANGE),
+	PATH1(chmod, 0, -1, RULES_ACC_WRITE, CHANGE),
+	PATH1(fchmodat, 1, 0, RULES_ACC_WRITE, CHANGE),
 	/* Security: fchmodat2 (6.6) is chmod too; unmediated it would be a
 	 * way around every chmod rule. */
-	PATH1(fchmodat2, 1, 0, RULES_ACC_WRITE),
-	PATH1(chown, 0, -1, RULES_ACC_WRITE),
-	PATH1(lchown, 0, -1, RULES_ACC_WRITE),
-	PATH1(fchownat, 1, 0, RULES_ACC_WRITE),
-	PATH1(truncate, 0, -1, RULES_ACC_WRITE),
+	PATH1(fchmodat2, 1, 0, RULES_ACC_WRITE, CHANGE),
+	PATH1(chown, 0, -1, RULES_ACC_WRITE, CHANGE),
+	PATH1(lchown, 0, -1, RULES_ACC_WRITE, CHANGE),
+	PATH1(fchownat, 1, 0, RULES_ACC_WRITE, CHANGE),
+	PATH1(truncate, 0, -1, RULES_ACC_WRITE, CHANGE),
 	/* Changes of metadata by path. */
-	PATH1(setxattr, 0, -1, RULES_ACC_WRITE),
-	PATH1(lsetxattr, 0, -1, RULES_ACC_WRITE),
-	PATH1(removexattr, 0, -1, RULES_ACC_WRITE),
-	PATH1(lremovexattr, 0, -1, RULES_ACC_WRITE),
-	PATH1(utime, 0, -1, RULES_ACC_WRITE),
-	PATH1(utimes, 0, -1, RULES_ACC_WRITE),
-	PATH1(futimesat, 1, 0, RULES_ACC_WRITE),
-	PATH1(utimensat, 1, 0, RULES_ACC_WRITE),
+	PATH1(setxattr, 0, -1, RULES_ACC_WRITE, META),
+	PATH1(lsetxattr, 0, -1, RULES_ACC_WRITE, META),
+	PATH1(removexattr, 0, -1, RULES_ACC_WRITE, META),
+	PATH1(lremovexattr, 0, -1, RULES_ACC_WRITE, META),
+	PATH1(utime, 0, -1, RULES_ACC_WRITE, META),
+	PATH1(utimes, 0, -1, RULES_ACC_WRITE, META),
+	PATH1(futimesat, 1, 0, RULES_ACC_WRITE, META),
+	PATH1(utimensat, 1, 0, RULES_ACC_WRITE, META),
 	/*
 	 * Security: changes of metadata through an open file (path -1, the
 	 * fd in the dirfd's place: the file itself, as AT_EMPTY_PATH).  A
@@ -86,50 +90,50 @@ static const struct rules_syscall_info known[] = {
 	 * these would be a way around every write rule.  futimens is
 	 * utimensat(fd, NULL, ...), above.
 	 */
-	PATH1(fchmod, -1, 0, RULES_ACC_WRITE),
-	PATH1(fchown, -1, 0, RULES_ACC_WRITE),
-	PATH1(fsetxattr, -1, 0, RULES_ACC_WRITE),
-	PATH1(fremovexattr, -1, 0, RULES_ACC_WRITE),
+	PATH1(fchmod, -1, 0, RULES_ACC_WRITE, CHANGE),
+	PATH1(fchown, -1, 0, RULES_ACC_WRITE, CHANGE),
+	PATH1(fsetxattr, -1, 0, RULES_ACC_WRITE, META),
+	PATH1(fremovexattr, -1, 0, RULES_ACC_WRITE, META),
 	/* Calls that look at what a path names (@stat). */
-	PATH1(stat, 0, -1, RULES_ACC_STAT),
-	PATH1(lstat, 0, -1, RULES_ACC_STAT),
-	PATH1(newfstatat, 1, 0, RULES_ACC_STAT),
-	PATH1(statx, 1, 0, RULES_ACC_STAT),
-	PATH1(access, 0, -1, RULES_ACC_STAT),
-	PATH1(faccessat, 1, 0, RULES_ACC_STAT),
-	PATH1(faccessat2, 1, 0, RULES_ACC_STAT),
-	PATH1(readlink, 0, -1, RULES_ACC_STAT),
-	PATH1(readlinkat, 1, 0, RULES_ACC_STAT),
-	PATH1(chdir, 0, -1, RULES_ACC_STAT),
-	PATH1(statfs, 0, -1, RULES_ACC_STAT),
-	PATH1(getxattr, 0, -1, RULES_ACC_STAT),
-	PATH1(lgetxattr, 0, -1, RULES_ACC_STAT),
-	PATH1(listxattr, 0, -1, RULES_ACC_STAT),
-	PATH1(llistxattr, 0, -1, RULES_ACC_STAT),
-	PATH1(inotify_add_watch, 1, -1, RULES_ACC_STAT),
-	PATH1(fanotify_mark, 4, 3, RULES_ACC_STAT),
+	PATH1(stat, 0, -1, RULES_ACC_STAT, META),
+	PATH1(lstat, 0, -1, RULES_ACC_STAT, META),
+	PATH1(newfstatat, 1, 0, RULES_ACC_STAT, META),
+	PATH1(statx, 1, 0, RULES_ACC_STAT, META),
+	PATH1(access, 0, -1, RULES_ACC_STAT, META),
+	PATH1(faccessat, 1, 0, RULES_ACC_STAT, META),
+	PATH1(faccessat2, 1, 0, RULES_ACC_STAT, META),
+	PATH1(readlink, 0, -1, RULES_ACC_STAT, META),
+	PATH1(readlinkat, 1, 0, RULES_ACC_STAT, META),
+	PATH1(chdir, 0, -1, RULES_ACC_STAT, META),
+	PATH1(statfs, 0, -1, RULES_ACC_STAT, META),
+	PATH1(getxattr, 0, -1, RULES_ACC_STAT, META),
+	PATH1(lgetxattr, 0, -1, RULES_ACC_STAT, META),
+	PATH1(listxattr, 0, -1, RULES_ACC_STAT, META),
+	PATH1(llistxattr, 0, -1, RULES_ACC_STAT, META),
+	PATH1(inotify_add_watch, 1, -1, RULES_ACC_STAT, META),
+	PATH1(fanotify_mark, 4, 3, RULES_ACC_STAT, META),
 	{ .name = "execve", .nr = __NR_execve, .kind = RULES_KIND_EXEC,
-	  .access = RULES_ACC_EXEC, .path_arg = { 0, -1 },
+	  .family = RULES_FAM_EXEC, .access = RULES_ACC_EXEC, .path_arg = { 0, -1 },
 	  .dirfd_arg = { -1, -1 }, .addr_arg = -1, .addrlen_arg = -1 },
 	{ .name = "execveat", .nr = __NR_execveat, .kind = RULES_KIND_EXEC,
-	  .access = RULES_ACC_EXEC, .path_arg = { 1, -1 },
+	  .family = RULES_FAM_EXEC, .access = RULES_ACC_EXEC, .path_arg = { 1, -1 },
 	  .dirfd_arg = { 0, -1 }, .addr_arg = -1, .addrlen_arg = -1 },
 	{ .name = "connect", .nr = __NR_connect, .kind = RULES_KIND_NET,
-	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
+	  .family = RULES_FAM_NET, .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
 	  .addr_arg = 1, .addrlen_arg = 2 },
 	{ .name = "bind", .nr = __NR_bind, .kind = RULES_KIND_NET,
-	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
+	  .family = RULES_FAM_NET, .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
 	  .addr_arg = 1, .addrlen_arg = 2 },
 	/* The filter notifies sendto only with a destination address. */
 	{ .name = "sendto", .nr = __NR_sendto, .kind = RULES_KIND_NET,
-	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
+	  .family = RULES_FAM_NET, .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
 	  .addr_arg = 4, .addrlen_arg = 5 },
 	/* The address is msg_name inside struct msghdr. */
 	{ .name = "sendmsg", .nr = __NR_sendmsg, .kind = RULES_KIND_NET,
-	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
+	  .family = RULES_FAM_NET, .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
 	  .addr_arg = -1, .addrlen_arg = -1 },
 	{ .name = "sendmmsg", .nr = __NR_sendmmsg, .kind = RULES_KIND_NET,
-	  .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
+	  .family = RULES_FAM_NET, .access = 0, .path_arg = { -1, -1 }, .dirfd_arg = { -1, -1 },
 	  .addr_arg = -1, .addrlen_arg = -1 },
 };
 
@@ -254,6 +258,8 @@ static void table_build(void)
 	for (nr = 0; nr < RULES_NR_MAX; nr++)
 		if (table[nr].name) {
 			table[nr].decide = rules_filter_class(nr, table[nr].kind);
+			if (table[nr].decide == RULES_DECIDE_REFUSED)
+				table[nr].family = RULES_FAM_REFUSED;
 			table_max = nr;
 		}
 	for (i = 0; i < ARRAY_SIZE(widths); i++) {

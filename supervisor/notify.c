@@ -130,6 +130,11 @@ static enum op path_op(int nr)
 	}
 }
 
+/* Fail closed: a call the supervisor cannot carry out faithfully. */
+static int refuse_unsupported(struct sup *s, struct call *c);
+/* The call to its family's handler (the syscall table's row). */
+static int dispatch(struct sup *s, struct call *c, struct proc *p);
+
 /* ------------------------------------------------------------------ */
 /* Replies                                                             */
 
@@ -776,7 +781,6 @@ static int call_resolve(struct sup *s, struct call *c, int idx,
 	return call_resolve_open(s, c, idx, flags & ~(unsigned)RES_OPEN, acc, 0, r);
 }
 
-static int path_dispatch(struct sup *s, struct call *c);
 /* --user: the generation of the credentials kept per task (below). */
 static uint64_t creds_gen = 1;
 /* --user: the event loop's own credentials, read on its thread before it
@@ -834,7 +838,7 @@ static int rewrite_restart(struct sup *s, struct call *c)
 		c->paths[i].have_resolved = false;
 	}
 	c->n_paths = 0;
-	return path_dispatch(s, c);
+	return dispatch(s, c, procs_find(c->tid));
 }
 
 /* ------------------------------------------------------------------ */
@@ -3541,34 +3545,86 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	return dispatch(s, &c, p);
 }
 
-static int dispatch(struct sup *s, struct call *c, struct proc *p)
+/*
+ * One handler per family of the syscall table (rules/syscalls.c, the
+ * row's family): adding a syscall is a row there and, for a family of its
+ * own, a handler here.  Each takes the call as received and answers it.
+ */
+typedef int (*family_handler)(struct sup *s, struct call *c, struct proc *p);
+
+static int fam_scalar(struct sup *s, struct call *c, struct proc *p)
 {
-	switch (c->info->kind) {
-	case RULES_KIND_SCALAR:
-		return handle_scalar(s, c);
-	case RULES_KIND_PATH:
-		return path_dispatch(s, c);
-	case RULES_KIND_EXEC:
-		return handle_exec(s, c, p);
-	case RULES_KIND_NET:
-		return net_handle(s, c);
-	}
+	(void)p;
+	return handle_scalar(s, c);
+}
+
+static int fam_open(struct sup *s, struct call *c, struct proc *p)
+{
+	(void)p;
+	return handle_open(s, c);
+}
+
+static int fam_change(struct sup *s, struct call *c, struct proc *p)
+{
+	enum op op = path_op(c->req->data.nr);
+
+	(void)p;
+	if (op == OP_UNSUPPORTED || op == OP_OPEN || op >= OP_STAT)
+		return refuse_unsupported(s, c);
+	return handle_change(s, c, op);
+}
+
+static int fam_meta(struct sup *s, struct call *c, struct proc *p)
+{
+	enum op op = path_op(c->req->data.nr);
+
+	(void)p;
+	if (op < OP_STAT || op > OP_FANOTIFY)
+		return refuse_unsupported(s, c);
+	return handle_meta(s, c, op);
+}
+
+static int fam_exec(struct sup *s, struct call *c, struct proc *p)
+{
+	return handle_exec(s, c, p);
+}
+
+static int fam_net(struct sup *s, struct call *c, struct proc *p)
+{
+	(void)p;
+	return net_handle(s, c);
+}
+
+/* Security: the closed world (notify_handle_req() refuses these before,
+ * this row is the table's own word for it). */
+static int fam_refused(struct sup *s, struct call *c, struct proc *p)
+{
+	(void)p;
+	notify_verdict_builtin(&c->v, "sysgate:refused", ENOSYS);
+	return notify_finish(s, c, false);
+}
+
+static const family_handler family_handlers[] = {
+	[RULES_FAM_SCALAR] = fam_scalar,
+	[RULES_FAM_OPEN] = fam_open,
+	[RULES_FAM_CHANGE] = fam_change,
+	[RULES_FAM_META] = fam_meta,
+	[RULES_FAM_EXEC] = fam_exec,
+	[RULES_FAM_NET] = fam_net,
+	[RULES_FAM_REFUSED] = fam_refused,
+};
+
+static int refuse_unsupported(struct sup *s, struct call *c)
+{
 	notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
 	return notify_finish(s, c, false);
 }
 
-static int path_dispatch(struct sup *s, struct call *c)
+static int dispatch(struct sup *s, struct call *c, struct proc *p)
 {
-	enum op op = path_op(c->req->data.nr);
+	unsigned f = (unsigned)c->info->family;
 
-	if (op == OP_OPEN)
-		return handle_open(s, c);
-	if (op == OP_UNSUPPORTED) {
-		/* Fail closed: a path call we cannot carry out. */
-		notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
-		return notify_finish(s, c, false);
-	}
-	if (op >= OP_STAT && op <= OP_FANOTIFY)
-		return handle_meta(s, c, op);
-	return handle_change(s, c, op);
+	if (f < ARRAY_SIZE(family_handlers) && family_handlers[f])
+		return family_handlers[f](s, c, p);
+	return refuse_unsupported(s, c);
 }

@@ -3073,6 +3073,41 @@ static void test_filter_closed_world(void)
 			RULES_DECIDE_FLAGS);
 	CU_ASSERT_EQUAL(rules_syscall_by_nr(__NR_getpid)->decide,
 			RULES_DECIDE_KERNEL);
+	/* Every row names its handler family, consistent with its kind. */
+	for (int nr = 0; nr < 1024; nr++) {
+		const struct rules_syscall_info *si = rules_syscall_by_nr(nr);
+		bool ok;
+
+		if (!si)
+			continue;
+		switch (si->kind) {
+		case RULES_KIND_PATH:
+			ok = si->family == RULES_FAM_OPEN ||
+			     si->family == RULES_FAM_CHANGE ||
+			     si->family == RULES_FAM_META;
+			break;
+		case RULES_KIND_EXEC:
+			ok = si->family == RULES_FAM_EXEC;
+			break;
+		case RULES_KIND_NET:
+			ok = si->family == RULES_FAM_NET;
+			break;
+		case RULES_KIND_SCALAR:
+		default:
+			ok = si->family == RULES_FAM_SCALAR ||
+			     si->family == RULES_FAM_REFUSED;
+			break;
+		}
+		ok = ok && (si->family == RULES_FAM_REFUSED) ==
+			   (si->decide == RULES_DECIDE_REFUSED);
+		if (!ok)
+			fprintf(stderr, "\nnr %d (%s): family %d, kind %d, decide %d\n",
+				nr, si->name, si->family, si->kind, si->decide);
+		CU_ASSERT_TRUE(ok);
+	}
+	CU_ASSERT_EQUAL(rules_syscall_by_name("openat")->family, RULES_FAM_OPEN);
+	CU_ASSERT_EQUAL(rules_syscall_by_name("renameat2")->family, RULES_FAM_CHANGE);
+	CU_ASSERT_EQUAL(rules_syscall_by_name("utimensat")->family, RULES_FAM_META);
 	CU_ASSERT_PTR_NULL(rules_syscall_by_nr(400));	/* a hole */
 	CU_ASSERT_PTR_NULL(rules_syscall_by_nr(470));
 	for (size_t i = 0; i < n_policies; i++) {
