@@ -929,13 +929,15 @@ void record_summary(struct sup *s, int exit_status)
 	if (s->opts->audit_path) {
 		unsigned char h[AUDIT_HASH_BYTES];
 		char hex[2 * AUDIT_HASH_BYTES + 1];
+		static char shown[4 * PATH_MAX + 1];
 
 		/* The hash a harness keeps with the path: sysgate verify
 		 * --hash tells that the trail there ends with it. */
 		audit_last_hash(s->audit, h);
 		sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
 		fprintf(stderr, "sysgate: audit trail: %s (%llu records, %llu denied, last hash %s)\n",
-			s->trail_real[0] ? s->trail_real : s->opts->audit_path,
+			record_tty(shown, sizeof(shown), s->trail_real[0] ?
+				   s->trail_real : s->opts->audit_path),
 			(unsigned long long)audit_last_seq(s->audit),
 			(unsigned long long)(s->counts[RULES_DENY] + s->counts[RULES_KILL]),
 			hex);
