@@ -309,10 +309,13 @@ static void ask_tty(struct question *q, pid_t tree_pgrp)
 	n = snprintf(prompt, sizeof(prompt),
 		     "\nsysgate: pid %d %s (rule %s). Allow? [y/N] ",
 		     q->req.pid, q->shown, q->rule ? q->rule : "default");
+	/* What was typed before the question is no answer to it: dropped
+	 * before the prompt is shown, never after (an answer given as soon
+	 * as the prompt shows would be dropped with it). */
+	tcflush(tty, TCIFLUSH);
 	if (n > 0 && write(tty, prompt, (size_t)n) < 0) {
 		/* no terminal to write to: the read fails too */
 	}
-	tcflush(tty, TCIFLUSH);
 	rc = read_line(tty, ans, sizeof(ans), now_ms() + q->timeout_ms);
 	tcsetpgrp(tty, fg > 0 ? fg : tree_pgrp);
 	signal(SIGTTOU, SIG_DFL);
