@@ -459,6 +459,11 @@ void notify_verdict_builtin(struct rules_verdict *v, const char *rule, int err);
 int notify_caller_umask(struct call *c);
 /* connect, bind, sendto, sendmsg, sendmmsg (net.c). */
 int net_handle(struct sup *s, struct call *c);
+/* socket, setsockopt, listen, allowed by their own rules: true when the
+ * network rules decide them too (an odd socket, a route option, any
+ * listen), which net_scalar does, then answers. */
+bool net_scalar_decides(const struct call *c);
+int net_scalar(struct sup *s, struct call *c);
 
 /* --user: give the event loop's thread its own credentials back, if it
  * holds a caller's (kept from one call to the next): called before any
@@ -522,6 +527,8 @@ struct call {
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	bool have_addr;
+	int domain;            /* network calls: the socket's own family
+				* (SO_DOMAIN), 0: not known */
 	struct rules_verdict v; /* the deciding (strictest) verdict */
 	int err;               /* positive errno returned, 0 if none */
 	int64_t result;        /* value returned on success */

@@ -31,6 +31,7 @@
 #include <sched.h>
 #include <sys/sysmacros.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <arpa/inet.h>
 #include <unistd.h>
 
@@ -105,6 +106,84 @@ static void rewrite_addr(struct sup *s, struct call *c, struct rules_event *ev,
 	if (again.action == RULES_REWRITE)
 		again.action = RULES_ALLOW;
 	*v = again;
+}
+
+/* The socket's own family (SO_DOMAIN), or -errno. */
+static int sock_domain(int sock)
+{
+	int d = -1;
+	socklen_t l = sizeof(d);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &d, &l) < 0)
+		return -errno;
+	return d;
+}
+
+/* How an address is decided on a socket of family domain. */
+enum addr_kind {
+	ADDR_OWN,	/* as given: the socket's family (or IPv4 on inet6) */
+	ADDR_UNSPEC,	/* AF_UNSPEC on inet: read as the socket's family */
+	ADDR_UNNAMED,	/* a family no addr pattern describes */
+	ADDR_REFUSED,	/* a family the socket does not take */
+};
+
+/*
+ * Security: the family written in an address is the caller's to choose;
+ * the kernel reads the address as the socket's family would (a packet
+ * socket takes a sockaddr_ll whatever it claims to be, an inet socket
+ * takes AF_UNSPEC as AF_INET for bind and sendto).  So the family a rule
+ * sees is the socket's (SO_DOMAIN on our dup): an inet6 socket takes
+ * IPv4 addresses as the kernel does, AF_UNSPEC on an inet socket is read
+ * as the socket's family, a socket whose family no addr pattern describes
+ * is decided as such (decide_unnamed), and any other mismatch is refused.
+ */
+static enum addr_kind addr_kind(int domain, sa_family_t family)
+{
+	if (domain != AF_UNIX && domain != AF_NETLINK && domain != AF_INET &&
+	    domain != AF_INET6)
+		return ADDR_UNNAMED;
+	if (family == domain || (domain == AF_INET6 && family == AF_INET))
+		return ADDR_OWN;
+	/* A netlink socket stays kernel-local whatever its address says;
+	 * AF_UNSPEC on a unix socket is a disconnect (or the kernel's
+	 * EINVAL) and matches no addr pattern. */
+	if (domain == AF_NETLINK || (domain == AF_UNIX && family == AF_UNSPEC))
+		return ADDR_OWN;
+	if (family == AF_UNSPEC && (domain == AF_INET || domain == AF_INET6))
+		return ADDR_UNSPEC;
+	return ADDR_REFUSED;
+}
+
+/*
+ * A network use no addr pattern can describe (a packet, raw or odd
+ * family socket, an option that changes where packets go): decided as the
+ * call itself (connect, bind, a send) or, for socket and setsockopt, as a
+ * connect and as a bind, to an address no addr pattern matches, the
+ * stricter verdict standing.  Rules without addr (allow or deny all the
+ * network) and the default decide it; a rule that allows addresses does
+ * not.  A rewrite cannot redirect it: refused (EPERM).
+ */
+static void decide_unnamed(struct sup *s, struct call *c,
+			   struct rules_verdict *v)
+{
+	bool net = c->info && c->info->kind == RULES_KIND_NET;
+	struct rules_event ev = {
+		.nr = net ? c->req->data.nr : SYS_connect,
+		.exe = c->exe,
+	};
+	struct rules_verdict b;
+
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	rules_match(s->rules, &ev, v);
+	ev.nr = net ? c->req->data.nr : SYS_bind;
+	rules_match(s->rules, &ev, &b);
+	if (rules_action_rank(b.action) > rules_action_rank(v->action))
+		*v = b;
+	if (v->action == RULES_REWRITE) {
+		v->action = RULES_DENY;
+		v->err = EPERM;
+		v->rewrite = NULL;
+	}
 }
 
 /*
@@ -314,7 +393,8 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	struct resolved r;
 	struct stat st;
 	uint64_t len = a[2];
-	int rc;
+	enum addr_kind kind;
+	int rc, domain;
 
 	resolved_init(&r);
 	if (len > sizeof(c->addr) || len < sizeof(sa_family_t)) {
@@ -343,16 +423,33 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 		c->err = ENOTSOCK;
 		goto out;
 	}
+	domain = sock_domain(sock);
+	if (domain < 0) {
+		c->err = ENOTSOCK;
+		goto out;
+	}
+	c->domain = domain;
+	kind = addr_kind(domain, c->addr.ss_family);
+	/* The address as the socket reads it (ADDR_UNSPEC). */
+	struct sockaddr_storage as = c->addr;
+
+	as.ss_family = (sa_family_t)domain;
 
 	struct rules_event ev = {
 		.nr = c->req->data.nr,
 		.exe = c->exe,
-		.addr = (struct sockaddr *)&c->addr,
+		.addr = (struct sockaddr *)(kind == ADDR_UNSPEC ? &as : &c->addr),
 		.addr_len = c->addr_len,
 	};
 	memcpy(ev.args, a, sizeof(ev.args));
 
-	if (c->addr.ss_family == AF_UNIX &&
+	if (kind == ADDR_REFUSED) {
+		notify_verdict_builtin(&c->v, "sysgate:family", EAFNOSUPPORT);
+		c->note = "the address is not of the socket's family";
+	} else if (kind == ADDR_UNNAMED) {
+		decide_unnamed(s, c, &c->v);
+		c->note = "a socket no address rule can describe";
+	} else if (c->addr.ss_family == AF_UNIX &&
 	    c->addr_len > offsetof(struct sockaddr_un, sun_path) &&
 	    ((struct sockaddr_un *)&c->addr)->sun_path[0] != '\0') {
 		/* A path socket: resolve it as the caller would, match its
@@ -408,7 +505,7 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 			c->err = ENOENT;
 			goto out;
 		}
-	} else if (c->addr.ss_family == AF_NETLINK) {
+	} else if (domain == AF_NETLINK) {
 		/* Kernel-local messaging, not a network: glibc's resolver
 		 * binds a netlink socket to list interfaces. */
 		c->v = (struct rules_verdict){ .action = RULES_ALLOW,
@@ -436,10 +533,10 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	 * may not have (the supervisor, root, has it). */
 	if (is_bind && c->creds &&
 	    !(c->creds->cap_eff & (1ULL << CAP_NET_BIND_SERVICE)) &&
-	    (act.ss_family == AF_INET || act.ss_family == AF_INET6)) {
-		unsigned port = act.ss_family == AF_INET ?
-			ntohs(((struct sockaddr_in *)&act)->sin_port) :
-			ntohs(((struct sockaddr_in6 *)&act)->sin6_port);
+	    (domain == AF_INET || domain == AF_INET6)) {
+		/* The socket's family: AF_UNSPEC binds as AF_INET.  The
+		 * port sits at the same offset in both. */
+		unsigned port = ntohs(((struct sockaddr_in *)&act)->sin_port);
 
 		if (port > 0 && port < 1024) {
 			c->err = EACCES;
@@ -632,8 +729,9 @@ static int copy_control(struct call *c, uint64_t addr, uint64_t len,
  * which connect() decided: it is sent without a new decision.
  */
 static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
-		       bool *decided)
+		       int domain, bool *decided)
 {
+	enum addr_kind kind;
 	struct rules_event ev = {
 		.nr = c->req->data.nr,
 		.exe = c->exe,
@@ -651,6 +749,22 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 	m->act = m->name;
 	m->act_len = m->name_len;
 	*decided = true;
+	kind = addr_kind(domain, m->name.ss_family);
+	if (kind == ADDR_REFUSED) {
+		notify_verdict_builtin(&c->v, "sysgate:family", EAFNOSUPPORT);
+		c->note = "the address is not of the socket's family";
+		return 0;
+	}
+	if (kind == ADDR_UNNAMED) {
+		decide_unnamed(s, c, &c->v);
+		c->note = "a socket no address rule can describe";
+		return 0;
+	}
+	if (kind == ADDR_UNSPEC) {
+		/* Decided (and recorded) as the socket reads it; sent as
+		 * given. */
+		c->addr.ss_family = (sa_family_t)domain;
+	}
 	if (m->name.ss_family == AF_UNIX &&
 	    m->name_len > offsetof(struct sockaddr_un, sun_path) &&
 	    ((struct sockaddr_un *)&m->name)->sun_path[0] != '\0') {
@@ -690,13 +804,13 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 		m->path_fd = r.fd;
 		r.fd = -1;
 		resolved_release(&r);
-	} else if (m->name.ss_family == AF_NETLINK) {
+	} else if (domain == AF_NETLINK) {
 		v = (struct rules_verdict){
 			.action = RULES_ALLOW, .rule = "sysgate:netlink",
 			.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
 		};
 	} else {
-		ev.addr = (struct sockaddr *)&m->name;
+		ev.addr = (struct sockaddr *)&c->addr;
 		ev.addr_len = m->name_len;
 		rules_match(s->rules, &ev, &v);
 		c->note = NULL;
@@ -707,6 +821,38 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 	c->v = v;
 	c->note = NULL;
 	return 0;
+}
+
+/*
+ * Security: control messages that change where one message goes: IPv4
+ * options (IP_RETOPTS carries a source route), IPv6 routing headers and
+ * next hop, and the outgoing interface (IP_PKTINFO, IPV6_PKTINFO).  The
+ * first found, or NULL.
+ */
+static const char *control_route(const struct out_msg *m)
+{
+	static const struct {
+		int level, type;
+		const char *name;
+	} route[] = {
+		{ SOL_IP, IP_RETOPTS, "IP_RETOPTS" },
+		{ SOL_IP, IP_PKTINFO, "IP_PKTINFO" },
+		{ SOL_IPV6, IPV6_RTHDR, "IPV6_RTHDR" },
+		{ SOL_IPV6, IPV6_2292RTHDR, "IPV6_2292RTHDR" },
+		{ SOL_IPV6, IPV6_NEXTHOP, "IPV6_NEXTHOP" },
+		{ SOL_IPV6, IPV6_PKTINFO, "IPV6_PKTINFO" },
+		{ SOL_IPV6, IPV6_2292PKTINFO, "IPV6_2292PKTINFO" },
+	};
+	struct msghdr mh = { .msg_control = m->control,
+			     .msg_controllen = m->control_len };
+
+	for (struct cmsghdr *cm = m->control ? CMSG_FIRSTHDR(&mh) : NULL; cm;
+	     cm = CMSG_NXTHDR(&mh, cm))
+		for (size_t i = 0; i < ARRAY_SIZE(route); i++)
+			if (cm->cmsg_level == route[i].level &&
+			    cm->cmsg_type == route[i].type)
+				return route[i].name;
+	return NULL;
 }
 
 static ssize_t send_one(int sock, struct out_msg *m, int flags)
@@ -818,7 +964,7 @@ static int handle_send(struct sup *s, struct call *c)
 	struct out_msg m = { .path_fd = -1 };
 	struct stat st;
 	bool decided = false, deferred = false;
-	int rc;
+	int rc, domain = -1;
 
 	/* Until a destination is decided: a plain send, not a decision. */
 	c->v.audit = false;
@@ -830,10 +976,12 @@ static int handle_send(struct sup *s, struct call *c)
 		c->err = sock == -ESRCH ? ESRCH : EBADF;
 		goto out;
 	}
-	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    (domain = sock_domain(sock)) < 0) {
 		c->err = ENOTSOCK;
 		goto out;
 	}
+	c->domain = domain;
 	/* Security: decided on the socket's state and a register only;
 	 * nothing read from the tracee's memory. */
 	if (sends_to_peer(sock, (uint64_t)flags))
@@ -875,10 +1023,20 @@ static int handle_send(struct sup *s, struct call *c)
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 
-	rc = decide_dest(s, c, &m, &decided);
+	rc = decide_dest(s, c, &m, domain, &decided);
 	if (rc < 0) {
 		c->err = -rc;
 		goto out;
+	}
+	if (control_route(&m)) {
+		struct rules_verdict v;
+
+		decide_unnamed(s, c, &v);
+		if (!decided ||
+		    rules_action_rank(v.action) >= rules_action_rank(c->v.action))
+			c->v = v;
+		decided = true;
+		c->note = "a control message that changes where packets go";
 	}
 	if (decided && c->v.stack && stack_request(s, c) > 0)
 		goto gone;
@@ -914,6 +1072,150 @@ out:
 gone:
 	out_msg_release(&m);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* socket, setsockopt, listen                                          */
+
+bool net_scalar_decides(const struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+
+	switch (c->req->data.nr) {
+	case SYS_socket:
+		return rules_socket_unnamed(a[0], a[1]);
+	case SYS_setsockopt:
+		return rules_route_sockopt(a[1], a[2]) != NULL;
+	case SYS_listen:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The network verdict v replaces the call's own (an allow) where it is
+ * as strict or stricter; recorded if either says so. */
+static void take_verdict(struct call *c, const struct rules_verdict *v)
+{
+	bool audit = c->v.audit || v->audit;
+
+	if (rules_action_rank(v->action) >= rules_action_rank(c->v.action))
+		c->v = *v;
+	c->v.audit = audit;
+}
+
+/* The wildcard address of an inet socket's family, port 0. */
+static void wildcard(int domain, struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = (sa_family_t)domain;
+	*len = domain == AF_INET6 ? sizeof(struct sockaddr_in6) :
+				    sizeof(struct sockaddr_in);
+}
+
+static bool inet_unbound(int sock, int domain)
+{
+	struct sockaddr_storage me;
+	socklen_t ml = sizeof(me);
+
+	if (getsockname(sock, (struct sockaddr *)&me, &ml) < 0)
+		return false;
+	if (domain == AF_INET)
+		return ((struct sockaddr_in *)&me)->sin_port == 0;
+	return ((struct sockaddr_in6 *)&me)->sin6_port == 0;
+}
+
+/*
+ * listen(2).  On an unbound inet socket the kernel binds it to the
+ * wildcard address and an ephemeral port by itself: decided as that
+ * bind, which the supervisor makes on the caller's socket (our dup)
+ * before the listen.  Any other listen is carried out on our dup too.
+ *
+ * Security: never CONTINUEd: between our look at the socket and the
+ * kernel's listen another thread could put an unbound socket under the
+ * same fd number (dup2), and the kernel would bind that one.
+ */
+static int handle_listen(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	AUTO_CLOSE int sock = -1;
+	struct stat st;
+	int domain;
+
+	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
+	if (!notify_id_valid(s, c->req->id))
+		return 0;
+	if (sock < 0) {
+		c->err = sock == -ESRCH ? ESRCH : EBADF;
+		return notify_finish(s, c, false);
+	}
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    (domain = sock_domain(sock)) < 0) {
+		c->err = ENOTSOCK;
+		return notify_finish(s, c, false);
+	}
+	c->domain = domain;
+	if ((domain == AF_INET || domain == AF_INET6) &&
+	    inet_unbound(sock, domain)) {
+		struct rules_event ev = { .nr = SYS_bind, .exe = c->exe };
+		struct rules_verdict v;
+
+		wildcard(domain, &c->addr, &c->addr_len);
+		c->have_addr = true;
+		ev.addr = (struct sockaddr *)&c->addr;
+		ev.addr_len = c->addr_len;
+		memcpy(ev.args, a, sizeof(ev.args));
+		rules_match(s->rules, &ev, &v);
+		if (v.action == RULES_REWRITE) {
+			v.action = RULES_DENY;
+			v.err = EPERM;
+		}
+		take_verdict(c, &v);
+		c->note = "listen on an unbound socket: a bind to the wildcard address";
+		if (c->v.stack && stack_request(s, c) > 0)
+			return 0;
+		if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+			return 0;
+		if (c->v.action != RULES_ALLOW)
+			return notify_finish(s, c, false);
+		c->emulated = true;
+		if (notify_record_before_change(s, c) < 0)
+			return notify_finish(s, c, false);
+		if (bind(sock, (struct sockaddr *)&c->addr, c->addr_len) < 0 &&
+		    errno != EINVAL) {
+			/* EINVAL: bound meanwhile by another thread. */
+			call_result(c, -errno);
+			return notify_finish(s, c, false);
+		}
+	} else {
+		c->emulated = true;
+	}
+	call_result(c, listen(sock, (int)(int32_t)a[1]) < 0 ? -errno : 0);
+	return notify_finish(s, c, false);
+}
+
+/*
+ * socket() of a kind no address rule describes, setsockopt of an option
+ * that changes where packets go: decided by the network rules
+ * (decide_unnamed).  Security: on registers only, so an allowed call is
+ * CONTINUEd.
+ */
+int net_scalar(struct sup *s, struct call *c)
+{
+	struct rules_verdict v;
+
+	if (c->req->data.nr == SYS_listen)
+		return handle_listen(s, c);
+	decide_unnamed(s, c, &v);
+	take_verdict(c, &v);
+	c->note = c->req->data.nr == SYS_socket ?
+		  "a socket no address rule can describe" :
+		  "a socket option that changes where packets go";
+	if (c->v.stack && stack_request(s, c) > 0)
+		return 0;
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		return 0;
+	return notify_finish(s, c, c->v.action == RULES_ALLOW);
 }
 
 int net_handle(struct sup *s, struct call *c)

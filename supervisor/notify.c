@@ -2988,6 +2988,9 @@ static int handle_scalar(struct sup *s, struct call *c)
 	default:
 		break;
 	}
+	if (c->v.action == RULES_ALLOW && !c->rewritten &&
+	    net_scalar_decides(c))
+		return net_scalar(s, c);
 	if (c->v.stack && stack_request(s, c) > 0)
 		return 0;
 	if (c->rewritten && (c->v.action == RULES_REWRITE ||
