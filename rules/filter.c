@@ -774,7 +774,8 @@ static int add_net_scalar(const struct rules_set *rs, scmp_filter_ctx ctx,
 static int add_syscall(const struct rules_set *rs, scmp_filter_ctx ctx,
 		       uint32_t def_act, int nr, const struct plan *p)
 {
-	if (nr == __NR_socket || nr == __NR_setsockopt || nr == __NR_listen)
+	if (nr == __NR_socket || nr == __NR_setsockopt || nr == __NR_listen ||
+	    nr == __NR_accept || nr == __NR_accept4)
 		return add_net_scalar(rs, ctx, def_act, nr, p);
 	if (nr == __NR_clone)
 		return add_clone(ctx, def_act, p);
@@ -860,6 +861,8 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_socket);
 	rules_nr_add(named, __NR_setsockopt);
 	rules_nr_add(named, __NR_listen);
+	rules_nr_add(named, __NR_accept);
+	rules_nr_add(named, __NR_accept4);
 	nr_add_all(named, xattrat, ARRAY_SIZE(xattrat));
 	nr_add_all(named, always_notified, ARRAY_SIZE(always_notified));
 	nr_add_all(named, pid_calls, ARRAY_SIZE(pid_calls));
@@ -1026,7 +1029,9 @@ static bool bind_allowed_in_kernel(const struct rules_set *rs)
  * overlap either answer refuses: the supervisor matches the call's own
  * rules first); where the rest cannot fall to the filter's default, every
  * call does.  listen reaches it unless the kernel allows every bind: on
- * an unbound socket it is a bind to the wildcard address.
+ * an unbound socket it is a bind to the wildcard address; accept and
+ * accept4 with it, so that each inbound connection is recorded with its
+ * peer.
  */
 static int add_net_scalar(const struct rules_set *rs, scmp_filter_ctx ctx,
 			  uint32_t def_act, int nr, const struct plan *p)
@@ -1039,7 +1044,7 @@ static int add_net_scalar(const struct rules_set *rs, scmp_filter_ctx ctx,
 	if (kernel && !cr &&
 	    (p->action == RULES_DENY || p->action == RULES_KILL))
 		return add_rule(ctx, def_act, act, nr, 0, NULL);
-	if (nr == __NR_listen) {
+	if (nr == __NR_listen || nr == __NR_accept || nr == __NR_accept4) {
 		if (!kernel || !bind_allowed_in_kernel(rs))
 			return add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 0,
 					NULL);

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1087,6 +1088,8 @@ bool net_scalar_decides(const struct call *c)
 	case SYS_setsockopt:
 		return rules_route_sockopt(a[1], a[2]) != NULL;
 	case SYS_listen:
+	case SYS_accept:
+	case SYS_accept4:
 		return true;
 	default:
 		return false;
@@ -1194,6 +1197,187 @@ static int handle_listen(struct sup *s, struct call *c)
 	return notify_finish(s, c, false);
 }
 
+/* ------------------------------------------------------------------ */
+/* accept / accept4                                                    */
+
+#ifndef ERESTARTSYS
+#define ERESTARTSYS 512	/* kernel-internal: restart, or EINTR */
+#endif
+
+struct accept_job {
+	struct call_job job;	/* first */
+	int sock;
+	int flags;
+};
+
+/* A signal the task would take now (pending, not blocked), from
+ * /proc/TID/status; false when that cannot be read. */
+static bool signal_pending(pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long pnd = 0, shd = 0, blk = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigPnd: %llx", &v) == 1)
+			pnd = v;
+		else if (sscanf(line, "ShdPnd: %llx", &v) == 1)
+			shd = v;
+		else if (sscanf(line, "SigBlk: %llx", &v) == 1)
+			blk = v;
+	}
+	fclose(f);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/*
+ * Accept one connection on our dup of the caller's socket, give the caller
+ * the peer's address (addr, addrlen as accept(2) does) and the new socket
+ * (SECCOMP_IOCTL_NOTIF_ADDFD), and record it with the peer.
+ */
+static int accept_finish(struct sup *s, struct call *c, int sock, int flags)
+{
+	const __u64 *a = c->req->data.args;
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
+	int nf, remote;
+
+	nf = accept4(sock, (struct sockaddr *)&peer, &plen,
+		     SOCK_CLOEXEC | (flags & SOCK_NONBLOCK));
+	if (nf < 0) {
+		call_result(c, -errno);
+		return notify_finish(s, c, false);
+	}
+	memcpy(&c->addr, &peer, sizeof(peer));
+	c->addr_len = plen;
+	c->have_addr = true;
+	c->emulated = true;
+	c->note = "an inbound connection";
+	if (a[1]) {
+		int32_t ulen;
+		int rc = tracee_read(c->tid, a[2], &ulen, sizeof(ulen));
+
+		if (rc == 0 && ulen < 0)
+			rc = -EINVAL;
+		if (rc == 0)
+			rc = tracee_write(c->tid, a[1], &peer,
+					  (size_t)ulen < plen ? (size_t)ulen : plen);
+		if (rc == 0)
+			rc = tracee_write(c->tid, a[2], &plen, sizeof(int32_t));
+		if (rc < 0) {
+			close(nf);
+			c->err = rc == -EINVAL ? EINVAL : EFAULT;
+			return notify_finish(s, c, false);
+		}
+	}
+	remote = notify_add_fd(s, c->req->id, nf, flags & SOCK_CLOEXEC);
+	close(nf);
+	if (remote == -ENOENT)
+		return 0;	/* the caller is gone */
+	call_result(c, remote);
+	return notify_finish(s, c, false);
+}
+
+/*
+ * A blocking accept, on a worker: the loop goes on.  It waits in short
+ * polls; when the caller is gone it gives up, and when the caller has a
+ * signal to take it answers -ERESTARTSYS (nothing was accepted): the
+ * kernel runs the handler and restarts the call (SA_RESTART) or fails it
+ * with EINTR, as it would for a native accept.
+ */
+static void *accept_thread(void *arg)
+{
+	struct accept_job *j = arg;
+	struct call *c = &j->job.c;
+	struct sup *s = j->job.s;
+
+	for (;;) {
+		struct pollfd p = { .fd = j->sock, .events = POLLIN };
+		int n = poll(&p, 1, 100);
+
+		if (n > 0) {
+			accept_finish(s, c, j->sock, j->flags);
+			break;
+		}
+		if (n < 0 && errno != EINTR) {
+			call_result(c, -errno);
+			notify_finish(s, c, false);
+			break;
+		}
+		if (!notify_id_valid(s, c->req->id))
+			break;
+		if (signal_pending(c->tid)) {
+			notify_send_resp(s, c->req->id, 0, ERESTARTSYS, false);
+			break;
+		}
+	}
+	close(j->sock);
+	free(j);
+	return NULL;
+}
+
+/*
+ * accept(2), accept4(2).  On an inet listener the supervisor accepts the
+ * connection itself, on the caller's socket (our dup), so that the record
+ * names the peer: the kernel's return value of a continued call is not
+ * seen.  Another listener's accept is continued where no other task
+ * shares the caller's fd table; where one does, it is carried out too, or
+ * that task could dup2 an inet listener over the fd number between our
+ * look and the kernel's accept, and a connection would go unrecorded.
+ */
+static int handle_accept(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	int flags = c->req->data.nr == SYS_accept4 ? (int)(int32_t)a[3] : 0;
+	AUTO_CLOSE int sock = -1;
+	struct stat st;
+	int domain, fl;
+
+	if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) {
+		c->err = EINVAL;
+		return notify_finish(s, c, false);
+	}
+	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
+	if (!notify_id_valid(s, c->req->id))
+		return 0;
+	if (sock < 0) {
+		c->err = sock == -ESRCH ? ESRCH : EBADF;
+		return notify_finish(s, c, false);
+	}
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    (domain = sock_domain(sock)) < 0) {
+		c->err = ENOTSOCK;
+		return notify_finish(s, c, false);
+	}
+	c->domain = domain;
+	if (domain != AF_INET && domain != AF_INET6 &&
+	    !tracee_files_shared(c->tid)) {
+		c->v.audit = false;
+		return notify_finish(s, c, true);
+	}
+	fl = fcntl(sock, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK)) {
+		struct accept_job *j = calloc(1, sizeof(*j));
+
+		if (j) {
+			call_job_init(&j->job, s, c);
+			j->sock = steal_fd(&sock);
+			j->flags = flags;
+			if (call_job_start(&j->job, accept_thread) == 0)
+				return 0;
+			sock = j->sock;
+			free(j);
+		}
+		c->err = EAGAIN;
+		return notify_finish(s, c, false);
+	}
+	return accept_finish(s, c, sock, flags);
+}
+
 /*
  * socket() of a kind no address rule describes, setsockopt of an option
  * that changes where packets go: decided by the network rules
@@ -1206,6 +1390,8 @@ int net_scalar(struct sup *s, struct call *c)
 
 	if (c->req->data.nr == SYS_listen)
 		return handle_listen(s, c);
+	if (c->req->data.nr == SYS_accept || c->req->data.nr == SYS_accept4)
+		return handle_accept(s, c);
 	decide_unnamed(s, c, &v);
 	take_verdict(c, &v);
 	c->note = c->req->data.nr == SYS_socket ?

@@ -244,6 +244,11 @@ static int add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 	return r < 0 ? -errno : r;
 }
 
+int notify_add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
+{
+	return add_fd(s, id, fd, cloexec);
+}
+
 /* ------------------------------------------------------------------ */
 /* Decisions                                                           */
 

@@ -199,6 +199,14 @@ static void add_net_scalar(struct audit_rec *r, const struct call *c,
 		else
 			audit_int(r, "option", (int32_t)a[2]);
 		break;
+	case SYS_accept:
+	case SYS_accept4:
+		audit_int(r, "fd", (int32_t)a[0]);
+		if (c->domain)
+			add_family(r, "domain", c->domain);
+		if (c->have_addr)
+			add_addr(r, "peer", &c->addr, c->addr_len, human, hlen);
+		break;
 	case SYS_listen:
 		audit_int(r, "fd", (int32_t)a[0]);
 		audit_int(r, "backlog", (int32_t)a[1]);

@@ -208,6 +208,45 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 c = socket.create_connection(s.getsockname(), timeout=5)
 a, _ = s.accept(); c.sendall(b"x"); assert a.recv(1) == b"x"'
 
+	# 5. Inbound connections on inet listeners are recorded with their
+	# peer (the supervisor accepts them on the caller's socket): a
+	# blocking accept, a non-blocking one with nothing pending (EAGAIN),
+	# and a blocking one a signal handler interrupts (it must run, not
+	# wait for a connection that never comes).
+	c accept-loopback-recorded - 0 \
+		"--syscall accept4 --action allow --field args.peer.ip=\"127.0.0.1\" --has result --has note" \
+		"$PY" -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname(), timeout=5)
+a, peer = s.accept(); c.sendall(b"x"); assert a.recv(1) == b"x"
+assert peer == c.getsockname(), (peer, c.getsockname())'
+	c accept-nonblocking-empty - 0 \
+		"--syscall accept4 --errno EAGAIN" \
+		"$PY" -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1); s.setblocking(False)
+try:
+    s.accept()
+except BlockingIOError:
+    pass
+else:
+    raise SystemExit(1)'
+	SG_TIMEOUT=20 c accept-signal-handled - 0 - \
+		"$PY" -c '
+import signal, socket
+class Alarm(Exception): pass
+def on_alarm(*_): raise Alarm()
+signal.signal(signal.SIGALRM, on_alarm)
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+signal.alarm(1)
+try:
+    s.accept()
+except Alarm:
+    pass
+else:
+    raise SystemExit(1)'
+
 	# 2. The family a rule sees is the socket's: a packet socket whose
 	# address claims AF_NETLINK is no netlink send.  (nobody may not
 	# make a packet socket: the kernel's EPERM.)
@@ -289,6 +328,9 @@ EOF
 	check listen-allowed-accepted test $? = 0
 	check listen-allowed-recorded "$PY" "$AUDITQ" "$trail" --syscall listen \
 		--action allow --rule any --ip 0.0.0.0 --field emulated=true
+	# 5. The connection from B, recorded with its peer.
+	check accept-peer-recorded "$PY" "$AUDITQ" "$trail" --syscall accept \
+		--field "args.peer.ip=\"$IP_B\"" --has args.peer.port --has result
 }
 
 sg_main cases
