@@ -1132,11 +1132,14 @@ static bool inet_unbound(int sock, int domain)
  * listen(2).  On an unbound inet socket the kernel binds it to the
  * wildcard address and an ephemeral port by itself: decided as that
  * bind, which the supervisor makes on the caller's socket (our dup)
- * before the listen.  Any other listen is carried out on our dup too.
+ * before the listen.  Any other listen on an inet socket is carried out on
+ * our dup too; on another socket it is continued where no other task
+ * shares the caller's fd table.
  *
- * Security: never CONTINUEd: between our look at the socket and the
- * kernel's listen another thread could put an unbound socket under the
- * same fd number (dup2), and the kernel would bind that one.
+ * Security: between our look at the socket and the kernel's listen a task
+ * sharing the fd table could put an unbound inet socket under the same fd
+ * number (dup2), and the kernel would bind that one: where that can
+ * happen, the listen is never continued.
  */
 static int handle_listen(struct sup *s, struct call *c)
 {
@@ -1190,6 +1193,12 @@ static int handle_listen(struct sup *s, struct call *c)
 			call_result(c, -errno);
 			return notify_finish(s, c, false);
 		}
+	} else if (domain != AF_INET && domain != AF_INET6 &&
+		   !tracee_files_shared(c->tid)) {
+		/* A unix listener keeps the credentials of the task that
+		 * listens (SO_PEERCRED): the caller's own, where no other
+		 * task can swap the fd meanwhile. */
+		return notify_finish(s, c, true);
 	} else {
 		c->emulated = true;
 	}

@@ -221,6 +221,16 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 c = socket.create_connection(s.getsockname(), timeout=5)
 a, peer = s.accept(); c.sendall(b"x"); assert a.recv(1) == b"x"
 assert peer == c.getsockname(), (peer, c.getsockname())'
+	# A unix listener (one thread, nothing can swap its fd) listens
+	# itself: a client's SO_PEERCRED names the server, not sysgate.
+	c listen-unix-peercred - 0 "--syscall listen --field args.domain=\"AF_UNIX\"" \
+		"$PY" -c '
+import os, socket, struct
+s = socket.socket(socket.AF_UNIX); s.bind("srv.sock"); s.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect("srv.sock")
+pid, uid, gid = struct.unpack("3i", c.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+os.unlink("srv.sock")
+assert pid == os.getpid(), (pid, os.getpid())'
 	c accept-nonblocking-empty - 0 \
 		"--syscall accept4 --errno EAGAIN" \
 		"$PY" -c '
