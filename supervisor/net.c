@@ -145,10 +145,9 @@ static enum addr_kind addr_kind(int domain, sa_family_t family)
 		return ADDR_UNNAMED;
 	if (family == domain || (domain == AF_INET6 && family == AF_INET))
 		return ADDR_OWN;
-	/* A netlink socket stays kernel-local whatever its address says;
-	 * AF_UNSPEC on a unix socket is a disconnect (or the kernel's
-	 * EINVAL) and matches no addr pattern. */
-	if (domain == AF_NETLINK || (domain == AF_UNIX && family == AF_UNSPEC))
+	/* AF_UNSPEC on a unix or netlink socket is a disconnect (or the
+	 * kernel's EINVAL) and matches no addr pattern. */
+	if (family == AF_UNSPEC && (domain == AF_UNIX || domain == AF_NETLINK))
 		return ADDR_OWN;
 	if (family == AF_UNSPEC && (domain == AF_INET || domain == AF_INET6))
 		return ADDR_UNSPEC;
