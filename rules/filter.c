@@ -336,6 +336,23 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 	p->cond_rule = first;
 }
 
+static bool bind_allowed_in_kernel(const struct rules_set *rs);
+
+/* listen, accept, accept4 that the filter sends to the supervisor though
+ * their plan is the kernel's (add_net_scalar). */
+static bool listen_notified(const struct rules_set *rs, int nr,
+			    const struct plan *p)
+{
+	if (nr != __NR_listen && nr != __NR_accept && nr != __NR_accept4)
+		return false;
+	if (p->mech != RULES_MECH_KERNEL)
+		return false;
+	if (!p->cond_rule &&
+	    (p->action == RULES_DENY || p->action == RULES_KILL))
+		return false;
+	return !bind_allowed_in_kernel(rs);
+}
+
 enum rules_mech rules_mechanism(const struct rules_set *rs, int nr,
 				enum rules_action *kernel_action)
 {
@@ -344,6 +361,8 @@ enum rules_mech rules_mechanism(const struct rules_set *rs, int nr,
 	if (!rs)
 		return RULES_MECH_NOTIFY;
 	plan_for(rs, nr, &p);
+	if (listen_notified(rs, nr, &p))
+		p.mech = RULES_MECH_NOTIFY;
 	if (p.mech == RULES_MECH_KERNEL && kernel_action)
 		*kernel_action = p.action;
 	return p.mech;

@@ -3029,6 +3029,26 @@ static void test_filter_unnamed_network(void)
 			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) != want)
 				wrong++;
 		}
+		/* listen and accept: notified where bind is not allowed in
+		 * the kernel (the built-in policy), and said so. */
+		for (size_t k = 0; k < 3; k++) {
+			static const int nrs[] = { __NR_listen, __NR_accept,
+						   __NR_accept4 };
+			struct seccomp_data sd = {
+				.nr = nrs[k], .arch = AUDIT_ARCH_X86_64,
+				.args = { 3 },
+			};
+			int64_t r = bpf_run(&prog, &sd);
+			bool notified = !texts[t];
+
+			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) !=
+				     (notified ? SECCOMP_RET_USER_NOTIF :
+						 SECCOMP_RET_ALLOW))
+				wrong++;
+			CU_ASSERT_EQUAL(rules_mechanism(rs, nrs[k], NULL),
+					notified ? RULES_MECH_NOTIFY :
+						   RULES_MECH_KERNEL);
+		}
 		CU_ASSERT_EQUAL(wrong, 0);
 		free(prog.filter);
 		rules_free(rs);
