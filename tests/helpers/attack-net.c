@@ -9,6 +9,10 @@
  *                                   (IPv4, or IPv6 with "6"); the port
  *                                   goes to PORTFILE; accepts one
  *                                   connection within 10 s (ETIMEDOUT)
+ *   attack-net bind-unspec PORTFILE PORT  the same after a bind of an
+ *                                   AF_INET socket to an address whose
+ *                                   family says AF_UNSPEC (the kernel binds
+ *                                   0.0.0.0:PORT)
  *   attack-net packet IFNAME MARK   a packet socket sends a frame holding
  *                                   MARK, its address claiming AF_NETLINK
  *   attack-net raw                  socket(AF_INET, SOCK_RAW, IPPROTO_UDP)
@@ -37,7 +41,7 @@
 #define IPV6_RTHDR 57
 #endif
 
-static int do_listen(const char *portfile, int v6)
+static int do_listen(const char *portfile, int v6, int unspec_port)
 {
 	struct sockaddr_storage me;
 	socklen_t ml = sizeof(me);
@@ -49,6 +53,15 @@ static int do_listen(const char *portfile, int v6)
 	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		victim_setup_fail("socket");
+	if (unspec_port >= 0) {
+		struct sockaddr_in in = {
+			.sin_family = AF_UNSPEC,
+			.sin_port = htons((uint16_t)unspec_port),
+		};
+
+		if (bind(fd, (struct sockaddr *)&in, sizeof(in)) < 0)
+			return victim_result("bind", errno);
+	}
 	if (listen(fd, 4) < 0)
 		return victim_result("listen", errno);
 	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0)
@@ -216,7 +229,9 @@ int main(int argc, char **argv)
 {
 	victim_name = "attack-net";
 	if (argc >= 3 && !strcmp(argv[1], "listen"))
-		return do_listen(argv[2], argc > 3 && !strcmp(argv[3], "6"));
+		return do_listen(argv[2], argc > 3 && !strcmp(argv[3], "6"), -1);
+	if (argc == 4 && !strcmp(argv[1], "bind-unspec"))
+		return do_listen(argv[2], 0, atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "packet"))
 		return do_packet(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "raw")) {
@@ -234,7 +249,7 @@ int main(int argc, char **argv)
 		return do_dev(argv[2], argv[3], 1);
 	if (argc == 4 && !strcmp(argv[1], "retopts"))
 		return do_retopts(argv[2], argv[3]);
-	fprintf(stderr, "usage: attack-net listen|packet|raw|ipopt|rthdr|"
+	fprintf(stderr, "usage: attack-net listen|bind-unspec|packet|raw|ipopt|rthdr|"
 			"bindtodev|unicastif|retopts ...\n");
 	return VICTIM_EXIT_SETUP;
 }

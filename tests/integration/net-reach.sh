@@ -266,6 +266,33 @@ else:
 		"$([ "$U" = root ] && echo "--syscall sendto --action deny --rule no-sends --family AF_NETLINK --field args.domain=\"AF_PACKET\"" || echo -)" \
 		packet "$VA" MARKPKT1
 
+	# AF_UNSPEC on an inet socket binds as AF_INET: decided so.
+	policy no-wildcard <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule no-wildcard]
+syscalls = bind
+addr = 0.0.0.0
+action = deny
+errno = EACCES
+EOF
+	rm -f "$W/port"
+	c bind-unspec-as-inet no-wildcard EACCES \
+		"--syscall bind --action deny --rule no-wildcard --field args.domain=\"AF_INET\"" \
+		"$W/attack-net" bind-unspec "$W/port" 0
+	check bind-unspec-as-inet-no-port test ! -e "$W/port"
+	# --user: a port below 1024 bound as AF_UNSPEC takes the caller's
+	# CAP_NET_BIND_SERVICE, not the supervisor's.
+	if [ "$U" = root ]; then
+		mkdir -p "$W/pub" && chmod 0777 "$W/pub" && rm -f "$W/pub/port"
+		SG_RUN_OPTS="--user nobody" c bind-unspec-low-port-user net-open EACCES \
+			"--syscall bind --errno EACCES" \
+			"$W/attack-net" bind-unspec "$W/pub/port" 81
+		check bind-unspec-low-port-user-no-port test ! -e "$W/pub/port"
+	fi
+
 	# 3. Packet and raw sockets: refused by the default and strict
 	# policies when made, for root and nobody alike.
 	pkt packet-default - ENETUNREACH "$nat" 0 \
