@@ -1328,6 +1328,14 @@ static void *accept_thread(void *arg)
 	return NULL;
 }
 
+static bool is_listening(int sock)
+{
+	int on = 0;
+	socklen_t l = sizeof(on);
+
+	return getsockopt(sock, SOL_SOCKET, SO_ACCEPTCONN, &on, &l) == 0 && on;
+}
+
 /*
  * accept(2), accept4(2).  On an inet listener the supervisor accepts the
  * connection itself, on the caller's socket (our dup), so that the record
@@ -1368,7 +1376,9 @@ static int handle_accept(struct sup *s, struct call *c)
 		return notify_finish(s, c, true);
 	}
 	fl = fcntl(sock, F_GETFL);
-	if (fl >= 0 && !(fl & O_NONBLOCK)) {
+	/* A socket that does not listen fails at once (the kernel's own
+	 * EINVAL or EOPNOTSUPP): only a listener's accept may wait. */
+	if (fl >= 0 && !(fl & O_NONBLOCK) && is_listening(sock)) {
 		struct accept_job *j = calloc(1, sizeof(*j));
 
 		if (j) {

@@ -242,6 +242,17 @@ except BlockingIOError:
     pass
 else:
     raise SystemExit(1)'
+	# accept on a socket that does not listen fails at once.
+	SG_TIMEOUT=20 c accept-not-listening - 0 "--syscall accept4 --errno EOPNOTSUPP" \
+		"$PY" -c '
+import errno, socket
+s = socket.socket(type=socket.SOCK_DGRAM)
+try:
+    s.accept()
+except OSError as e:
+    assert e.errno == errno.EOPNOTSUPP, e
+else:
+    raise SystemExit(1)'
 	SG_TIMEOUT=20 c accept-signal-handled - 0 - \
 		"$PY" -c '
 import signal, socket
