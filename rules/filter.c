@@ -402,7 +402,10 @@ enum rules_decide rules_filter_class(int nr, enum rules_kind kind)
 	    nr_in(tree_only_calls, ARRAY_SIZE(tree_only_calls), nr))
 		return RULES_DECIDE_SUPERVISOR;
 	if (nr == __NR_clone || nr == __NR_fcntl || nr == __NR_ioctl ||
-	    is_target_call(nr))
+	    is_target_call(nr) || nr == __NR_socket ||
+	    nr == __NR_setsockopt || nr == __NR_listen ||
+	    nr == __NR_accept || nr == __NR_accept4 ||
+	    nr == __NR_setrlimit || nr == __NR_prlimit64)
 		return RULES_DECIDE_FLAGS;
 	return RULES_DECIDE_KERNEL;
 }
@@ -494,6 +497,23 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 	p->cond_rule = first;
 }
 
+static bool bind_allowed_in_kernel(const struct rules_set *rs);
+
+/* listen, accept, accept4 that the filter sends to the supervisor though
+ * their plan is the kernel's (add_net_scalar). */
+static bool listen_notified(const struct rules_set *rs, int nr,
+			    const struct plan *p)
+{
+	if (nr != __NR_listen && nr != __NR_accept && nr != __NR_accept4)
+		return false;
+	if (p->mech != RULES_MECH_KERNEL)
+		return false;
+	if (!p->cond_rule &&
+	    (p->action == RULES_DENY || p->action == RULES_KILL))
+		return false;
+	return !bind_allowed_in_kernel(rs);
+}
+
 enum rules_mech rules_mechanism(const struct rules_set *rs, int nr,
 				enum rules_action *kernel_action)
 {
@@ -502,6 +522,8 @@ enum rules_mech rules_mechanism(const struct rules_set *rs, int nr,
 	if (!rs)
 		return RULES_MECH_NOTIFY;
 	plan_for(rs, nr, &p);
+	if (listen_notified(rs, nr, &p))
+		p.mech = RULES_MECH_NOTIFY;
 	if (p.mech == RULES_MECH_KERNEL && kernel_action)
 		*kernel_action = p.action;
 	return p.mech;
@@ -954,6 +976,9 @@ static int add_core_limit_rule(scmp_filter_ctx ctx, uint32_t def_act, int nr)
 	return add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 2, c);
 }
 
+static int add_net_scalar(const struct rules_set *rs, scmp_filter_ctx ctx,
+			  uint32_t def_act, int nr, const struct plan *p);
+
 static int add_syscall(const struct rules_set *rs, scmp_filter_ctx ctx,
 		       uint32_t def_act, int nr, const struct plan *p)
 {
@@ -963,6 +988,9 @@ static int add_syscall(const struct rules_set *rs, scmp_filter_ctx ctx,
 		if (rc < 0)
 			return rc;
 	}
+	if (nr == __NR_socket || nr == __NR_setsockopt || nr == __NR_listen ||
+	    nr == __NR_accept || nr == __NR_accept4)
+		return add_net_scalar(rs, ctx, def_act, nr, p);
 	if (nr == __NR_clone)
 		return add_clone(ctx, def_act, p);
 	if ((nr == __NR_fcntl || nr == __NR_ioctl) &&
@@ -1114,6 +1142,11 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 	rules_nr_add(named, __NR_clone3);
 	rules_nr_add(named, __NR_fcntl);
 	rules_nr_add(named, __NR_ioctl);
+	rules_nr_add(named, __NR_socket);
+	rules_nr_add(named, __NR_setsockopt);
+	rules_nr_add(named, __NR_listen);
+	rules_nr_add(named, __NR_accept);
+	rules_nr_add(named, __NR_accept4);
 	nr_add_all(named, xattrat, ARRAY_SIZE(xattrat));
 	nr_add_all(named, always_notified, ARRAY_SIZE(always_notified));
 	nr_add_all(named, sysv_calls, ARRAY_SIZE(sysv_calls));
@@ -1154,4 +1187,176 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 		*prog = (struct sock_fprog){ 0 };
 	}
 	return rc;
+}
+
+/*
+ * Security: network uses no address can describe.  A packet socket (or
+ * AF_INET's SOCK_PACKET), a raw inet socket and a socket of a family
+ * rules have no addresses for (vsock, bluetooth, can, ...) send and
+ * receive without any connect, bind or send naming a destination a rule
+ * could check; options that choose the route (source routing, routing
+ * headers, the outgoing interface, transparent proxying, the firewall
+ * mark) make a checked address go elsewhere.  These reach the supervisor,
+ * which decides them by the policy's network rules
+ * (supervisor/net.c).  Each entry: the argument, a mask on its low 32
+ * bits (the int the kernel reads) and the value under the mask.
+ */
+struct masked_arg {
+	unsigned arg;
+	uint32_t mask, value;
+};
+
+/* socket() domains other than AF_UNIX (1), AF_INET (2), AF_INET6 (10)
+ * and AF_NETLINK (16), as blocks of 0..63; bits 6..31 below. */
+static const struct masked_arg odd_domains[] = {
+	{ 0, 0xffffffff, 0 },  { 0, 0xffffffff, 3 },  { 0, 0xfffffffc, 4 },
+	{ 0, 0xfffffffe, 8 },  { 0, 0xffffffff, 11 }, { 0, 0xfffffffc, 12 },
+	{ 0, 0xffffffff, 17 }, { 0, 0xfffffffe, 18 }, { 0, 0xfffffffc, 20 },
+	{ 0, 0xfffffff8, 24 }, { 0, 0xffffffe0, 32 },
+};
+
+/* inet/inet6 socket types other than SOCK_STREAM (1), SOCK_DGRAM (2)
+ * and SOCK_SEQPACKET (5), on the type's low 4 bits (SOCK_TYPE_MASK). */
+static const struct masked_arg odd_inet_types[] = {
+	{ 1, 0xf, 0 }, { 1, 0xf, 3 }, { 1, 0xf, 4 }, { 1, 0xe, 6 },
+	{ 1, 0x8, 8 },
+};
+
+static const struct {
+	int level, opt;
+	const char *name;
+} route_sockopts[] = {
+	{ 1 /* SOL_SOCKET */, 25, "SO_BINDTODEVICE" },
+	{ 1, 36, "SO_MARK" },
+	{ 1, 62, "SO_BINDTOIFINDEX" },
+	{ 0 /* SOL_IP */, 4, "IP_OPTIONS" },
+	{ 0, 19, "IP_TRANSPARENT" },
+	{ 0, 50, "IP_UNICAST_IF" },
+	{ 41 /* SOL_IPV6 */, 5, "IPV6_2292RTHDR" },
+	{ 41, 6, "IPV6_2292PKTOPTIONS" },
+	{ 41, 57, "IPV6_RTHDR" },
+	{ 41, 75, "IPV6_TRANSPARENT" },
+	{ 41, 76, "IPV6_UNICAST_IF" },
+};
+
+bool rules_socket_unnamed(uint64_t domain, uint64_t type)
+{
+	uint32_t d = (uint32_t)domain, t = (uint32_t)type & 0xf;
+
+	if (d == 1 || d == 16)
+		return false;
+	if (d == 2 || d == 10)
+		return t != 1 && t != 2 && t != 5;
+	return true;
+}
+
+const char *rules_route_sockopt(uint64_t level, uint64_t opt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(route_sockopts); i++)
+		if ((uint32_t)level == (uint32_t)route_sockopts[i].level &&
+		    (uint32_t)opt == (uint32_t)route_sockopts[i].opt)
+			return route_sockopts[i].name;
+	return NULL;
+}
+
+static struct scmp_arg_cmp masked_cmp(unsigned arg, uint32_t mask,
+				      uint32_t value)
+{
+	return (struct scmp_arg_cmp){ .arg = arg, .op = SCMP_CMP_MASKED_EQ,
+				      .datum_a = mask, .datum_b = value };
+}
+
+/* NOTIFY for the odd socket() calls; the rest falls to def_act. */
+static int add_odd_sockets(scmp_filter_ctx ctx, uint32_t def_act)
+{
+	static const uint32_t inet[] = { 2, 10 };
+	struct scmp_arg_cmp c[2];
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(odd_domains); i++) {
+		c[0] = masked_cmp(0, odd_domains[i].mask, odd_domains[i].value);
+		rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, __NR_socket, 1, c);
+	}
+	for (unsigned bit = 6; rc == 0 && bit < 32; bit++) {
+		c[0] = masked_cmp(0, 1u << bit, 1u << bit);
+		rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, __NR_socket, 1, c);
+	}
+	for (size_t d = 0; rc == 0 && d < ARRAY_SIZE(inet); d++)
+		for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(odd_inet_types);
+		     i++) {
+			c[0] = masked_cmp(0, 0xffffffff, inet[d]);
+			c[1] = masked_cmp(1, odd_inet_types[i].mask,
+					  odd_inet_types[i].value);
+			rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, __NR_socket,
+				      2, c);
+		}
+	return rc;
+}
+
+static int add_route_sockopts(scmp_filter_ctx ctx, uint32_t def_act)
+{
+	struct scmp_arg_cmp c[2];
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(route_sockopts); i++) {
+		c[0] = masked_cmp(1, 0xffffffff,
+				  (uint32_t)route_sockopts[i].level);
+		c[1] = masked_cmp(2, 0xffffffff,
+				  (uint32_t)route_sockopts[i].opt);
+		rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, __NR_setsockopt,
+			      2, c);
+	}
+	return rc;
+}
+
+/* True when the kernel allows every bind by itself. */
+static bool bind_allowed_in_kernel(const struct rules_set *rs)
+{
+	struct plan b;
+
+	plan_for(rs, __NR_bind, &b);
+	return b.mech == RULES_MECH_KERNEL && !b.cond_rule &&
+	       b.action == RULES_ALLOW;
+}
+
+/*
+ * socket, setsockopt and listen.  A plan that refuses the call outright
+ * stands.  Otherwise the odd sockets and the route options reach the
+ * supervisor, beside the plan's own condition where that refuses (in an
+ * overlap either answer refuses: the supervisor matches the call's own
+ * rules first); where the rest cannot fall to the filter's default, every
+ * call does.  listen reaches it unless the kernel allows every bind: on
+ * an unbound socket it is a bind to the wildcard address; accept and
+ * accept4 with it, so that each inbound connection is recorded with its
+ * peer.
+ */
+static int add_net_scalar(const struct rules_set *rs, scmp_filter_ctx ctx,
+			  uint32_t def_act, int nr, const struct plan *p)
+{
+	uint32_t act = plan_action(p);
+	const struct rules_rule *cr = p->cond_rule;
+	bool kernel = p->mech == RULES_MECH_KERNEL;
+	int rc = 0;
+
+	if (kernel && !cr &&
+	    (p->action == RULES_DENY || p->action == RULES_KILL))
+		return add_rule(ctx, def_act, act, nr, 0, NULL);
+	if (nr == __NR_listen || nr == __NR_accept || nr == __NR_accept4) {
+		if (!kernel || !bind_allowed_in_kernel(rs))
+			return add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 0,
+					NULL);
+		if (cr)
+			rc = add_cond_rule(ctx, def_act, nr, cr, false);
+		return rc < 0 ? rc : add_rule(ctx, def_act, act, nr, 0, NULL);
+	}
+	if (!kernel || act != def_act ||
+	    (cr && cr->action != RULES_DENY && cr->action != RULES_KILL))
+		return add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 0, NULL);
+	if (cr)
+		rc = add_cond_rule(ctx, def_act, nr, cr, false);
+	if (rc < 0)
+		return rc;
+	if (nr == __NR_socket)
+		return add_odd_sockets(ctx, def_act);
+	return add_route_sockopts(ctx, def_act);
 }

@@ -281,6 +281,19 @@ bool rules_changes_creds(int nr);
  * fchmod, and the supervisor decides each as an fchmod of that file.
  */
 const char *rules_fileattr_cmd(uint64_t cmd);
+
+/*
+ * Network uses no addr pattern can describe, which the filter sends to the
+ * supervisor to be decided by the network rules.  rules_socket_unnamed:
+ * true for a socket() of a family other than AF_UNIX, AF_NETLINK,
+ * AF_INET and AF_INET6, or an inet/inet6 socket other than a stream,
+ * datagram or seqpacket one (raw, packet).  rules_route_sockopt: the name
+ * of a socket option that changes where packets go (IP_OPTIONS,
+ * IPV6_RTHDR, SO_BINDTODEVICE, ...), NULL for any other.  Both read the
+ * low 32 bits of their arguments, as the kernel does.
+ */
+bool rules_socket_unnamed(uint64_t domain, uint64_t type);
+const char *rules_route_sockopt(uint64_t level, uint64_t opt);
 /* The calls that may move the caller's root (and with it its cwd):
  * chroot, pivot_root, setns, unshare.  Every filter notifies each of them
  * that the policy may allow: the supervisor keeps each task's root and

@@ -510,6 +510,9 @@ void notify_wake_idle(struct sup *s);
 int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 		     bool cont);
 bool notify_id_valid(struct sup *s, uint64_t id);
+/* Install our fd in the caller of notification id (not answering it):
+ * its number there, or -errno. */
+int notify_add_fd(struct sup *s, uint64_t id, int fd, bool cloexec);
 /* Record the call, then reply (CONTINUE when cont). */
 int notify_finish(struct sup *s, struct call *c, bool cont);
 /* Record a call before the change it allows is made; 0 or -EIO. */
@@ -526,6 +529,12 @@ void notify_verdict_builtin(struct rules_verdict *v, const char *rule, int err);
 int notify_caller_umask(struct call *c);
 /* connect, bind, sendto, sendmsg, sendmmsg (net.c). */
 int net_handle(struct sup *s, struct call *c);
+/* socket, setsockopt, listen, accept, allowed by their own rules: true
+ * when the network rules decide them too (an odd socket, a route option,
+ * any listen) or the supervisor carries them out (accept, to record the
+ * peer), which net_scalar does, then answers. */
+bool net_scalar_decides(const struct call *c);
+int net_scalar(struct sup *s, struct call *c);
 
 /* ------------------------------------------------------------------ */
 /* SysV IPC (sysv.c): the tree's objects, made by the supervisor.      */
@@ -612,6 +621,8 @@ struct call {
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	bool have_addr;
+	int domain;            /* network calls: the socket's own family
+				* (SO_DOMAIN), 0: not known */
 	struct rules_verdict v; /* the deciding (strictest) verdict */
 	int err;               /* positive errno returned, 0 if none */
 	int64_t result;        /* value returned on success */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include <sched.h>
 #include <sys/sysmacros.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <arpa/inet.h>
 #include <unistd.h>
 
@@ -103,6 +105,83 @@ static void rewrite_addr(struct sup *s, struct call *c, struct rules_event *ev,
 	ev->addr_len = *act_len;
 	rules_match_rewritten(s->rules, ev, v->rule, &again);
 	*v = again;
+}
+
+/* The socket's own family (SO_DOMAIN), or -errno. */
+static int sock_domain(int sock)
+{
+	int d = -1;
+	socklen_t l = sizeof(d);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &d, &l) < 0)
+		return -errno;
+	return d;
+}
+
+/* How an address is decided on a socket of family domain. */
+enum addr_kind {
+	ADDR_OWN,	/* as given: the socket's family (or IPv4 on inet6) */
+	ADDR_UNSPEC,	/* AF_UNSPEC on inet: read as the socket's family */
+	ADDR_UNNAMED,	/* a family no addr pattern describes */
+	ADDR_REFUSED,	/* a family the socket does not take */
+};
+
+/*
+ * Security: the family written in an address is the caller's to choose;
+ * the kernel reads the address as the socket's family would (a packet
+ * socket takes a sockaddr_ll whatever it claims to be, an inet socket
+ * takes AF_UNSPEC as AF_INET for bind and sendto).  So the family a rule
+ * sees is the socket's (SO_DOMAIN on our dup): an inet6 socket takes
+ * IPv4 addresses as the kernel does, AF_UNSPEC on an inet socket is read
+ * as the socket's family, a socket whose family no addr pattern describes
+ * is decided as such (decide_unnamed), and any other mismatch is refused.
+ */
+static enum addr_kind addr_kind(int domain, sa_family_t family)
+{
+	if (domain != AF_UNIX && domain != AF_NETLINK && domain != AF_INET &&
+	    domain != AF_INET6)
+		return ADDR_UNNAMED;
+	if (family == domain || (domain == AF_INET6 && family == AF_INET))
+		return ADDR_OWN;
+	/* AF_UNSPEC on a unix or netlink socket is a disconnect (or the
+	 * kernel's EINVAL) and matches no addr pattern. */
+	if (family == AF_UNSPEC && (domain == AF_UNIX || domain == AF_NETLINK))
+		return ADDR_OWN;
+	if (family == AF_UNSPEC && (domain == AF_INET || domain == AF_INET6))
+		return ADDR_UNSPEC;
+	return ADDR_REFUSED;
+}
+
+/*
+ * A network use no addr pattern can describe (a packet, raw or odd
+ * family socket, an option that changes where packets go): decided as the
+ * call itself (connect, bind, a send) or, for socket and setsockopt, as a
+ * connect and as a bind, to an address no addr pattern matches, the
+ * stricter verdict standing.  Rules without addr (allow or deny all the
+ * network) and the default decide it; a rule that allows addresses does
+ * not.  A rewrite cannot redirect it: refused (EPERM).
+ */
+static void decide_unnamed(struct sup *s, struct call *c,
+			   struct rules_verdict *v)
+{
+	bool net = c->info && c->info->kind == RULES_KIND_NET;
+	struct rules_event ev = {
+		.nr = net ? c->req->data.nr : SYS_connect,
+		.exe = c->exe,
+	};
+	struct rules_verdict b;
+
+	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
+	rules_match(s->rules, &ev, v);
+	ev.nr = net ? c->req->data.nr : SYS_bind;
+	rules_match(s->rules, &ev, &b);
+	if (rules_action_rank(b.action) > rules_action_rank(v->action))
+		*v = b;
+	if (v->action == RULES_REWRITE) {
+		v->action = RULES_DENY;
+		v->err = EPERM;
+		v->rewrite = NULL;
+	}
 }
 
 /*
@@ -312,7 +391,8 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	struct resolved r;
 	struct stat st;
 	uint64_t len = a[2];
-	int rc;
+	enum addr_kind kind;
+	int rc, domain;
 
 	resolved_init(&r);
 	if (len > sizeof(c->addr) || len < sizeof(sa_family_t)) {
@@ -341,16 +421,33 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 		c->err = ENOTSOCK;
 		goto out;
 	}
+	domain = sock_domain(sock);
+	if (domain < 0) {
+		c->err = ENOTSOCK;
+		goto out;
+	}
+	c->domain = domain;
+	kind = addr_kind(domain, c->addr.ss_family);
+	/* The address as the socket reads it (ADDR_UNSPEC). */
+	struct sockaddr_storage as = c->addr;
+
+	as.ss_family = (sa_family_t)domain;
 
 	struct rules_event ev = {
 		.nr = c->req->data.nr,
 		.exe = c->exe,
-		.addr = (struct sockaddr *)&c->addr,
+		.addr = (struct sockaddr *)(kind == ADDR_UNSPEC ? &as : &c->addr),
 		.addr_len = c->addr_len,
 	};
 	memcpy(ev.args, a, sizeof(ev.args));
 
-	if (c->addr.ss_family == AF_UNIX &&
+	if (kind == ADDR_REFUSED) {
+		notify_verdict_builtin(&c->v, "sysgate:family", EAFNOSUPPORT);
+		c->note = "the address is not of the socket's family";
+	} else if (kind == ADDR_UNNAMED) {
+		decide_unnamed(s, c, &c->v);
+		c->note = "a socket no address rule can describe";
+	} else if (c->addr.ss_family == AF_UNIX &&
 	    c->addr_len > offsetof(struct sockaddr_un, sun_path) &&
 	    ((struct sockaddr_un *)&c->addr)->sun_path[0] != '\0') {
 		/* A path socket: resolve it as the caller would, match its
@@ -406,7 +503,7 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 			c->err = ENOENT;
 			goto out;
 		}
-	} else if (c->addr.ss_family == AF_NETLINK) {
+	} else if (domain == AF_NETLINK) {
 		/* Kernel-local messaging, not a network: glibc's resolver
 		 * binds a netlink socket to list interfaces. */
 		c->v = (struct rules_verdict){ .action = RULES_ALLOW,
@@ -434,10 +531,10 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	 * may not have (the supervisor, root, has it). */
 	if (is_bind && c->creds &&
 	    !(c->creds->cap_eff & (1ULL << CAP_NET_BIND_SERVICE)) &&
-	    (act.ss_family == AF_INET || act.ss_family == AF_INET6)) {
-		unsigned port = act.ss_family == AF_INET ?
-			ntohs(((struct sockaddr_in *)&act)->sin_port) :
-			ntohs(((struct sockaddr_in6 *)&act)->sin6_port);
+	    (domain == AF_INET || domain == AF_INET6)) {
+		/* The socket's family: AF_UNSPEC binds as AF_INET.  The
+		 * port sits at the same offset in both. */
+		unsigned port = ntohs(((struct sockaddr_in *)&act)->sin_port);
 
 		if (port > 0 && port < 1024) {
 			c->err = EACCES;
@@ -659,8 +756,9 @@ static int copy_control(struct call *c, uint64_t addr, uint64_t len,
  * which connect() decided: it is sent without a new decision.
  */
 static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
-		       bool *decided)
+		       int domain, bool *decided)
 {
+	enum addr_kind kind;
 	struct rules_event ev = {
 		.nr = c->req->data.nr,
 		.exe = c->exe,
@@ -678,6 +776,22 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 	m->act = m->name;
 	m->act_len = m->name_len;
 	*decided = true;
+	kind = addr_kind(domain, m->name.ss_family);
+	if (kind == ADDR_REFUSED) {
+		notify_verdict_builtin(&c->v, "sysgate:family", EAFNOSUPPORT);
+		c->note = "the address is not of the socket's family";
+		return 0;
+	}
+	if (kind == ADDR_UNNAMED) {
+		decide_unnamed(s, c, &c->v);
+		c->note = "a socket no address rule can describe";
+		return 0;
+	}
+	if (kind == ADDR_UNSPEC) {
+		/* Decided (and recorded) as the socket reads it; sent as
+		 * given. */
+		c->addr.ss_family = (sa_family_t)domain;
+	}
 	if (m->name.ss_family == AF_UNIX &&
 	    m->name_len > offsetof(struct sockaddr_un, sun_path) &&
 	    ((struct sockaddr_un *)&m->name)->sun_path[0] != '\0') {
@@ -717,13 +831,13 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 		m->path_fd = r.fd;
 		r.fd = -1;
 		resolved_release(&r);
-	} else if (m->name.ss_family == AF_NETLINK) {
+	} else if (domain == AF_NETLINK) {
 		v = (struct rules_verdict){
 			.action = RULES_ALLOW, .rule = "sysgate:netlink",
 			.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
 		};
 	} else {
-		ev.addr = (struct sockaddr *)&m->name;
+		ev.addr = (struct sockaddr *)&c->addr;
 		ev.addr_len = m->name_len;
 		rules_match(s->rules, &ev, &v);
 		c->note = NULL;
@@ -734,6 +848,38 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 	c->v = v;
 	c->note = NULL;
 	return 0;
+}
+
+/*
+ * Security: control messages that change where one message goes: IPv4
+ * options (IP_RETOPTS carries a source route), IPv6 routing headers and
+ * next hop, and the outgoing interface (IP_PKTINFO, IPV6_PKTINFO).  The
+ * first found, or NULL.
+ */
+static const char *control_route(const struct out_msg *m)
+{
+	static const struct {
+		int level, type;
+		const char *name;
+	} route[] = {
+		{ SOL_IP, IP_RETOPTS, "IP_RETOPTS" },
+		{ SOL_IP, IP_PKTINFO, "IP_PKTINFO" },
+		{ SOL_IPV6, IPV6_RTHDR, "IPV6_RTHDR" },
+		{ SOL_IPV6, IPV6_2292RTHDR, "IPV6_2292RTHDR" },
+		{ SOL_IPV6, IPV6_NEXTHOP, "IPV6_NEXTHOP" },
+		{ SOL_IPV6, IPV6_PKTINFO, "IPV6_PKTINFO" },
+		{ SOL_IPV6, IPV6_2292PKTINFO, "IPV6_2292PKTINFO" },
+	};
+	struct msghdr mh = { .msg_control = m->control,
+			     .msg_controllen = m->control_len };
+
+	for (struct cmsghdr *cm = m->control ? CMSG_FIRSTHDR(&mh) : NULL; cm;
+	     cm = CMSG_NXTHDR(&mh, cm))
+		for (size_t i = 0; i < ARRAY_SIZE(route); i++)
+			if (cm->cmsg_level == route[i].level &&
+			    cm->cmsg_type == route[i].type)
+				return route[i].name;
+	return NULL;
 }
 
 static ssize_t send_one(int sock, struct out_msg *m, int flags)
@@ -845,7 +991,7 @@ static int handle_send(struct sup *s, struct call *c)
 	struct out_msg m = { .path_fd = -1 };
 	struct stat st;
 	bool decided = false, deferred = false;
-	int rc;
+	int rc, domain = -1;
 
 	/* Until a destination is decided: a plain send, not a decision. */
 	c->v.audit = false;
@@ -857,10 +1003,12 @@ static int handle_send(struct sup *s, struct call *c)
 		c->err = sock == -ESRCH ? ESRCH : EBADF;
 		goto out;
 	}
-	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    (domain = sock_domain(sock)) < 0) {
 		c->err = ENOTSOCK;
 		goto out;
 	}
+	c->domain = domain;
 	/* Security: decided on the socket's state and a register only;
 	 * nothing read from the tracee's memory. */
 	if (sends_to_peer(sock, (uint64_t)flags))
@@ -902,10 +1050,20 @@ static int handle_send(struct sup *s, struct call *c)
 	if (!notify_id_valid(s, c->req->id))
 		goto gone;
 
-	rc = decide_dest(s, c, &m, &decided);
+	rc = decide_dest(s, c, &m, domain, &decided);
 	if (rc < 0) {
 		c->err = -rc;
 		goto out;
+	}
+	if (control_route(&m)) {
+		struct rules_verdict v;
+
+		decide_unnamed(s, c, &v);
+		if (!decided ||
+		    rules_action_rank(v.action) >= rules_action_rank(c->v.action))
+			c->v = v;
+		decided = true;
+		c->note = "a control message that changes where packets go";
 	}
 	if (decided && c->v.stack && stack_request(s, c) > 0)
 		goto gone;
@@ -941,6 +1099,354 @@ out:
 gone:
 	out_msg_release(&m);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* socket, setsockopt, listen                                          */
+
+bool net_scalar_decides(const struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+
+	switch (c->req->data.nr) {
+	case SYS_socket:
+		return rules_socket_unnamed(a[0], a[1]);
+	case SYS_setsockopt:
+		return rules_route_sockopt(a[1], a[2]) != NULL;
+	case SYS_listen:
+	case SYS_accept:
+	case SYS_accept4:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The network verdict v replaces the call's own (an allow) where it is
+ * as strict or stricter; recorded if either says so. */
+static void take_verdict(struct call *c, const struct rules_verdict *v)
+{
+	bool audit = c->v.audit || v->audit;
+
+	if (rules_action_rank(v->action) >= rules_action_rank(c->v.action))
+		c->v = *v;
+	c->v.audit = audit;
+}
+
+/* The wildcard address of an inet socket's family, port 0. */
+static void wildcard(int domain, struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = (sa_family_t)domain;
+	*len = domain == AF_INET6 ? sizeof(struct sockaddr_in6) :
+				    sizeof(struct sockaddr_in);
+}
+
+static bool inet_unbound(int sock, int domain)
+{
+	struct sockaddr_storage me;
+	socklen_t ml = sizeof(me);
+
+	if (getsockname(sock, (struct sockaddr *)&me, &ml) < 0)
+		return false;
+	if (domain == AF_INET)
+		return ((struct sockaddr_in *)&me)->sin_port == 0;
+	return ((struct sockaddr_in6 *)&me)->sin6_port == 0;
+}
+
+/*
+ * listen(2).  On an unbound inet socket the kernel binds it to the
+ * wildcard address and an ephemeral port by itself: decided as that
+ * bind, which the supervisor makes on the caller's socket (our dup)
+ * before the listen.  Any other listen on an inet socket is carried out on
+ * our dup too; on another socket it is continued where no other task
+ * shares the caller's fd table.
+ *
+ * Security: between our look at the socket and the kernel's listen a task
+ * sharing the fd table could put an unbound inet socket under the same fd
+ * number (dup2), and the kernel would bind that one: where that can
+ * happen, the listen is never continued.
+ */
+static int handle_listen(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	AUTO_CLOSE int sock = -1;
+	struct stat st;
+	int domain;
+
+	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
+	if (!notify_id_valid(s, c->req->id))
+		return 0;
+	if (sock < 0) {
+		c->err = sock == -ESRCH ? ESRCH : EBADF;
+		return notify_finish(s, c, false);
+	}
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    (domain = sock_domain(sock)) < 0) {
+		c->err = ENOTSOCK;
+		return notify_finish(s, c, false);
+	}
+	c->domain = domain;
+	if ((domain == AF_INET || domain == AF_INET6) &&
+	    inet_unbound(sock, domain)) {
+		struct rules_event ev = { .nr = SYS_bind, .exe = c->exe };
+		struct rules_verdict v;
+
+		wildcard(domain, &c->addr, &c->addr_len);
+		c->have_addr = true;
+		ev.addr = (struct sockaddr *)&c->addr;
+		ev.addr_len = c->addr_len;
+		memcpy(ev.args, a, sizeof(ev.args));
+		rules_match(s->rules, &ev, &v);
+		if (v.action == RULES_REWRITE) {
+			v.action = RULES_DENY;
+			v.err = EPERM;
+		}
+		take_verdict(c, &v);
+		c->note = "listen on an unbound socket: a bind to the wildcard address";
+		if (c->v.stack && stack_request(s, c) > 0)
+			return 0;
+		if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+			return 0;
+		if (c->v.action != RULES_ALLOW)
+			return notify_finish(s, c, false);
+		c->emulated = true;
+		if (notify_record_before_change(s, c) < 0)
+			return notify_finish(s, c, false);
+		if (bind(sock, (struct sockaddr *)&c->addr, c->addr_len) < 0 &&
+		    errno != EINVAL) {
+			/* EINVAL: bound meanwhile by another thread. */
+			call_result(c, -errno);
+			return notify_finish(s, c, false);
+		}
+	} else if (domain != AF_INET && domain != AF_INET6 &&
+		   !tracee_files_shared(c->tid)) {
+		/* A unix listener keeps the credentials of the task that
+		 * listens (SO_PEERCRED): the caller's own, where no other
+		 * task can swap the fd meanwhile. */
+		return notify_finish(s, c, true);
+	} else {
+		c->emulated = true;
+	}
+	call_result(c, listen(sock, (int)(int32_t)a[1]) < 0 ? -errno : 0);
+	return notify_finish(s, c, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* accept / accept4                                                    */
+
+#ifndef ERESTARTSYS
+#define ERESTARTSYS 512	/* kernel-internal: restart, or EINTR */
+#endif
+
+struct accept_job {
+	struct call_job job;	/* first */
+	int sock;
+	int flags;
+};
+
+/* A signal the task would take now (pending, not blocked), from
+ * /proc/TID/status; false when that cannot be read. */
+static bool signal_pending(pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long pnd = 0, shd = 0, blk = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigPnd: %llx", &v) == 1)
+			pnd = v;
+		else if (sscanf(line, "ShdPnd: %llx", &v) == 1)
+			shd = v;
+		else if (sscanf(line, "SigBlk: %llx", &v) == 1)
+			blk = v;
+	}
+	fclose(f);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/*
+ * Accept one connection on our dup of the caller's socket, give the caller
+ * the peer's address (addr, addrlen as accept(2) does) and the new socket
+ * (SECCOMP_IOCTL_NOTIF_ADDFD), and record it with the peer.
+ */
+static int accept_finish(struct sup *s, struct call *c, int sock, int flags)
+{
+	const __u64 *a = c->req->data.args;
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
+	int nf, remote;
+
+	nf = accept4(sock, (struct sockaddr *)&peer, &plen,
+		     SOCK_CLOEXEC | (flags & SOCK_NONBLOCK));
+	if (nf < 0) {
+		call_result(c, -errno);
+		return notify_finish(s, c, false);
+	}
+	memcpy(&c->addr, &peer, sizeof(peer));
+	c->addr_len = plen;
+	c->have_addr = true;
+	c->emulated = true;
+	c->note = "an inbound connection";
+	if (a[1]) {
+		int32_t ulen;
+		int rc = tracee_read(c->tid, a[2], &ulen, sizeof(ulen));
+
+		if (rc == 0 && ulen < 0)
+			rc = -EINVAL;
+		if (rc == 0)
+			rc = tracee_write(c->tid, a[1], &peer,
+					  (size_t)ulen < plen ? (size_t)ulen : plen);
+		if (rc == 0)
+			rc = tracee_write(c->tid, a[2], &plen, sizeof(int32_t));
+		if (rc < 0) {
+			close(nf);
+			c->err = rc == -EINVAL ? EINVAL : EFAULT;
+			return notify_finish(s, c, false);
+		}
+	}
+	remote = notify_add_fd(s, c->req->id, nf, flags & SOCK_CLOEXEC);
+	close(nf);
+	if (remote == -ENOENT)
+		return 0;	/* the caller is gone */
+	call_result(c, remote);
+	return notify_finish(s, c, false);
+}
+
+/*
+ * A blocking accept, on a worker: the loop goes on.  It waits in short
+ * polls; when the caller is gone it gives up, and when the caller has a
+ * signal to take it answers -ERESTARTSYS (nothing was accepted): the
+ * kernel runs the handler and restarts the call (SA_RESTART) or fails it
+ * with EINTR, as it would for a native accept.
+ */
+static void *accept_thread(void *arg)
+{
+	struct accept_job *j = arg;
+	struct call *c = &j->job.c;
+	struct sup *s = j->job.s;
+
+	for (;;) {
+		struct pollfd p = { .fd = j->sock, .events = POLLIN };
+		int n = poll(&p, 1, 100);
+
+		if (n > 0) {
+			accept_finish(s, c, j->sock, j->flags);
+			break;
+		}
+		if (n < 0 && errno != EINTR) {
+			call_result(c, -errno);
+			notify_finish(s, c, false);
+			break;
+		}
+		if (!notify_id_valid(s, c->req->id))
+			break;
+		if (signal_pending(c->tid)) {
+			notify_send_resp(s, c->req->id, 0, ERESTARTSYS, false);
+			break;
+		}
+	}
+	close(j->sock);
+	free(j);
+	return NULL;
+}
+
+static bool is_listening(int sock)
+{
+	int on = 0;
+	socklen_t l = sizeof(on);
+
+	return getsockopt(sock, SOL_SOCKET, SO_ACCEPTCONN, &on, &l) == 0 && on;
+}
+
+/*
+ * accept(2), accept4(2).  On an inet listener the supervisor accepts the
+ * connection itself, on the caller's socket (our dup), so that the record
+ * names the peer: the kernel's return value of a continued call is not
+ * seen.  Another listener's accept is continued where no other task
+ * shares the caller's fd table; where one does, it is carried out too, or
+ * that task could dup2 an inet listener over the fd number between our
+ * look and the kernel's accept, and a connection would go unrecorded.
+ */
+static int handle_accept(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	int flags = c->req->data.nr == SYS_accept4 ? (int)(int32_t)a[3] : 0;
+	AUTO_CLOSE int sock = -1;
+	struct stat st;
+	int domain, fl;
+
+	if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) {
+		c->err = EINVAL;
+		return notify_finish(s, c, false);
+	}
+	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
+	if (!notify_id_valid(s, c->req->id))
+		return 0;
+	if (sock < 0) {
+		c->err = sock == -ESRCH ? ESRCH : EBADF;
+		return notify_finish(s, c, false);
+	}
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    (domain = sock_domain(sock)) < 0) {
+		c->err = ENOTSOCK;
+		return notify_finish(s, c, false);
+	}
+	c->domain = domain;
+	if (domain != AF_INET && domain != AF_INET6 &&
+	    !tracee_files_shared(c->tid)) {
+		c->v.audit = false;
+		return notify_finish(s, c, true);
+	}
+	fl = fcntl(sock, F_GETFL);
+	/* A socket that does not listen fails at once (the kernel's own
+	 * EINVAL or EOPNOTSUPP): only a listener's accept may wait. */
+	if (fl >= 0 && !(fl & O_NONBLOCK) && is_listening(sock)) {
+		struct accept_job *j = calloc(1, sizeof(*j));
+
+		if (j) {
+			call_job_init(&j->job, s, c);
+			j->sock = steal_fd(&sock);
+			j->flags = flags;
+			if (call_job_start(&j->job, accept_thread) == 0)
+				return 0;
+			sock = j->sock;
+			free(j);
+		}
+		c->err = EAGAIN;
+		return notify_finish(s, c, false);
+	}
+	return accept_finish(s, c, sock, flags);
+}
+
+/*
+ * socket() of a kind no address rule describes, setsockopt of an option
+ * that changes where packets go: decided by the network rules
+ * (decide_unnamed).  Security: on registers only, so an allowed call is
+ * CONTINUEd.
+ */
+int net_scalar(struct sup *s, struct call *c)
+{
+	struct rules_verdict v;
+
+	if (c->req->data.nr == SYS_listen)
+		return handle_listen(s, c);
+	if (c->req->data.nr == SYS_accept || c->req->data.nr == SYS_accept4)
+		return handle_accept(s, c);
+	decide_unnamed(s, c, &v);
+	take_verdict(c, &v);
+	c->note = c->req->data.nr == SYS_socket ?
+		  "a socket no address rule can describe" :
+		  "a socket option that changes where packets go";
+	if (c->v.stack && stack_request(s, c) > 0)
+		return 0;
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		return 0;
+	return notify_finish(s, c, c->v.action == RULES_ALLOW);
 }
 
 int net_handle(struct sup *s, struct call *c)

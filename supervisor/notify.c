@@ -250,6 +250,11 @@ static int add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 	return r < 0 ? -errno : r;
 }
 
+int notify_add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
+{
+	return add_fd(s, id, fd, cloexec);
+}
+
 /* ------------------------------------------------------------------ */
 /* Decisions                                                           */
 
@@ -3226,6 +3231,9 @@ static int handle_scalar(struct sup *s, struct call *c)
 	default:
 		break;
 	}
+	if (c->v.action == RULES_ALLOW && !c->rewritten &&
+	    net_scalar_decides(c))
+		return net_scalar(s, c);
 	if (c->v.stack && stack_request(s, c) > 0)
 		return 0;
 	if (c->rewritten && c->v.action == RULES_ALLOW) {

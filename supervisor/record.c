@@ -149,6 +149,85 @@ static void add_addr(struct audit_rec *r, const char *key,
 	audit_obj_end(r);
 }
 
+/* An address family by name (AF_PACKET), or its number. */
+static void add_family(struct audit_rec *r, const char *key, int family)
+{
+	static const struct {
+		int family;
+		const char *name;
+	} names[] = {
+		{ AF_UNSPEC, "AF_UNSPEC" }, { AF_UNIX, "AF_UNIX" },
+		{ AF_INET, "AF_INET" }, { AF_INET6, "AF_INET6" },
+		{ AF_NETLINK, "AF_NETLINK" }, { AF_PACKET, "AF_PACKET" },
+		{ AF_BLUETOOTH, "AF_BLUETOOTH" }, { AF_VSOCK, "AF_VSOCK" },
+		{ AF_ALG, "AF_ALG" }, { AF_CAN, "AF_CAN" },
+		{ AF_TIPC, "AF_TIPC" }, { AF_XDP, "AF_XDP" },
+		{ AF_KEY, "AF_KEY" }, { AF_RDS, "AF_RDS" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].family == family) {
+			audit_str(r, key, names[i].name);
+			return;
+		}
+	audit_int(r, key, family);
+}
+
+/*
+ * socket, setsockopt and listen as the network rules saw them: the
+ * family and type of a socket, the option set, the wildcard address an
+ * unbound socket's listen is decided as; the socket's own family where
+ * the supervisor looked at it.
+ */
+static void add_net_scalar(struct audit_rec *r, const struct call *c,
+			   const __u64 *a, char *human, size_t hlen)
+{
+	static const char *const types[] = {
+		[SOCK_STREAM] = "SOCK_STREAM", [SOCK_DGRAM] = "SOCK_DGRAM",
+		[SOCK_RAW] = "SOCK_RAW", [SOCK_RDM] = "SOCK_RDM",
+		[SOCK_SEQPACKET] = "SOCK_SEQPACKET", [SOCK_DCCP] = "SOCK_DCCP",
+		[SOCK_PACKET] = "SOCK_PACKET",
+	};
+	uint32_t t = (uint32_t)a[1] & 0xf;
+
+	switch (c->req->data.nr) {
+	case SYS_socket:
+		add_family(r, "domain", (int32_t)a[0]);
+		if (t < ARRAY_SIZE(types) && types[t])
+			audit_str(r, "type", types[t]);
+		else
+			audit_int(r, "type", (int32_t)t);
+		audit_int(r, "protocol", (int32_t)a[2]);
+		break;
+	case SYS_setsockopt:
+		audit_int(r, "fd", (int32_t)a[0]);
+		audit_int(r, "level", (int32_t)a[1]);
+		if (rules_route_sockopt(a[1], a[2]))
+			audit_str(r, "option", rules_route_sockopt(a[1], a[2]));
+		else
+			audit_int(r, "option", (int32_t)a[2]);
+		break;
+	case SYS_accept:
+	case SYS_accept4:
+		audit_int(r, "fd", (int32_t)a[0]);
+		if (c->domain)
+			add_family(r, "domain", c->domain);
+		if (c->have_addr)
+			add_addr(r, "peer", &c->addr, c->addr_len, human, hlen);
+		break;
+	case SYS_listen:
+		audit_int(r, "fd", (int32_t)a[0]);
+		audit_int(r, "backlog", (int32_t)a[1]);
+		if (c->domain)
+			add_family(r, "domain", c->domain);
+		if (c->have_addr)
+			add_addr(r, "addr", &c->addr, c->addr_len, human, hlen);
+		break;
+	default:
+		break;
+	}
+}
+
 /* A call's address as people write it ("127.0.0.1:80"), or NULL. */
 static const char *addr_text(const struct call *c, char *buf, size_t len)
 {
@@ -347,7 +426,11 @@ static void add_args(struct audit_rec *r, const struct call *c,
 		audit_int(r, "fd", (int32_t)a[0]);
 		if (c->have_addr)
 			add_addr(r, "addr", &c->addr, c->addr_len, human, hlen);
+		if (c->domain && c->have_addr &&
+		    c->domain != c->addr.ss_family)
+			add_family(r, "domain", c->domain);
 	} else {
+		add_net_scalar(r, c, a, human, hlen);
 		audit_arr_begin(r, "raw");
 		for (int i = 0; i < 6; i++)
 			audit_hex(r, NULL, a[i]);

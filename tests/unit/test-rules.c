@@ -3265,6 +3265,118 @@ static void test_filter_target_calls(void)
 }
 
 /*
+ * socket() and setsockopt reach the supervisor exactly for the odd
+ * sockets (rules_socket_unnamed: packet, raw, families without
+ * addresses) and the options that change where packets go
+ * (rules_route_sockopt), on the low 32 bits, under the built-in policy
+ * and under one that names no network call; the rest stays in the kernel.
+ */
+static void test_filter_unnamed_network(void)
+{
+	static const struct {
+		uint64_t level, opt;
+		bool route;
+	} opts[] = {
+		{ SOL_IP, IP_OPTIONS, true }, { SOL_IPV6, 57 /* IPV6_RTHDR */, true },
+		{ SOL_SOCKET, SO_BINDTODEVICE, true },
+		{ 0xffffffff00000000ull | SOL_IP, IP_OPTIONS, true },
+		{ SOL_SOCKET, SO_REUSEADDR, false }, { SOL_IP, IP_TOS, false },
+		{ SOL_IPV6, IPV6_V6ONLY, false },
+		{ (uint64_t)SOL_IPV6 << 32, 57, false },
+	};
+	const char *texts[] = { NULL, "[policy]\ndefault = allow\naudit = none\n" };
+	char err[RULES_ERR_MAX];
+
+	for (size_t t = 0; t < ARRAY_LEN(texts); t++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+		unsigned wrong = 0;
+
+		if (texts[t])
+			rs = load_ok(texts[t]);
+		else
+			CU_ASSERT_EQUAL_FATAL(rules_load_default(&vars, &rs, err,
+								 sizeof(err)), 0);
+		CU_ASSERT_FATAL(rs != NULL);
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		for (uint64_t d = 0; d < 80; d++)
+			for (uint64_t ty = 0; ty < 16; ty++) {
+				uint64_t hi = (d & 1) ? 0xabcd00000000ull : 0;
+				struct seccomp_data sd = {
+					.nr = __NR_socket,
+					.arch = AUDIT_ARCH_X86_64,
+					.args = { hi | d, hi | SOCK_CLOEXEC | ty, 0 },
+				};
+				int64_t r = bpf_run(&prog, &sd);
+				uint32_t want = rules_socket_unnamed(d, ty) ?
+						SECCOMP_RET_USER_NOTIF :
+						SECCOMP_RET_ALLOW;
+
+				if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) != want)
+					wrong++;
+			}
+		for (uint32_t bit = 6; bit < 32; bit++) {
+			struct seccomp_data sd = {
+				.nr = __NR_socket, .arch = AUDIT_ARCH_X86_64,
+				.args = { (1u << bit) | AF_INET, SOCK_STREAM },
+			};
+			int64_t r = bpf_run(&prog, &sd);
+
+			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) !=
+				     SECCOMP_RET_USER_NOTIF)
+				wrong++;
+		}
+		for (size_t i = 0; i < ARRAY_LEN(opts); i++) {
+			struct seccomp_data sd = {
+				.nr = __NR_setsockopt, .arch = AUDIT_ARCH_X86_64,
+				.args = { 3, opts[i].level, opts[i].opt, 0x1000, 8 },
+			};
+			int64_t r = bpf_run(&prog, &sd);
+			uint32_t want = opts[i].route ? SECCOMP_RET_USER_NOTIF :
+							SECCOMP_RET_ALLOW;
+
+			CU_ASSERT_EQUAL(!!rules_route_sockopt(opts[i].level,
+							      opts[i].opt),
+					opts[i].route);
+			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) != want)
+				wrong++;
+		}
+		/* listen and accept: notified where bind is not allowed in
+		 * the kernel (the built-in policy), and said so. */
+		for (size_t k = 0; k < 3; k++) {
+			static const int nrs[] = { __NR_listen, __NR_accept,
+						   __NR_accept4 };
+			struct seccomp_data sd = {
+				.nr = nrs[k], .arch = AUDIT_ARCH_X86_64,
+				.args = { 3 },
+			};
+			int64_t r = bpf_run(&prog, &sd);
+			bool notified = !texts[t];
+
+			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) !=
+				     (notified ? SECCOMP_RET_USER_NOTIF :
+						 SECCOMP_RET_ALLOW))
+				wrong++;
+			CU_ASSERT_EQUAL(rules_mechanism(rs, nrs[k], NULL),
+					notified ? RULES_MECH_NOTIFY :
+						   RULES_MECH_KERNEL);
+		}
+		CU_ASSERT_EQUAL(wrong, 0);
+		free(prog.filter);
+		rules_free(rs);
+	}
+	CU_ASSERT(rules_socket_unnamed(AF_PACKET, SOCK_DGRAM));
+	CU_ASSERT(rules_socket_unnamed(AF_INET, SOCK_RAW));
+	CU_ASSERT(rules_socket_unnamed(AF_INET6, SOCK_PACKET));
+	CU_ASSERT(rules_socket_unnamed(AF_VSOCK, SOCK_STREAM));
+	CU_ASSERT(!rules_socket_unnamed(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK));
+	CU_ASSERT(!rules_socket_unnamed(AF_UNIX, SOCK_RAW));
+	CU_ASSERT(!rules_socket_unnamed(AF_NETLINK, SOCK_RAW));
+	CU_ASSERT(!rules_socket_unnamed(0xffffffff00000000ull | AF_INET,
+					SOCK_STREAM));
+}
+
+/*
  * The ioctl commands that change a file's attributes reach the supervisor
  * where the policy mediates fchmod (the built-in one: @file), whatever
  * the high 32 bits of cmd, and stay in the kernel where it does not; the
@@ -4122,6 +4234,7 @@ int main(void)
 		{ "filter: the closed syscall world", test_filter_closed_world },
 		{ "filter: unmediated calls", test_unmediated },
 		{ "filter: ioctls that change a file's attributes", test_filter_fileattr_ioctls },
+		{ "filter: sockets and options no address describes", test_filter_unnamed_network },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 		{ "env: name globs", test_env_glob },
 		{ "env: keep, drop, set", test_env_apply },
