@@ -351,10 +351,27 @@ const char *rules_unmediated_family(int nr)
 	return i < 0 ? NULL : unmediated[i].name;
 }
 
+/* Does rule r name a call the supervisor mediates by its objects (a
+ * path, an exec, an address)? */
+static bool names_mediated_call(const struct rules_rule *r)
+{
+	for (int nr = 0; nr < RULES_NR_MAX; nr++) {
+		const struct rules_syscall_info *si;
+
+		if (!rules_nr_has(r->nrs, nr))
+			continue;
+		si = rules_syscall_by_nr(nr);
+		if (si && si->kind != RULES_KIND_SCALAR)
+			return true;
+	}
+	return false;
+}
+
 bool rules_has_object_rules(const struct rules_set *rs)
 {
 	for (size_t i = 0; rs && i < rs->n_rules; i++)
-		if (!rules_rule_is_scalar(&rs->rules[i]))
+		if (!rules_rule_is_scalar(&rs->rules[i]) ||
+		    names_mediated_call(&rs->rules[i]))
 			return true;
 	return false;
 }

@@ -308,7 +308,8 @@ bool rules_moves_root(int nr);
  * up.  Under a policy with any path, address or exe rule they are refused
  * (EPERM, or the policy's own deny or kill) and recorded, unless the
  * policy opts in with [policy] unmediated = FAMILY, ... (io_uring, mount,
- * handles); an include's opt-in does not count.  Pure.
+ * handles); an include's opt-in does not count.  Pure.  ("Any path,
+ * address or exe rule": see rules_has_object_rules().)
  */
 bool rules_unmediated_refused(const struct rules_set *rs, int nr);
 /* The family of nr ("io_uring", "mount", "handles"), NULL for none. */
@@ -317,8 +318,11 @@ const char *rules_unmediated_family(int nr);
  * written like snprintf; 0 when none. */
 size_t rules_unmediated_text(const struct rules_set *rs, char *buf,
 			     size_t len);
-/* True when the policy has a path, address or exe rule (the guard of
- * rules_unmediated_refused() then holds). */
+/* True when the policy has a path, address or exe rule, or a rule that
+ * names a call mediated by its path, program or address (an audit-only
+ * policy that records @file, say): the guard of
+ * rules_unmediated_refused() then holds, since what those calls do would
+ * be neither decided nor recorded. */
 bool rules_has_object_rules(const struct rules_set *rs);
 
 /*

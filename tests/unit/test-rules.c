@@ -3003,6 +3003,13 @@ static void test_unmediated(void)
 	CU_ASSERT_FALSE(rules_has_object_rules(rs));
 	CU_ASSERT_FALSE(rules_unmediated_refused(rs, uring));
 	rules_free(rs);
+	/* An audit-only policy: it records every file call, so what io_uring
+	 * would do unrecorded is refused too. */
+	rs = load_ok("[policy]\ndefault = allow\n"
+		     "[rule r]\nsyscalls = @file, @exec, @network\naction = allow\n");
+	CU_ASSERT_TRUE(rules_has_object_rules(rs));
+	CU_ASSERT_TRUE(rules_unmediated_refused(rs, uring));
+	rules_free(rs);
 
 	snprintf(text, sizeof(text), paths, "");
 	rs = load_ok(text);
