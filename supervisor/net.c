@@ -1167,26 +1167,47 @@ static bool inet_unbound(int sock, int domain)
  * number (dup2), and the kernel would bind that one: where that can
  * happen, the listen is never continued.
  */
+/*
+ * The caller's socket of argument 0 (its own file description, through
+ * its pidfd), its family (SO_DOMAIN) in c->domain.  0; or 1 when the call
+ * was answered (no socket: EBADF, ENOTSOCK) or is gone, with the
+ * handler's result in *ret.
+ */
+static int take_socket(struct sup *s, struct call *c, int *sock, int *ret)
+{
+	struct stat st;
+	int domain;
+
+	*sock = tracee_getfd(c->tid, c->tgid,
+			     (int)(int32_t)c->req->data.args[0]);
+	if (!notify_id_valid(s, c->req->id)) {
+		*ret = 0;
+		return 1;
+	}
+	if (*sock < 0) {
+		c->err = *sock == -ESRCH ? ESRCH : EBADF;
+		*ret = notify_finish(s, c, false);
+		return 1;
+	}
+	if (fstat(*sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    (domain = sock_domain(*sock)) < 0) {
+		c->err = ENOTSOCK;
+		*ret = notify_finish(s, c, false);
+		return 1;
+	}
+	c->domain = domain;
+	return 0;
+}
+
 static int handle_listen(struct sup *s, struct call *c)
 {
 	const __u64 *a = c->req->data.args;
 	AUTO_CLOSE int sock = -1;
-	struct stat st;
-	int domain;
+	int domain, ret;
 
-	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
-	if (!notify_id_valid(s, c->req->id))
-		return 0;
-	if (sock < 0) {
-		c->err = sock == -ESRCH ? ESRCH : EBADF;
-		return notify_finish(s, c, false);
-	}
-	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
-	    (domain = sock_domain(sock)) < 0) {
-		c->err = ENOTSOCK;
-		return notify_finish(s, c, false);
-	}
-	c->domain = domain;
+	if (take_socket(s, c, &sock, &ret))
+		return ret;
+	domain = c->domain;
 	if ((domain == AF_INET || domain == AF_INET6) &&
 	    inet_unbound(sock, domain)) {
 		struct rules_event ev = { .nr = SYS_bind, .exe = c->exe };
@@ -1377,26 +1398,15 @@ static int handle_accept(struct sup *s, struct call *c)
 	const __u64 *a = c->req->data.args;
 	int flags = c->req->data.nr == SYS_accept4 ? (int)(int32_t)a[3] : 0;
 	AUTO_CLOSE int sock = -1;
-	struct stat st;
-	int domain, fl;
+	int domain, fl, ret;
 
 	if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) {
 		c->err = EINVAL;
 		return notify_finish(s, c, false);
 	}
-	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
-	if (!notify_id_valid(s, c->req->id))
-		return 0;
-	if (sock < 0) {
-		c->err = sock == -ESRCH ? ESRCH : EBADF;
-		return notify_finish(s, c, false);
-	}
-	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode) ||
-	    (domain = sock_domain(sock)) < 0) {
-		c->err = ENOTSOCK;
-		return notify_finish(s, c, false);
-	}
-	c->domain = domain;
+	if (take_socket(s, c, &sock, &ret))
+		return ret;
+	domain = c->domain;
 	if (domain != AF_INET && domain != AF_INET6 &&
 	    !tracee_files_shared(c->tid)) {
 		c->v.audit = false;
