@@ -14,7 +14,7 @@
  *   bench-auditw table MAX_RECORDS MAX_MS DIR [DIR...]
  *	prints a table: each --audit-sync mode, with 1, 2 and 4 threads and
  *	batches of 8 and 64, in each DIR (a trail bench-auditw.jsonl is
- *	created there and removed), next to the target of issue 5.  Each
+ *	created there and removed), next to the target rate.  Each
  *	figure is the median of three runs.
  *
  * Never pass/fail: the table shows figures only.
@@ -34,7 +34,7 @@
 #include "audit/audit.h"
 #include "bench/bench.h"
 
-/* Issue 5: "at least 500,000 records/s with group commit". */
+/* The target: at least 500,000 records/s with group commit. */
 #define TARGET_RATE 500000
 /* Each figure of the table is the median of this many runs. */
 #define TABLE_REPS 3

@@ -58,7 +58,7 @@
  * beside it is its own.
  *
  * bench-bare floor -r N -- CMD: the same with N threads in RECV on the
- * listener (issue 5's "several receiving threads"): the table's floor x2
+ * listener (several receiving threads): the table's floor x2
  * column shows what a second receiver gains or costs at the floor.
  */
 #include "config.h"
@@ -218,7 +218,7 @@ static long load_filter(enum mech m, enum bench_op op)
 	if (is_notif(m)) {
 		action = SECCOMP_RET_USER_NOTIF;
 		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
-		/* As sysgate loads its policy (PLATFORM.md 3d). */
+		/* As sysgate loads its policy (docs/PLATFORM.md 3d). */
 		if (is_stop(m))
 			flags |= SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 	} else if (is_trace(m)) {
@@ -523,7 +523,7 @@ static void *responder_thread(void *arg)
 }
 
 /* The caller's stack, instruction pointers only (no symbol names: those
- * cost milliseconds, PLATFORM.md 3h).  Returns the number of frames. */
+ * cost milliseconds, docs/PLATFORM.md 3h).  Returns the number of frames. */
 static int unwind_ips(unw_addr_space_t as, pid_t pid)
 {
 	unw_cursor_t c;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# bench/run.sh: the body of `make bench` (issue 5).  Prints tables of what
+# bench/run.sh: the body of `make bench`.  Prints tables of what
 # sysgate costs, each figure beside the native run, the kernel's bare
 # mechanism and the strace peers measured in the same invocation.  It
 # never passes or fails: a run that went wrong shows as FAILED in its cell.
@@ -25,7 +25,7 @@ SECTIONS=${BENCH_SECTIONS:-1 2 3 4 5 6}
 ROUNDS=${BENCH_ROUNDS:-5}
 BATCHES=5
 # Start-up differs by a few hundred us between runs on a shared machine:
-# a median of 51 runs (issue 5 asks 50 or more).
+# a median of 51 runs (50 or more, for a stable median).
 STARTUP_RUNS=51
 DISK_DIR=${BENCH_DISK:-$(pwd)}
 OBSERVE=$BENCH_SRC/policies/observe.ini
@@ -368,7 +368,7 @@ wl_prepare() {
 	esac
 }
 
-# The upper bound issue 5 sets under the default policy.
+# The upper bound set for the default policy (bench/README.md).
 wl_target() {
 	case $1 in
 	python | make | spawn) echo 1.3 ;;
@@ -414,7 +414,7 @@ if want 2; then
 	echo "   supervisor that decides on paths does (read the path, check the id; an open carried out and installed"
 	echo "   with ADDFD, the caller bound to its CPU for it; the rest CONTINUEd), every process ptraced as sysgate"
 	echo "   traces it: no rules, no record, no symlink walk, no exec check, no other scheduling help."
-	echo "   floor x2 = the same with two threads receiving on the listener (issue 5's several receivers)."
+	echo "   floor x2 = the same with two threads receiving on the listener (several receivers)."
 	for wl in $WORKLOADS; do
 		cmd=$(wl_cmd "$wl")
 		wl_prepare "$wl"
@@ -462,8 +462,8 @@ if want 2; then
 		printf '%s  %10s %9s\n' "$line" "$fast" "<=$(wl_target "$wl")x"
 	done
 	hr
-	echo "   bpf/observe: how many times faster observe is than strace --seccomp-bpf (issue 5 asks >= 1.5x)."
-	echo "   target: issue 5's bound for the default policy.  def/floor: default against floor, sysgate's own"
+	echo "   bpf/observe: how many times faster observe is than strace --seccomp-bpf (the target is >= 1.5x)."
+	echo "   target: the bound set for the default policy.  def/floor: default against floor, sysgate's own"
 	echo "   share (below 1.00x where sysgate's scheduling help, supervisor/cpubind.c, gains more than its work costs)."
 
 	# Syscall counts per class, from one `strace -f -c` run of each workload
@@ -522,7 +522,7 @@ if want 3; then
 	hr
 	"$B/bench-auditw" table 1000000 500 "$T" "$DISK_DIR" 2>> "$ERR" || echo "bench-auditw table FAILED"
 	hr
-	echo "   issue 5 asks >= 500,000 records/s with group commit and the crash guarantees kept."
+	echo "   the target is >= 500,000 records/s with group commit and the crash guarantees kept."
 
 fi
 
@@ -562,7 +562,7 @@ if want 4; then
 			"$(awk -v u="$1" 'BEGIN { print u / 1e6 }')" "$2"
 	done
 	hr
-	echo "   growth per task = (peak - peak with 10 processes) / (tasks - 10); issue 5 asks linear growth"
+	echo "   growth per task = (peak - peak with 10 processes) / (tasks - 10); the target is linear growth"
 	echo "   and < 64 MiB (VmHWM counts 4 KiB pages: below ~1000 tasks the growth hides in the noise)."
 
 fi
@@ -589,7 +589,7 @@ if want 5; then
 	hr
 	printf '%-26s %10.2f\n' "/bin/true" "$(awk -v v="$nat" 'BEGIN { print v / 1000 }')"
 	printf '%-26s %10.2f\n' "sysgate run -- /bin/true" "$(awk -v v="$sg" 'BEGIN { print v / 1000 }')"
-	printf '%-26s %10.2f   (issue 5 asks <= 2 ms)\n' "difference" "$(awk -v a="$sg" -v b="$nat" 'BEGIN { print (a - b) / 1000 }')"
+	printf '%-26s %10.2f   (the target is <= 2 ms)\n' "difference" "$(awk -v a="$sg" -v b="$nat" 'BEGIN { print (a - b) / 1000 }')"
 	hr
 
 fi

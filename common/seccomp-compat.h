@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * common/seccomp-compat.h: the seccomp interfaces of kernels newer than the
- * 6.1 headers Debian 12 ships (PLATFORM.md 3), defined where the headers
+ * 6.1 headers Debian 12 ships (docs/PLATFORM.md 3a), defined where the headers
  * lack them.  Whether the running kernel has them is found out by using
  * them.  Header only.
  */

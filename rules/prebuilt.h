@@ -5,7 +5,7 @@
  * rules/default-filters.c, which the programs that use them link (sysgate
  * and test-rules); librules itself does not.
  *
- * Performance (issue 5, start-up): compiling it with libseccomp costs every
+ * Performance (start-up): compiling it with libseccomp costs every
  * start of sysgate about 0.3 ms in a fresh process.  (It holds the guards,
  * rules_filter_has_guards(): no guard filter is loaded with it.)  The
  * built-in policy's program is the same at every run: the filter

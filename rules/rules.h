@@ -17,7 +17,7 @@
  *	rules_match(rs, &event, &verdict);  // per notified call (and per path)
  *	rules_free(rs);
  *
- * Policy format: see docs/sysgate.ini.5 and shared/DESIGN.md.
+ * Policy format: see docs/sysgate.ini.5 and docs/INTERNALS.md.
  */
 #ifndef SYSGATE_RULES_H
 #define SYSGATE_RULES_H

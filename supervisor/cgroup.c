@@ -35,7 +35,7 @@ void cgroup_init(struct cgroup_run *cg)
 	/*
 	 * Field by field, not a memset of the whole 25 KiB: the strings are
 	 * only read up to their NUL, and clearing them all faulted in six
-	 * pages at start-up and again at the end (issue 5).
+	 * pages at start-up and again at the end.
 	 */
 	for (unsigned i = 0; i < CGROUP_MAX_GROUPS; i++) {
 		cg->g[i].path[0] = '\0';

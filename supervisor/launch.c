@@ -281,7 +281,7 @@ struct ksigaction {
  * ignored ones stay ignored (sysgate ignores SIGPIPE and SIGXFSZ, and may
  * have been started with more ignored).  Only the signals not at their
  * default are reset: one read of /proc/self/status instead of a sigaction
- * for each of the 64 (start-up time, issue 5); all of them when it cannot
+ * for each of the 64 (start-up time); all of them when it cannot
  * be read.  With the system call itself: glibc's sigaction() refuses 32
  * and 33, which it keeps for its threads, and which sysgate can inherit
  * ignored all the same.

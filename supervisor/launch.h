@@ -10,7 +10,7 @@
 
 /*
  * Two steps, so that the child's set-up overlaps the supervisor's own
- * (issue 5: start-up): launch_fork() as soon as the command is known,
+ * (start-up time): launch_fork() as soon as the command is known,
  * before the policy is loaded; launch_start() once the filters can be
  * built.  The child reads the fields marked "fork" (set before
  * launch_fork, unchanged after); the rest is read by the supervisor in

@@ -810,7 +810,7 @@ static void final_cgroup_checks(struct sup *s)
 /*
  * The command's launch, made ready by supervisor_prepare() before the policy
  * is loaded: the program found, its environment, and the child started, so
- * that its set-up overlaps the supervisor's (issue 5: start-up).
+ * that its set-up overlaps the supervisor's (start-up time).
  */
 static struct {
 	bool done;

@@ -198,7 +198,7 @@ int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 		.id = id,
 		.val = cont ? 0 : val,
 		/* Security: the kernel wants a negative errno; a positive one
-		 * would read as a successful return (PLATFORM.md 3a). */
+		 * would read as a successful return (docs/PLATFORM.md 3a). */
 		.error = cont ? 0 : -err,
 		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
 	};
@@ -228,7 +228,8 @@ bool notify_id_valid(struct sup *s, uint64_t id)
  * after: an emulated open 27-28 -> 24-27 us, find /usr/lib 509 -> 468 ms,
  * tar of /usr/share/doc 386 -> 341 ms (medians of 7, alternating).  Not
  * taken, for two reasons.  The record must be in the trail before the
- * answer (DESIGN.md), and the fd number is only known from the install:
+ * answer (docs/INTERNALS.md, *Record*), and the fd number is only known
+ * from the install:
  * the record would lose it, or a result record would follow each open.
  * And the caller would run again bound to this CPU until the mask is put
  * back, which cpubind.c now allows for a run's caller (kept bound between
@@ -564,7 +565,7 @@ static void kill_caller(struct call *c)
  * denied and sysgate fails closed.
  *
  * Performance: answering a call that does not run (a denial, a missing
- * name) before its record, which DESIGN.md would allow, gains nothing:
+ * name) before its record, which the trail's rule would allow, gains nothing:
  * tried on the AMD VM (2026-12-04), a denied open 14.8 -> 14.8 us, an
  * open of a missing file 15.3 -> 15.6 us (medians of 5, alternating).
  * The reply wakes the caller on this CPU (SYNC_WAKE_UP), where it waits

@@ -3,7 +3,7 @@
  * Stack traces for `stack = yes` (stack.c, on libunwind-ptrace), private to
  * supervisor/.  A task blocked in a user notification is not in a ptrace
  * stop, and with SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV it cannot be
- * interrupted until it is answered (PLATFORM.md 3f).  So a call whose
+ * interrupted until it is answered (docs/PLATFORM.md 3f).  So a call whose
  * verdict wants a stack is not decided on its first notification: the
  * caller is sent PTRACE_INTERRUPT and the notification is answered with
  * -ERESTARTNOINTR.  On its way back to user mode the task takes the

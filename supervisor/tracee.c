@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tracee memory and /proc facts.  Every read of tracee memory happens here,
- * once per event, into a buffer the supervisor owns (STYLE.md 5): matching,
+ * once per event, into a buffer the supervisor owns (docs/INTERNALS.md,
+ * *Tracee memory*): matching,
  * auditing and emulation use that copy only.
  */
 #include "config.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * try-sysstate: one change of system-wide state (issue 42, item 4), or
+ * try-sysstate: one change of system-wide state (SECURITY.md,
+ * *State the whole system shares*), or
  * the tree's own use of such state that must keep working.  Exits with
  * the errno of the call under test (0: it worked).
  *

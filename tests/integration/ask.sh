@@ -187,7 +187,7 @@ assert not bad, "raw bytes on the terminal: %s" % bad[:10]
 ' "$1"
 }
 
-# Issue 42 item 8: what the tree names (paths, its program's name) reaches
+# What the tree names (paths, its program's name) reaches
 # sysgate's own terminal output escaped: the end-of-run summary, the -v
 # lines, and the ask prompt, which names the call as the rules saw it.
 tty_cases() {

@@ -4,7 +4,7 @@
 # order of I per thread).  The trail holds exactly those records, each
 # thread's in its order, and verifies.  AUDIT_LOAD_THREADS and
 # AUDIT_LOAD_COUNT change the load (e.g. for a sanitizer build).
-# Scale (issue 5): 64 threads of one process, 500 calls each, all
+# Scale: 64 threads of one process, 500 calls each, all
 # waiting on the supervisor at once, the same way.
 . "$(dirname "$0")/lib.sh"
 : "${SG_USERS:=$(id -un)}"

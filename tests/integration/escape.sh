@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The escape suite (issue 3, item 5 "No way around"): one attack program
+# The escape suite (SECURITY.md): one attack program
 # per way around the supervisor (tests/helpers/attack-*.c), each judged by
 # its forbidden effect seen from OUTSIDE the tree wherever there is one: a
 # marker file that must not exist, a process outside the tree that must

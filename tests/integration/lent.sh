@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The supervisor lends no authority (issue 42, item 2): a differential
+# The supervisor lends no authority (SECURITY.md, *No lent authority*): a
+# differential
 # test.  Each probe of lent-probe.py needs a privilege (a route through
 # netlink, security.capability and trusted.* xattrs, /dev/kmsg, the real
 # /proc/kallsyms, a port below 1024, a chown to root, a device node,

@@ -275,7 +275,7 @@ cases() {
 	pidsvia=$(cg_expect pids) || sg_harness_error "cgroup probe failed"
 	cpuvia=$(cg_expect cpuacct) || sg_harness_error "cgroup probe failed"
 	echo "# [$U] expected: memory via $memvia, processes backstop $pidsvia, cpu via $cpuvia"
-	# Root on this machine (v1 hierarchies, PLATFORM.md) makes groups:
+	# Root on this machine (v1 hierarchies, docs/PLATFORM.md 4) makes groups:
 	# the cgroup cases must not quietly turn into rlimit cases there.
 	if [ "$U" = root ] && [ -d /sys/fs/cgroup/memory ] && [ "$memvia" = rlimit ]; then
 		SG_ERR='' sg_report_fail cgroup-probe "root cannot make a memory cgroup here"

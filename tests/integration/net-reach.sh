@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Every way a socket reaches out or listens is decided by the network
-# rules (issue 42, item 3): listen() on an unbound socket (the kernel would
+# rules (SECURITY.md, *Every way a socket reaches out or listens*):
+# listen() on an unbound socket (the kernel would
 # bind it to the wildcard address), a packet socket whose address claims
 # AF_NETLINK, packet and raw sockets, socket options and control messages
 # that route a packet to 127.0.0.1 out to another host.

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# TOCTOU attackers per class of system call (issue 3, "Show it"): a flipper
+# TOCTOU attackers per class of system call (SECURITY.md,
+# *Time of check and time of use*): a flipper
 # rewrites the checked argument in a loop, between an allowed value and a
 # denied one, while the caller makes the call in a loop.
 #

@@ -181,7 +181,7 @@ EOF
 		"--type syscall --syscall umask --action rewrite --rule private-umask --field args.raw.0=\"0x0\" --field rewritten.raw.0=\"0x3f\";--type syscall --syscall umask --field args.raw.0=\"0x3f\" --count 0" \
 		sh -c "umask 000; rm -f um-file; : > um-file; test \"\$(stat -c %a um-file)\" = 600"
 
-	# The README's /tmp redirect with a write area: a redirect leads into
+	# sysgate.ini(5)'s /tmp redirect with a write area: a redirect leads into
 	# its target and no further, and the rewritten call is decided by the
 	# other rules.  $O/rtmp plays a /tmp that holds another project's
 	# .env and a file; symlinks the tree plants in the redirect target

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# System-wide state (issue 42, item 4), each change judged from outside
+# System-wide state (SECURITY.md, *State the whole system shares*),
+# each change judged from outside
 # the tree: the host name of a UTS namespace the test made (never the
 # host's), SysV IPC objects made outside the tree that the tree tries to
 # remove, change, attach, send to or take from, a POSIX message queue

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Transparency (issue 3, "Show it"): under a policy that sends every path,
+# Transparency: under a policy that sends every path,
 # exec and network call to the supervisor, records it and allows it, a
 # test suite nobody here wrote (CPython's own regression tests, Debian
 # package libpython3.11-testsuite) gives the same result, test by test, as

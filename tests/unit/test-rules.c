@@ -528,7 +528,7 @@ static void test_parse_inih_traps(void)
 	CU_ASSERT_EQUAL(rules_load_string(text, NAME, &vars, &rs, err,
 					  sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, NAME ":4: line too long (199 bytes, the limit is 198)");
-	/* The attack of PLATFORM.md: the tail of a long line read as a key. */
+	/* The attack of docs/PLATFORM.md 2: the tail of a long line read as a key. */
 	snprintf(text, sizeof(text),
 		 "[rule x]\nsyscalls = openat\naction = deny\npath = /%0*d/allow = /etc/shadow\n",
 		 192, 0);
@@ -3506,7 +3506,7 @@ static void test_prebuilt_filters(void)
 }
 
 /* ---------------------------------------------------------------------
- * BEGIN explain tests (issue 6, item 3): rules_explain() agrees with
+ * BEGIN explain tests (sysgate check --explain): rules_explain() agrees with
  * rules_match() and names the first failing condition of each rule tried;
  * rules_shadowed(); condition text; line numbers and literal paths.
  */
@@ -3713,7 +3713,8 @@ static void test_explain(void)
 /* END explain tests. */
 
 /* ---------------------------------------------------------------------
- * System-wide state (issue 42, item 4): the groups, the shipped policies
+ * System-wide state (SECURITY.md, *State the whole
+ * system shares*): the groups, the shipped policies
  * that refuse them, and SysV IPC always reaching the supervisor.
  */
 

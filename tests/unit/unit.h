@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/unit/unit.h: the runner the CUnit tests share.  CUnit's own exit
- * status says nothing about failures (../shared/PLATFORM.md): this reads
+ * status says nothing about failures (docs/PLATFORM.md 1): this reads
  * the count and turns it into automake's.
  */
 #ifndef SYSGATE_TESTS_UNIT_H
