@@ -2278,7 +2278,7 @@ static void text_findings(FILE *f, const struct report *rp)
 
 	sb_run_result(&b, rp);
 	if (!failed && !rp->denials_total) {
-		fprintf(f, "Findings: the run succeeded (%s) with no denials.\n",
+		fprintf(f, "Findings: the run succeeded (%s) with no denials.\n\n",
 			sb_str(&b));
 		sb_release(&b);
 		return;
@@ -2312,6 +2312,132 @@ static void output_text(FILE *f, const struct report *rp)
 	text_net(f, rp);
 	text_denials(f, rp);
 	text_limits(f, rp);
+}
+
+/* What --pid, --around and --denied ask for. */
+struct views {
+	bool pid_set, around_set, denied;
+	int64_t pid;
+	uint64_t around;
+};
+
+static void text_view_line(FILE *f, const struct report *rp,
+			   const json_t *rec, const char *mark,
+			   struct sbuf *b)
+{
+	sb_clear(b);
+	sb_record(b, rp, rec);
+	fprintf(f, "%s%s\n", mark, sb_str(b));
+}
+
+/* A call's result is shown on its call's line. */
+static bool rec_shown(const json_t *rec)
+{
+	const char *type = jstr(rec, "type");
+
+	return !type || strcmp(type, "syscall.result");
+}
+
+/* --pid N: a process (all its threads) or one thread, in trail order. */
+static void text_view_pid(FILE *f, const struct report *rp, int64_t want)
+{
+	struct sbuf b = { 0 };
+	size_t idx = proc_find(rp, want);
+	bool thread = idx == NONE || rp->procs[idx].pid != want;
+	const char *key = thread ? "tid" : "pid";
+	uint64_t n = 0;
+
+	if (idx == NONE) {
+		fprintf(f, "No process or thread %" PRId64 " in this run\n",
+			want);
+	} else {
+		if (thread)
+			sb_printf(&b, "Thread %" PRId64 " of process ", want);
+		else
+			sb_add(&b, "Process ");
+		sb_proc_short(&b, &rp->procs[idx]);
+		fprintf(f, "%s\n", sb_str(&b));
+	}
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		int64_t v = -1;
+
+		if (!rec_shown(rp->recs[i]) || !jint(rp->recs[i], key, &v) ||
+		    v != want)
+			continue;
+		text_view_line(f, rp, rp->recs[i], "  ", &b);
+		n++;
+	}
+	fprintf(f, "(%" PRIu64 " record%s, in trail order)\n", n,
+		n == 1 ? "" : "s");
+	sb_release(&b);
+}
+
+/* --around SEQ: AROUND records either side of SEQ, which is marked. */
+static void text_view_around(FILE *f, const struct report *rp, uint64_t seq)
+{
+	struct sbuf b = { 0 };
+	uint64_t lo = seq > AROUND ? seq - AROUND : 0, hi = seq + AROUND;
+	bool found = false;
+
+	fprintf(f, "Records %" PRIu64 "-%" PRIu64 " around record %" PRIu64
+		" (in trail order)\n", lo ? lo : 1, hi, seq);
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		int64_t s = 0;
+
+		if (!rec_shown(rp->recs[i]) || !jint(rp->recs[i], "seq", &s) ||
+		    (uint64_t)s < lo || (uint64_t)s > hi)
+			continue;
+		found |= (uint64_t)s == seq;
+		text_view_line(f, rp, rp->recs[i],
+			       (uint64_t)s == seq ? "> " : "  ", &b);
+	}
+	if (!found)
+		fprintf(f, "(record %" PRIu64 " is not in this run)\n", seq);
+	sb_release(&b);
+}
+
+/* --denied: the denials alone, each with its stack. */
+static void text_view_denied(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "Denials (%" PRIu64 ", in trail order)\n",
+		rp->denials_total);
+	for (size_t i = 0; i < rp->n_denials; i++) {
+		const json_t *fr;
+		size_t k;
+
+		text_view_line(f, rp, rp->denials[i].rec, "  ", &b);
+		json_array_foreach(json_object_get(rp->denials[i].rec, "stack"),
+				   k, fr) {
+			sb_clear(&b);
+			sb_frame(&b, fr);
+			fprintf(f, "      #%zu %s\n", k, sb_str(&b));
+		}
+	}
+	if (rp->denials_total > rp->n_denials)
+		fprintf(f, "  ... and %" PRIu64 " more (see the trail)\n",
+			rp->denials_total - rp->n_denials);
+	sb_release(&b);
+}
+
+static bool views_wanted(const struct views *vw)
+{
+	return vw->pid_set || vw->around_set || vw->denied;
+}
+
+static void output_views(FILE *f, const struct report *rp,
+			 const struct views *vw)
+{
+	if (!rp->verified)
+		fprintf(f, "WARNING: %s does not verify: %s\n",
+			clean(rp->trail), clean(rp->why));
+	if (vw->pid_set)
+		text_view_pid(f, rp, vw->pid);
+	if (vw->around_set)
+		text_view_around(f, rp, vw->around);
+	if (vw->denied)
+		text_view_denied(f, rp);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -3050,24 +3176,58 @@ static void output_html(FILE *f, const struct report *rp)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sysgate report [--json] [--html OUT.html] [--run N|ID] [--] AUDIT\n"
-		"What the runs in the trail AUDIT did: findings, processes, programs,\n"
-		"files, network, denials with their rules and stacks.\n"
+		"usage: sysgate report [--json] [--html OUT.html] [--run N|ID] [--all]\n"
+		"                      [--pid N] [--around SEQ] [--denied] [--] AUDIT\n"
+		"What the runs in the trail AUDIT did: findings first, then processes,\n"
+		"programs, files, network, denials with their rules and stacks.\n"
 		"  --json          the same as one JSON object\n"
 		"  --html OUT      a page for the browser, into the file OUT\n"
 		"  --run N|ID      only run N of the file (1, 2, ...) or the run with id ID\n"
-		"  -h, --help      this text\n");
+		"  --all           do not fold loader, locale and runtime reads and probes\n"
+		"  --pid N         only process (or thread) N: its records with decoded\n"
+		"                  arguments and results\n"
+		"  --around SEQ    only the %d records before and after record SEQ\n"
+		"  --denied        only the denials\n"
+		"  -h, --help      this text\n", AROUND);
+}
+
+/* The command line. */
+struct report_opts {
+	const char *path, *html, *want_id;
+	bool want_json, all;
+	unsigned want_run;
+	struct views views;
+};
+
+/* A number for --pid or --around: 0, or -1 (with a message). */
+static int view_number(const char *opt, const char *arg, uint64_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-' || n == 0 ||
+	    n > INT64_MAX) {
+		fprintf(stderr, "sysgate report: %s needs a positive number, not '%s'\n",
+			opt, clean(arg));
+		return -1;
+	}
+	*out = n;
+	return 0;
 }
 
 /* The command line: -1, or the exit status. */
-static int report_args(int argc, char **argv, const char **path,
-		       const char **html, bool *want_json, unsigned *want_run,
-		       const char **want_id)
+static int report_args(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "run", required_argument, NULL, 'R' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "around", required_argument, NULL, 'A' },
+		{ "denied", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -3077,20 +3237,39 @@ static int report_args(int argc, char **argv, const char **path,
 	while ((c = tools_getopt(argc, argv, "report", ":h", longopts)) != -1) {
 		char *end;
 		unsigned long n;
+		uint64_t v;
 
 		switch (c) {
 		case 'j':
-			*want_json = true;
+			o->want_json = true;
 			break;
 		case 'H':
-			*html = optarg;
+			o->html = optarg;
 			break;
 		case 'R':
 			n = strtoul(optarg, &end, 10);
 			if (*end || n == 0 || n > UINT32_MAX)
-				*want_id = optarg;
+				o->want_id = optarg;
 			else
-				*want_run = (unsigned)n;
+				o->want_run = (unsigned)n;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'p':
+			if (view_number("--pid", optarg, &v) < 0)
+				return tools_usage_error("report");
+			o->views.pid = (int64_t)v;
+			o->views.pid_set = true;
+			break;
+		case 'A':
+			if (view_number("--around", optarg, &v) < 0)
+				return tools_usage_error("report");
+			o->views.around = v;
+			o->views.around_set = true;
+			break;
+		case 'd':
+			o->views.denied = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -3104,7 +3283,11 @@ static int report_args(int argc, char **argv, const char **path,
 			"no trail given" : "one trail at a time");
 		return tools_usage_error("report");
 	}
-	*path = argv[optind];
+	if (views_wanted(&o->views) && (o->want_json || o->html)) {
+		fprintf(stderr, "sysgate report: --pid, --around and --denied are text views: not with --json or --html\n");
+		return tools_usage_error("report");
+	}
+	o->path = argv[optind];
 	return -1;
 }
 
@@ -3126,19 +3309,25 @@ static int finish_stream(FILE *f, const char *what)
 
 int tool_report(int argc, char **argv)
 {
-	const char *path = NULL, *html = NULL, *want_id = NULL;
-	bool want_json = false;
-	unsigned want_run = 0;
+	struct report_opts o = { 0 };
+	const char *path, *html, *want_id;
+	bool want_json;
+	unsigned want_run;
 	struct report rp = { 0 };
 	struct scan sc = { 0 };
 	struct audit_reader *rd = NULL;
 	json_t *rec;
 	int r, status = 0;
 
-	r = report_args(argc, argv, &path, &html, &want_json, &want_run,
-			&want_id);
+	r = report_args(argc, argv, &o);
 	if (r >= 0)
 		return r;
+	path = o.path;
+	html = o.html;
+	want_id = o.want_id;
+	want_json = o.want_json;
+	want_run = o.want_run;
+	rp.all = o.all;
 
 	rp.trail = path;
 	r = audit_verify_path(path, NULL, rp.why, sizeof(rp.why));
@@ -3208,6 +3397,8 @@ int tool_report(int argc, char **argv)
 	if (want_json) {
 		if (output_json(stdout, &rp) < 0)
 			status = EXIT_TOOL_FAILURE;
+	} else if (views_wanted(&o.views)) {
+		output_views(stdout, &rp, &o.views);
 	} else if (!html) {
 		output_text(stdout, &rp);
 	}
