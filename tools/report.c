@@ -544,6 +544,7 @@ struct report {
 	struct miss *misses;
 	size_t n_misses, cap_misses;
 	uint64_t misses_total;
+	struct map found_map;	/* pid + file name -> seq of a good open */
 	char *cwd, *home;	/* of run.start; NULL unknown */
 	size_t cwd_len, home_len;
 	bool all;		/* --all: no folding */
@@ -603,6 +604,7 @@ static void report_release(struct report *rp)
 		free(rp->misses[i].path);
 	}
 	free(rp->misses);
+	map_release(&rp->found_map);
 	free(rp->cwd);
 	free(rp->home);
 	json_decref(rp->start);
@@ -984,9 +986,57 @@ static bool call_opens(const char *name)
 	       !strcmp(name, "execve") || !strcmp(name, "execveat");
 }
 
-/* Keep a failed open (ENOENT, EACCES from the kernel, not a rule) of a
- * path under the working directory or HOME: a finding. */
-static void note_miss(struct report *rp, const json_t *rec, const char *name,
+/* An interpreter's compiled-module cache: never the program's own work,
+ * wherever it lies. */
+static bool path_runtime_cache(const char *p, size_t len)
+{
+	return (len >= 4 && !memcmp(p + len - 4, ".pyc", 4)) ||
+	       memmem(p, len, "/__pycache__/", 13);
+}
+
+/* What a loader, a locale library or an interpreter's runtime reads, and
+ * the probes of its search paths: folded into a count unless --all. */
+static bool path_noise(const char *p, size_t len)
+{
+	static const char *const prefixes[] = {
+		"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/",
+		"/usr/local/lib/", "/etc/ld.so.", "/usr/share/locale/",
+		"/usr/share/i18n/", "/usr/share/zoneinfo/", "/etc/localtime",
+		"/etc/locale.", "/usr/include/", "/usr/local/include/",
+		"/usr/share/gcc", "/usr/libexec/",
+	};
+
+	if (path_runtime_cache(p, len))
+		return true;
+	if (memchr(p, '\0', len))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(p, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return (len >= 3 && !memcmp(p + len - 3, ".so", 3)) ||
+	       strstr(p, ".so.");
+}
+
+/* The key of found_map: a pid and a file name (the last component). */
+static void found_key(struct sbuf *key, int64_t pid, const char *path,
+		      size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+	size_t off = slash ? (size_t)(slash - path) + 1 : 0;
+
+	sb_clear(key);
+	sb_addn(key, (const char *)&pid, sizeof(pid));
+	sb_addn(key, path + off, len - off);
+}
+
+/*
+ * An open the kernel carried out or failed (not a rule).  A success is
+ * remembered by pid and file name: a failure of the same name before it
+ * was a search-path probe (gcc's -I, a loader's, an interpreter's), not a
+ * finding.  A failure (ENOENT, EACCES) of a path under the working
+ * directory or HOME is kept as a possible finding.
+ */
+static void note_open(struct report *rp, const json_t *rec, const char *name,
 		      const struct first *at)
 {
 	const char *err = jstr(rec, "errno");
@@ -997,10 +1047,17 @@ static void note_miss(struct report *rp, const json_t *rec, const char *name,
 	size_t len = 0;
 	struct miss *m;
 
-	if (!err || (strcmp(err, "ENOENT") && strcmp(err, "EACCES")) ||
-	    !call_opens(name) || audit_json_bytes(from, "path", &path, &len) < 0)
+	if (!call_opens(name) || audit_json_bytes(from, "path", &path, &len) < 0)
 		return;
-	if (!path_ours(rp, path, len)) {
+	if (!err && json_object_get(rec, "result")) {
+		struct sbuf key = { 0 };
+
+		found_key(&key, at->pid, path, len);
+		map_put(&rp->found_map, key.s, key.len, (size_t)at->seq);
+		sb_release(&key);
+	}
+	if (!err || (strcmp(err, "ENOENT") && strcmp(err, "EACCES")) ||
+	    !path_ours(rp, path, len) || path_runtime_cache(path, len)) {
 		free(path);
 		return;
 	}
@@ -1100,7 +1157,7 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 		add_net(rp, rec, name, sb_str(&outcome), bad, rule, &at);
 	sb_release(&outcome);
 	if (!denied) {
-		note_miss(rp, rec, name, &at);
+		note_open(rp, rec, name, &at);
 		return;
 	}
 	rp->denials_total++;
@@ -1572,45 +1629,21 @@ static void text_execs(FILE *f, const struct report *rp)
 	sb_release(&b);
 }
 
-/* What a loader, a locale library or an interpreter's runtime reads, and
- * the probes of its search paths: folded into a count unless --all. */
-static bool path_noise(const char *p, size_t len)
-{
-	static const char *const prefixes[] = {
-		"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/",
-		"/usr/local/lib/", "/etc/ld.so.", "/usr/share/locale/",
-		"/usr/share/i18n/", "/usr/share/zoneinfo/", "/etc/localtime",
-		"/etc/locale.", "/usr/include/", "/usr/local/include/",
-		"/usr/share/gcc", "/usr/libexec/",
-	};
-	static const char *const suffixes[] = { ".pyc", ".so" };
-
-	if (memchr(p, '\0', len))
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(p, prefixes[i], strlen(prefixes[i])))
-			return true;
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		size_t n = strlen(suffixes[i]);
-
-		if (len >= n && !memcmp(p + len - n, suffixes[i], n))
-			return true;
-	}
-	return strstr(p, "/__pycache__/") || strstr(p, ".so.");
-}
-
 /* An entry folded by default: a noise path read, looked up or probed
  * (missing), outside the run's own directories, that no rule stopped. */
 static bool file_folded(const struct report *rp, const struct file_ent *fe)
 {
-	if (rp->all || path_ours(rp, fe->path, fe->path_len))
+	if (rp->all)
 		return false;
 	if (strcmp(fe->access, "read") && strcmp(fe->access, "stat"))
 		return false;
 	if (strcmp(fe->outcome, "ok") && strcmp(fe->outcome, "allow") &&
 	    strcmp(fe->outcome, "ENOENT") && strcmp(fe->outcome, "ENOTDIR"))
 		return false;
-	return path_noise(fe->path, fe->path_len);
+	if (path_runtime_cache(fe->path, fe->path_len))
+		return true;
+	return !path_ours(rp, fe->path, fe->path_len) &&
+	       path_noise(fe->path, fe->path_len);
 }
 
 static void text_file(FILE *f, const struct report *rp,
@@ -2223,14 +2256,32 @@ static void find_exits(FILE *f, const struct report *rp, unsigned *n,
 	sb_release(&b);
 }
 
+/* Whether a failed open was a probe: the same process opened a file of
+ * that name later.  key is scratch space. */
+static bool miss_probe(const struct report *rp, const struct miss *m,
+		       struct sbuf *key)
+{
+	size_t seq;
+
+	found_key(key, m->pid, m->path, m->path_len);
+	return map_get(&rp->found_map, key->s, key->len, &seq) &&
+	       (uint64_t)seq > m->seq;
+}
+
 static void find_misses(FILE *f, const struct report *rp, unsigned *n)
 {
 	struct sbuf b = { 0 };
+	uint64_t shown = 0, total = 0;
 	size_t i;
 
-	for (i = 0; i < rp->n_misses && i < MAX_FINDINGS; i++) {
+	for (i = 0; i < rp->n_misses; i++) {
 		const struct miss *m = &rp->misses[i];
 
+		if (miss_probe(rp, m, &b))
+			continue;
+		if (++total > MAX_FINDINGS)
+			continue;
+		shown++;
 		sb_clear(&b);
 		sb_printf(&b, "record %" PRIu64 ", ", m->seq);
 		sb_rel(&b, rp, m->ts_us);
@@ -2241,7 +2292,7 @@ static void find_misses(FILE *f, const struct report *rp, unsigned *n)
 		finding(f, n, !strcmp(m->err, "ENOENT") ? "missing file" :
 			"permission denied", &b);
 	}
-	more_findings(f, i, rp->misses_total);
+	more_findings(f, shown, total + rp->misses_total - rp->n_misses);
 	sb_release(&b);
 }
 

@@ -109,6 +109,22 @@ sys.exit(not (seqs and all(abs(q - s) <= 10 for q in seqs) and s in seqs and seq
 	out_has all-unfolds "^    (/usr)?/lib.*\(pid [0-9]+, record [0-9]+, "
 	out_lacks all-no-fold-line "folded: --all"
 
+	# A search-path probe (the name is found in the next directory by the
+	# same process, as gcc's -I and loaders do) is no finding; a name that
+	# is never found is.
+	mkdir -p "$W/inc" && echo 'int x;' >"$W/x.h" && chmod -R a+rX "$W/inc" "$W/x.h" ||
+		sg_harness_error "cannot write $W/x.h"
+	sg_run -r "$pol" -- sh -c 'read l < inc/x.h; read l < x.h; read l < gone.h; exit 2'
+	check probe-run-status-2 test "$SG_RC" = 2
+	s=$(seq_of "$SG_TRAIL" 'r.get("errno") == "ENOENT" and r.get("args", {}).get("path") == "gone.h"')
+	need probe-gone-seq "$s"
+	e=$(seq_of "$SG_TRAIL" 'r.get("errno") == "ENOENT" and r.get("args", {}).get("path") == "inc/x.h"')
+	need probe-seq "$e"
+	rep probe "$SG_TRAIL"
+	head_has probe-gone-finding 6 "^  [0-9]+\. missing file: record $s, .*: openat $W/gone.h = -1 ENOENT$"
+	out_lacks probe-not-a-finding "missing file: .*/inc/x.h"
+	out_has probe-still-in-files "^    $W/inc/x.h  \[ENOENT\]  \(pid [0-9]+, record $e, "
+
 	# A child exits 0 after a denial; the failure surfaces later.
 	sg_run -r "$pol" -- sh -c 'sh -c "echo int x; > blocked.c; exit 0"; test -s blocked.c'
 	check swallowed-run-status-1 test "$SG_RC" = 1
