@@ -183,6 +183,22 @@ k = [r for r in recs if r.get("syscall") == "tgkill"]
 sys.exit(not k or any("raw" in r["args"] or r["args"].get("signal") != "SIGTERM"
                       or r["args"].get("tgid") != r["pid"] or r["args"].get("tid") != r["tid"] for r in k))' "$SG_TRAIL"
 
+	# A limit reached: the wall time, then the tree killed.
+	policy wall <<'EOF'
+[policy]
+default = allow
+
+[limits]
+wall = 1s
+EOF
+	sg_run -r "$P/wall.ini" -- sh -c 'sleep 10'
+	check wall-run-killed test "$SG_RC" = 137
+	s=$(seq_of "$SG_TRAIL" 'r["type"] == "limit" and r.get("limit") == "wall"')
+	need wall-limit-seq "$s"
+	rep wall "$SG_TRAIL"
+	head_has wall-failed 1 "^Findings: the run failed \(exit status 137 \(killed by SIGKILL\)\)$"
+	head_has wall-finding 5 "^  1\. limit reached: wall, record $s, \+[0-9.]+s: .*action="
+
 	# Success in one line.
 	sg_run -r "$pol" -- true
 	check ok-run-status-0 test "$SG_RC" = 0
