@@ -1975,7 +1975,8 @@ static void sb_call_result(struct sbuf *b, const json_t *rec,
 }
 
 /* The members of a process record other than the common ones. */
-static void sb_proc_members(struct sbuf *b, const json_t *rec)
+static void sb_proc_members(struct sbuf *b, const json_t *rec,
+			    const char *skip)
 {
 	const char *key;
 	json_t *v;
@@ -1986,7 +1987,7 @@ static void sb_proc_members(struct sbuf *b, const json_t *rec)
 		if (!strcmp(key, "seq") || !strcmp(key, "ts") ||
 		    !strcmp(key, "run") || !strcmp(key, "type") ||
 		    !strcmp(key, "hash") || !strcmp(key, "pid") ||
-		    !strcmp(key, "tid"))
+		    !strcmp(key, "tid") || (skip && !strcmp(key, skip)))
 			continue;
 		if (json_is_string(v)) {
 			sb_printf(b, " %s=", clean(key));
@@ -2019,7 +2020,7 @@ static void sb_record(struct sbuf *b, const struct report *rp,
 		sb_printf(b, " tid %" PRId64, tid);
 	if (!type || strcmp(type, "syscall")) {
 		sb_printf(b, "  %s", clean(type));
-		sb_proc_members(b, rec);
+		sb_proc_members(b, rec, NULL);
 		return;
 	}
 	sb_printf(b, "  %s", clean(jstr(rec, "syscall")));
@@ -2159,7 +2160,7 @@ static void find_limits(FILE *f, const struct report *rp, unsigned *n)
 			  clean(jstr(rp->limits[i], "limit")), seq);
 		sb_rel(&b, rp, parse_ts(json_object_get(rp->limits[i], "ts")));
 		sb_add(&b, ":");
-		sb_proc_members(&b, rp->limits[i]);
+		sb_proc_members(&b, rp->limits[i], "limit");
 		finding(f, n, "limit reached", &b);
 	}
 	more_findings(f, i, rp->limits_total);
@@ -2225,14 +2226,34 @@ static void text_last_calls(FILE *f, const struct report *rp,
 	sb_release(&b);
 }
 
+static int by_exit_seq(const void *a, const void *b)
+{
+	const struct proc *pa = *(const struct proc *const *)a;
+	const struct proc *pb = *(const struct proc *const *)b;
+
+	return (pa->exit_seq > pb->exit_seq) - (pa->exit_seq < pb->exit_seq);
+}
+
+/* The processes that ended, in the order they did. */
+static const struct proc **procs_by_exit(const struct report *rp)
+{
+	const struct proc **v = xrealloc_array(NULL, rp->n_procs, sizeof(*v));
+
+	for (size_t i = 0; i < rp->n_procs; i++)
+		v[i] = &rp->procs[i];
+	qsort(v, rp->n_procs, sizeof(*v), by_exit_seq);
+	return v;
+}
+
 static void find_exits(FILE *f, const struct report *rp, unsigned *n,
 		       bool signaled)
 {
+	const struct proc **order = procs_by_exit(rp);
 	struct sbuf b = { 0 };
 	uint64_t shown = 0, total = 0;
 
 	for (size_t i = 0; i < rp->n_procs; i++) {
-		const struct proc *p = &rp->procs[i];
+		const struct proc *p = order[i];
 
 		if (!proc_failed(p) || p->signaled != signaled)
 			continue;
@@ -2254,6 +2275,7 @@ static void find_exits(FILE *f, const struct report *rp, unsigned *n,
 	}
 	more_findings(f, shown, total);
 	sb_release(&b);
+	free(order);
 }
 
 /* Whether a failed open was a probe: the same process opened a file of
@@ -2630,6 +2652,10 @@ static json_t *json_files(const struct report *rp)
 				    json_integer((json_int_t)fe->count));
 		json_object_set_new(e, "rule",
 				    fe->rule ? json_string(fe->rule) : json_null());
+		json_object_set_new(e, "pid", json_integer(fe->pid));
+		json_object_set_new(e, "first_seq",
+				    json_integer((json_int_t)fe->first_seq));
+		json_object_set_new(e, "first_ms", json_ms(rp, fe->first_us));
 		json_array_append_new(arr, e);
 	}
 	return o;
@@ -2662,11 +2688,13 @@ static json_t *json_net(const struct report *rp)
 		const struct net_ent *n = &rp->nets[i];
 
 		json_array_append_new(arr, json_pack(
-			"{s:s,s:O?,s:s,s:s,s:s?,s:I,s:s,s:I}",
+			"{s:s,s:O?,s:s,s:s,s:s?,s:I,s:s,s:I,s:I,s:o}",
 			"syscall", n->syscall, "addr", n->addr_json,
 			"shown", n->addr, "outcome", n->outcome,
 			"rule", n->rule, "pid", (json_int_t)n->pid,
-			"exe", n->exe, "count", (json_int_t)n->count));
+			"exe", n->exe, "count", (json_int_t)n->count,
+			"first_seq", (json_int_t)n->first_seq,
+			"first_ms", json_ms(rp, n->first_us)));
 	}
 	return arr;
 }

@@ -154,6 +154,8 @@ EOF
 	json json-tree "s['processes'][0]['parent'] is None and s['processes'][0]['exit'] == {'code': 3} and len(s['processes'][0]['children']) >= 7"
 	json json-child-exit "any(p['argv'][:1] == ['sh'] and p['exit'] == {'code': 5} and not p['execed'] for p in s['processes'])"
 	json json-files-read "'$W/readme.txt' in files('read')"
+	json json-files-first "all(isinstance(f['pid'], int) and f['first_seq'] >= 1 and f['first_ms'] >= 0 for fs in s['files'].values() for f in fs)"
+	json json-network-first "all(n['first_seq'] >= 1 and n['first_ms'] >= 0 for n in s['network'])"
 	json json-files-create "'$W/made.txt' in files('create') and '$W/sub' in files('create')"
 	json json-files-delete "'$W/sub/moved.txt' in files('delete')"
 	json json-files-denied "any(f['path'] == '$S' and f['outcome'] == 'denied EACCES' and f['rule'] == 'no-secrets' for f in s['files']['read'])"
