@@ -2110,60 +2110,81 @@ static void text_chain(FILE *f, const struct report *rp)
 	sb_release(&b);
 }
 
-/* "  - KIND: " then what; numbered as they come. */
-static void finding(FILE *f, unsigned *n, const char *kind,
-		    const struct sbuf *what)
+/* Where findings go: the text report (f), or --json's array (arr). */
+struct fsink {
+	FILE *f;
+	json_t *arr;
+	unsigned n;
+};
+
+static json_t *json_ms(const struct report *rp, int64_t ts);
+
+/* One finding: "  N. KIND: what" in the text, numbered as they come; an
+ * object with its first record (seq), time and pid in --json. */
+static void finding(struct fsink *k, const struct report *rp,
+		    const char *kind, const struct sbuf *what, uint64_t seq,
+		    int64_t ts, int64_t pid)
 {
-	fprintf(f, "  %u. %s: %s\n", ++*n, kind, sb_str(what));
+	k->n++;
+	if (k->f) {
+		fprintf(k->f, "  %u. %s: %s\n", k->n, kind, sb_str(what));
+		return;
+	}
+	json_array_append_new(k->arr, json_pack(
+		"{s:s,s:I,s:o,s:o,s:s}", "kind", kind, "seq", (json_int_t)seq,
+		"ms", json_ms(rp, ts), "pid", pid >= 0 ? json_integer(pid) :
+		json_null(), "text", sb_str(what)));
 }
 
-static void more_findings(FILE *f, uint64_t shown, uint64_t total)
+static void more_findings(struct fsink *k, uint64_t shown, uint64_t total)
 {
-	if (total > shown)
-		fprintf(f, "     ... and %" PRIu64 " more\n", total - shown);
+	if (total > shown && k->f)
+		fprintf(k->f, "     ... and %" PRIu64 " more\n", total - shown);
 }
 
-static void find_denials(FILE *f, const struct report *rp, unsigned *n)
+static void find_denials(struct fsink *k, const struct report *rp)
 {
 	struct sbuf b = { 0 };
 	size_t i;
 
 	for (i = 0; i < rp->n_denials && i < MAX_FINDINGS; i++) {
 		const struct denial *d = &rp->denials[i];
+		int64_t pid = d->proc != NONE ? rp->procs[d->proc].pid : -1;
 
 		sb_clear(&b);
 		sb_printf(&b, "record %" PRIu64 ", ", d->seq);
 		sb_rel(&b, rp, d->ts_us);
-		sb_printf(&b, ", pid %" PRId64 " ", d->proc != NONE ?
-			  rp->procs[d->proc].pid : -1);
+		sb_printf(&b, ", pid %" PRId64 " ", pid);
 		sb_show_member(&b, d->rec, "exe", MAX_SHOW);
 		sb_printf(&b, ": %s ", clean(jstr(d->rec, "syscall")));
 		sb_denial_what(&b, d->rec);
 		sb_call_result(&b, d->rec, NULL);
-		finding(f, n, "denied", &b);
+		finding(k, rp, "denied", &b, d->seq, d->ts_us, pid);
 	}
-	more_findings(f, i, rp->denials_total);
+	more_findings(k, i, rp->denials_total);
 	sb_release(&b);
 }
 
-static void find_limits(FILE *f, const struct report *rp, unsigned *n)
+static void find_limits(struct fsink *k, const struct report *rp)
 {
 	struct sbuf b = { 0 };
 	size_t i;
 
 	for (i = 0; i < rp->n_limits && i < MAX_FINDINGS; i++) {
-		int64_t seq = 0;
+		int64_t seq = 0, pid = -1;
+		int64_t ts = parse_ts(json_object_get(rp->limits[i], "ts"));
 
 		jint(rp->limits[i], "seq", &seq);
+		jint(rp->limits[i], "pid", &pid);
 		sb_clear(&b);
 		sb_printf(&b, "%s, record %" PRId64 ", ",
 			  clean(jstr(rp->limits[i], "limit")), seq);
-		sb_rel(&b, rp, parse_ts(json_object_get(rp->limits[i], "ts")));
+		sb_rel(&b, rp, ts);
 		sb_add(&b, ":");
 		sb_proc_members(&b, rp->limits[i], "limit");
-		finding(f, n, "limit reached", &b);
+		finding(k, rp, "limit reached", &b, (uint64_t)seq, ts, pid);
 	}
-	more_findings(f, i, rp->limits_total);
+	more_findings(k, i, rp->limits_total);
 	sb_release(&b);
 }
 
@@ -2201,10 +2222,12 @@ static void sb_signal_detail(struct sbuf *b, const struct report *rp,
 	}
 }
 
-/* The last calls of a process before it died. */
-static void text_last_calls(FILE *f, const struct report *rp,
-			    const struct proc *p)
+/* The last calls of a process before it died: lines in the text, their
+ * seqs ("last_calls") in the finding's object in --json. */
+static void last_calls(struct fsink *k, const struct report *rp,
+		       const struct proc *p)
 {
+	json_t *seqs = k->f ? NULL : json_array();
 	struct sbuf b = { 0 };
 	size_t idx[LAST_CALLS], n = 0;
 
@@ -2216,13 +2239,24 @@ static void text_last_calls(FILE *f, const struct report *rp,
 		    jint(rp->recs[i], "pid", &pid) && pid == p->pid)
 			idx[n++] = i;
 	}
-	if (n)
-		fprintf(f, "     its last calls:\n");
+	if (n && k->f)
+		fprintf(k->f, "     its last calls:\n");
 	while (n--) {
+		int64_t seq = 0;
+
+		if (seqs) {
+			jint(rp->recs[idx[n]], "seq", &seq);
+			json_array_append_new(seqs, json_integer(seq));
+			continue;
+		}
 		sb_clear(&b);
 		sb_record(&b, rp, rp->recs[idx[n]]);
-		fprintf(f, "       %s\n", sb_str(&b));
+		fprintf(k->f, "       %s\n", sb_str(&b));
 	}
+	if (seqs)
+		json_object_set_new(json_array_get(k->arr,
+						   json_array_size(k->arr) - 1),
+				    "last_calls", seqs);
 	sb_release(&b);
 }
 
@@ -2245,7 +2279,7 @@ static const struct proc **procs_by_exit(const struct report *rp)
 	return v;
 }
 
-static void find_exits(FILE *f, const struct report *rp, unsigned *n,
+static void find_exits(struct fsink *k, const struct report *rp,
 		       bool signaled)
 {
 	const struct proc **order = procs_by_exit(rp);
@@ -2267,13 +2301,15 @@ static void find_exits(FILE *f, const struct report *rp, unsigned *n,
 		sb_proc_short(&b, p);
 		if (signaled) {
 			sb_signal_detail(&b, rp, p);
-			finding(f, n, "died by signal", &b);
-			text_last_calls(f, rp, p);
+			finding(k, rp, "died by signal", &b, p->exit_seq,
+				p->end_us, p->pid);
+			last_calls(k, rp, p);
 		} else {
-			finding(f, n, "non-zero exit", &b);
+			finding(k, rp, "non-zero exit", &b, p->exit_seq,
+				p->end_us, p->pid);
 		}
 	}
-	more_findings(f, shown, total);
+	more_findings(k, shown, total);
 	sb_release(&b);
 	free(order);
 }
@@ -2290,7 +2326,7 @@ static bool miss_probe(const struct report *rp, const struct miss *m,
 	       (uint64_t)seq > m->seq;
 }
 
-static void find_misses(FILE *f, const struct report *rp, unsigned *n)
+static void find_misses(struct fsink *k, const struct report *rp)
 {
 	struct sbuf b = { 0 };
 	uint64_t shown = 0, total = 0;
@@ -2311,16 +2347,16 @@ static void find_misses(FILE *f, const struct report *rp, unsigned *n)
 			  clean(m->syscall));
 		sb_show_max(&b, m->path, m->path_len, MAX_SHOW);
 		sb_printf(&b, " = -1 %s", clean(m->err));
-		finding(f, n, !strcmp(m->err, "ENOENT") ? "missing file" :
-			"permission denied", &b);
+		finding(k, rp, !strcmp(m->err, "ENOENT") ? "missing file" :
+			"permission denied", &b, m->seq, m->ts_us, m->pid);
 	}
-	more_findings(f, shown, total + rp->misses_total - rp->n_misses);
+	more_findings(k, shown, total + rp->misses_total - rp->n_misses);
 	sb_release(&b);
 }
 
 /* A process that exited 0 after one of its calls was denied: the failure
  * was swallowed and surfaces later, elsewhere. */
-static void find_swallowed(FILE *f, const struct report *rp, unsigned *n)
+static void find_swallowed(struct fsink *k, const struct report *rp)
 {
 	struct sbuf b = { 0 };
 
@@ -2337,9 +2373,40 @@ static void find_swallowed(FILE *f, const struct report *rp, unsigned *n)
 		sb_printf(&b, "), exited 0 at record %" PRIu64 " (", p->exit_seq);
 		sb_rel(&b, rp, p->end_us);
 		sb_add(&b, ")");
-		finding(f, n, "exited 0 after a denial", &b);
+		finding(k, rp, "exited 0 after a denial", &b, p->denial_seq,
+			p->denial_us, p->pid);
 	}
 	sb_release(&b);
+}
+
+/* The anomalies, ranked. */
+static void find_all(struct fsink *k, const struct report *rp)
+{
+	find_denials(k, rp);
+	find_limits(k, rp);
+	find_exits(k, rp, true);
+	find_exits(k, rp, false);
+	find_misses(k, rp);
+	find_swallowed(k, rp);
+}
+
+/* --json's "findings": whether the run failed, the chain of pids from the
+ * command to the process that failed, and the anomalies as objects
+ * (at most MAX_FINDINGS of each kind). */
+static json_t *json_findings(const struct report *rp)
+{
+	struct fsink k = { .arr = json_array() };
+	bool failed = run_failed(rp);
+	json_t *chain = json_array();
+
+	if (failed && rp->n_lanes)
+		for (size_t i = failed_leaf(rp, rp->lanes[0]); i != NONE;
+		     i = rp->procs[i].parent)
+			json_array_insert_new(chain, 0,
+					      json_integer(rp->procs[i].pid));
+	find_all(&k, rp);
+	return json_pack("{s:b,s:o,s:o}", "failed", failed, "chain", chain,
+			 "anomalies", k.arr);
 }
 
 /* What went wrong, first: the failing chain and the anomalies, ranked. */
@@ -2347,7 +2414,7 @@ static void text_findings(FILE *f, const struct report *rp)
 {
 	struct sbuf b = { 0 };
 	bool failed = run_failed(rp);
-	unsigned n = 0;
+	struct fsink k = { .f = f };
 
 	sb_run_result(&b, rp);
 	if (!failed && !rp->denials_total) {
@@ -2360,13 +2427,8 @@ static void text_findings(FILE *f, const struct report *rp)
 		"succeeded", sb_str(&b));
 	if (failed)
 		text_chain(f, rp);
-	find_denials(f, rp, &n);
-	find_limits(f, rp, &n);
-	find_exits(f, rp, &n, true);
-	find_exits(f, rp, &n, false);
-	find_misses(f, rp, &n);
-	find_swallowed(f, rp, &n);
-	if (!n)
+	find_all(&k, rp);
+	if (!k.n)
 		fprintf(f, "  (no denial, limit, signal, failed exit or missing file recorded)\n");
 	fputc('\n', f);
 	sb_release(&b);
@@ -2743,6 +2805,7 @@ static json_t *json_summary(const struct report *rp)
 		"denials", (json_int_t)rp->denials_total,
 		"limits", (json_int_t)rp->limits_total);
 	json_object_set_new(o, "counts", counts);
+	json_object_set_new(o, "findings", json_findings(rp));
 	json_object_set_new(o, "processes", json_procs(rp));
 	json_object_set_new(o, "files", json_files(rp));
 	json_object_set_new(o, "execs", json_execs(rp));

@@ -79,6 +79,13 @@ EOF
 	head_has deny-chain 3 "^  failed in: [0-9]+ sh -c .*\[exit 1\]$"
 	head_has deny-finding 5 "^  1\. denied: record $s, \+[0-9.]+s, pid [0-9]+ .*: openat $W/blocked.txt \(create\) -> denied EACCES by rule no-blocked$"
 	out_has deny-exit-finding "^  [0-9]+\. non-zero exit: record [0-9]+, .*sh -c .*\[exit 1\]$"
+	rep deny-json "$SG_TRAIL" --json
+	check deny-json-findings $PY -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+a = f["anomalies"]
+sys.exit(not (f["failed"] is True and len(f["chain"]) >= 1 and a[0]["kind"] == "denied"
+              and a[0]["seq"] == int(sys.argv[2]) and a[0]["ms"] >= 0 and "blocked.txt" in a[0]["text"]))' "$RO" "$s"
 	rep deny-denied "$SG_TRAIL" --denied
 	head_has denied-view-header 1 "^Denials \(1, in trail order\)$"
 	head_has denied-view-line 2 "^  record $s  \+[0-9.]+s  pid [0-9]+  openat dirfd=AT_FDCWD path=blocked.txt flags=O_WRONLY\|O_CREAT\|O_TRUNC mode=0666  \[$W/blocked.txt create\] -> denied EACCES by rule no-blocked$"
