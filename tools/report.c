@@ -1438,7 +1438,8 @@ static void sb_duration(struct sbuf *b, int64_t us)
 
 static int64_t proc_dur_us(const struct report *rp, const struct proc *p)
 {
-	if (p->duration_ms >= 0)
+	/* The trail's number, maybe edited: no overflow. */
+	if (p->duration_ms >= 0 && p->duration_ms <= INT64_MAX / 1000)
 		return p->duration_ms * 1000;
 	if (p->start_us >= 0 && p->ended && p->end_us >= p->start_us)
 		return p->end_us - p->start_us;
