@@ -374,8 +374,9 @@ static void add_signal(struct audit_rec *r, uint64_t sig)
 /*
  * The calls that send a signal, by their target and signal: kill's pid
  * (negative: a process group), tgkill's thread group and thread.  The
- * siginfo pointer of rt_*sigqueueinfo and pidfd_send_signal is not read.  Returns whether nr is
- * one of them (all its arguments are then recorded).
+ * siginfo pointer of rt_*sigqueueinfo and pidfd_send_signal is not
+ * read.  Returns whether nr is one of them (all its arguments are then
+ * recorded).
  */
 static bool add_kill_args(struct audit_rec *r, int nr, const __u64 *a)
 {

@@ -967,7 +967,8 @@ static bool path_under(const char *path, size_t len, const char *dir,
 {
 	if (!dir || !dir_len || len < dir_len || memcmp(path, dir, dir_len))
 		return false;
-	return len == dir_len || path[dir_len] == '/' || dir[dir_len - 1] == '/';
+	return len == dir_len || path[dir_len] == '/' ||
+	       dir[dir_len - 1] == '/';
 }
 
 /* Whether a path lies under the run's working directory or HOME: what the
@@ -1047,7 +1048,8 @@ static void note_open(struct report *rp, const json_t *rec, const char *name,
 	size_t len = 0;
 	struct miss *m;
 
-	if (!call_opens(name) || audit_json_bytes(from, "path", &path, &len) < 0)
+	if (!call_opens(name) ||
+	    audit_json_bytes(from, "path", &path, &len) < 0)
 		return;
 	if (!err && json_object_get(rec, "result")) {
 		struct sbuf key = { 0 };
@@ -1667,7 +1669,8 @@ static void text_file(FILE *f, const struct report *rp,
 static bool access_match(const struct file_ent *fe, size_t k)
 {
 	return k < ARRAY_SIZE(access_order) ?
-		!strcmp(fe->access, access_order[k]) : !access_known(fe->access);
+		!strcmp(fe->access, access_order[k]) :
+		!access_known(fe->access);
 }
 
 /* Files by access; in each, the paths under the working directory and
@@ -1686,8 +1689,10 @@ static void text_files(FILE *f, const struct report *rp)
 			for (size_t i = 0; i < rp->n_files; i++) {
 				const struct file_ent *fe = &rp->files[i];
 
-				if (!access_match(fe, k) ||
-				    path_ours(rp, fe->path, fe->path_len) != ours)
+				bool mine = path_ours(rp, fe->path,
+						      fe->path_len);
+
+				if (!access_match(fe, k) || mine != ours)
 					continue;
 				if (file_folded(rp, fe)) {
 					folded++;
@@ -1966,7 +1971,8 @@ static void sb_call_result(struct sbuf *b, const json_t *rec,
 	if (err)
 		sb_printf(b, " = -1 %s", clean(err));
 	else if (json_is_integer(result))
-		sb_printf(b, " = %" PRId64, (int64_t)json_integer_value(result));
+		sb_printf(b, " = %" PRId64,
+			  (int64_t)json_integer_value(result));
 	else if (result)
 		sb_printf(b, " = %s", clean(json_string_value(result)));
 	else if (json_is_true(json_object_get(rec, "pending")))
@@ -2205,7 +2211,8 @@ static void sb_signal_detail(struct sbuf *b, const struct report *rp,
 
 		if (!type || strcmp(type, "proc.signal") ||
 		    !jint(rec, "pid", &pid) || pid != p->pid ||
-		    !jstr(rec, "signal") || strcmp(jstr(rec, "signal"), p->signal))
+		    !jstr(rec, "signal") ||
+		    strcmp(jstr(rec, "signal"), p->signal))
 			continue;
 		jint(rec, "seq", &seq);
 		sb_printf(b, ", delivered at record %" PRId64, seq);
@@ -2369,9 +2376,11 @@ static void find_swallowed(struct fsink *k, const struct report *rp)
 		sb_clear(&b);
 		sb_add(&b, "pid ");
 		sb_proc_short(&b, p);
-		sb_printf(&b, ": denied at record %" PRIu64 " (", p->denial_seq);
+		sb_printf(&b, ": denied at record %" PRIu64 " (",
+			  p->denial_seq);
 		sb_rel(&b, rp, p->denial_us);
-		sb_printf(&b, "), exited 0 at record %" PRIu64 " (", p->exit_seq);
+		sb_printf(&b, "), exited 0 at record %" PRIu64 " (",
+			  p->exit_seq);
 		sb_rel(&b, rp, p->end_us);
 		sb_add(&b, ")");
 		finding(k, rp, "exited 0 after a denial", &b, p->denial_seq,
