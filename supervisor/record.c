@@ -358,6 +358,61 @@ static void add_stack(struct audit_rec *r, const struct stack_trace *st)
 }
 
 
+/* A signal number as the trail names it: "SIGTERM", or the number (0,
+ * the existence probe, and numbers that name no signal). */
+static void add_signal(struct audit_rec *r, uint64_t sig)
+{
+	const char *n = (int32_t)sig > 0 ? sigabbrev_np((int)(int32_t)sig) :
+					   NULL;
+
+	if (n)
+		audit_str(r, "signal", sig_name((int)(int32_t)sig));
+	else
+		audit_int(r, "signal", (int32_t)sig);
+}
+
+/*
+ * The calls that send a signal, by their target and signal: kill's pid
+ * (negative: a process group), tgkill's thread group and thread.  The
+ * siginfo pointer of rt_*sigqueueinfo and pidfd_send_signal is not
+ * read.  Returns whether nr is one of them (all its arguments are then
+ * recorded).
+ */
+static bool add_kill_args(struct audit_rec *r, int nr, const __u64 *a)
+{
+	switch (nr) {
+	case SYS_kill:
+		audit_int(r, "pid", (int32_t)a[0]);
+		add_signal(r, a[1]);
+		return true;
+	case SYS_tkill:
+		audit_int(r, "tid", (int32_t)a[0]);
+		add_signal(r, a[1]);
+		return true;
+	case SYS_tgkill:
+		audit_int(r, "tgid", (int32_t)a[0]);
+		audit_int(r, "tid", (int32_t)a[1]);
+		add_signal(r, a[2]);
+		return true;
+	case SYS_rt_sigqueueinfo:
+		audit_int(r, "tgid", (int32_t)a[0]);
+		add_signal(r, a[1]);
+		return true;
+	case SYS_rt_tgsigqueueinfo:
+		audit_int(r, "tgid", (int32_t)a[0]);
+		audit_int(r, "tid", (int32_t)a[1]);
+		add_signal(r, a[2]);
+		return true;
+	case SYS_pidfd_send_signal:
+		audit_int(r, "pidfd", (int32_t)a[0]);
+		add_signal(r, a[1]);
+		audit_uint(r, "flags", (uint32_t)a[3]);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The arguments of a call as a JSON object: a = the caller's (orig) or
  * the rewritten ones. */
 static void add_args(struct audit_rec *r, const struct call *c,
@@ -429,6 +484,8 @@ static void add_args(struct audit_rec *r, const struct call *c,
 		if (c->domain && c->have_addr &&
 		    c->domain != c->addr.ss_family)
 			add_family(r, "domain", c->domain);
+	} else if (!rewritten && add_kill_args(r, nr, a)) {
+		/* Every argument decoded: no raw words. */
 	} else {
 		add_net_scalar(r, c, a, human, hlen);
 		audit_arr_begin(r, "raw");

@@ -429,6 +429,10 @@ struct proc {
 	json_t *argv;		/* its argv (a reference) */
 	size_t lane;		/* row in the tree and the timeline */
 	unsigned depth;
+	uint64_t exit_seq;	/* its proc.exit; 0 none */
+	size_t exit_rec;	/* index of that record in report.recs */
+	uint64_t denial_seq;	/* its first denial; 0 none */
+	int64_t denial_us;
 };
 
 struct exec_ev {
@@ -449,6 +453,9 @@ struct file_ent {
 	char *rule;
 	uint64_t count;
 	bool bad;		/* denied, killed or failed */
+	int64_t pid;		/* of the first call */
+	uint64_t first_seq;
+	int64_t first_us;
 };
 
 struct net_ent {
@@ -461,6 +468,18 @@ struct net_ent {
 	uint64_t count;
 	bool bad;
 	json_t *addr_json;
+	uint64_t first_seq;
+	int64_t first_us;
+};
+
+/* A failed open of a path under the working directory or HOME: the kind
+ * of ENOENT that matters, among the loader's probes. */
+struct miss {
+	uint64_t seq;
+	int64_t ts_us;
+	int64_t pid;
+	char *syscall, *err, *path;
+	size_t path_len;
 };
 
 struct denial {
@@ -515,6 +534,20 @@ struct report {
 	json_t **pending;
 	size_t n_pending, cap_pending;
 	struct map pending_map;	/* seq (int64) -> index */
+
+	/* Every record of the run, in trail order (references), for the
+	 * findings and the views; results by the seq of their call. */
+	json_t **recs;
+	size_t n_recs, cap_recs;
+	struct map result_map;	/* ref (int64) -> index in recs */
+
+	struct miss *misses;
+	size_t n_misses, cap_misses;
+	uint64_t misses_total;
+	struct map found_map;	/* pid + file name -> seq of a good open */
+	char *cwd, *home;	/* of run.start; NULL unknown */
+	size_t cwd_len, home_len;
+	bool all;		/* --all: no folding */
 };
 
 static void report_release(struct report *rp)
@@ -561,6 +594,19 @@ static void report_release(struct report *rp)
 		json_decref(rp->pending[i]);
 	free(rp->pending);
 	map_release(&rp->pending_map);
+	for (size_t i = 0; i < rp->n_recs; i++)
+		json_decref(rp->recs[i]);
+	free(rp->recs);
+	map_release(&rp->result_map);
+	for (size_t i = 0; i < rp->n_misses; i++) {
+		free(rp->misses[i].syscall);
+		free(rp->misses[i].err);
+		free(rp->misses[i].path);
+	}
+	free(rp->misses);
+	map_release(&rp->found_map);
+	free(rp->cwd);
+	free(rp->home);
 	json_decref(rp->start);
 	json_decref(rp->end);
 	free(rp->run_id);
@@ -571,7 +617,7 @@ static void report_reset(struct report *rp)
 {
 	struct report keep = {
 		.trail = rp->trail, .verified = rp->verified,
-		.bad_lines = rp->bad_lines,
+		.bad_lines = rp->bad_lines, .all = rp->all,
 	};
 
 	memcpy(keep.why, rp->why, sizeof(keep.why));
@@ -694,7 +740,8 @@ static void on_exec(struct report *rp, const json_t *rec, int64_t ts,
 	};
 }
 
-static void on_exit_rec(struct report *rp, const json_t *rec, int64_t ts)
+static void on_exit_rec(struct report *rp, const json_t *rec, int64_t ts,
+			uint64_t seq)
 {
 	int64_t pid, tid;
 	size_t idx;
@@ -711,6 +758,8 @@ static void on_exit_rec(struct report *rp, const json_t *rec, int64_t ts)
 	p = &rp->procs[idx];
 	p->ended = true;
 	p->end_us = ts;
+	p->exit_seq = seq;
+	p->exit_rec = rp->n_recs - 1;
 	jint(rec, "duration_ms", &p->duration_ms);
 	sig = jstr(rec, "signal");
 	if (sig) {
@@ -758,9 +807,16 @@ static void call_outcome(const json_t *rec, const char *action,
 		out->s[--out->len] = '\0';
 }
 
+/* Where a file or network entry was first seen. */
+struct first {
+	int64_t pid;
+	uint64_t seq;
+	int64_t ts_us;
+};
+
 static void add_file(struct report *rp, const char *path, size_t path_len,
 		     const char *access, const char *outcome, const char *rule,
-		     bool bad)
+		     bool bad, const struct first *at)
 {
 	struct sbuf key = { 0 };
 	struct file_ent *f;
@@ -783,6 +839,7 @@ static void add_file(struct report *rp, const char *path, size_t path_len,
 		.path = xstrndup(path, path_len), .path_len = path_len,
 		.access = xstrdup(access), .outcome = xstrdup(outcome),
 		.rule = rule ? xstrdup(rule) : NULL, .count = 1, .bad = bad,
+		.pid = at->pid, .first_seq = at->seq, .first_us = at->ts_us,
 	};
 	map_put(&rp->file_map, key.s, key.len, rp->n_files++);
 	sb_release(&key);
@@ -828,7 +885,7 @@ static void sb_show_addr(struct sbuf *b, const json_t *addr)
 
 static void add_net(struct report *rp, const json_t *rec, const char *name,
 		    const char *outcome, bool bad, const char *rule,
-		    int64_t pid)
+		    const struct first *at)
 {
 	const json_t *addr = json_object_get(json_object_get(rec, "args"),
 					     "addr");
@@ -853,8 +910,9 @@ static void add_net(struct report *rp, const json_t *rec, const char *name,
 		.syscall = xstrdup(name), .addr = xstrdup(sb_str(&shown)),
 		.outcome = xstrdup(outcome),
 		.rule = rule ? xstrdup(rule) : NULL,
-		.pid = pid, .count = 1, .bad = bad,
+		.pid = at->pid, .count = 1, .bad = bad,
 		.addr_json = json_incref((json_t *)addr),
+		.first_seq = at->seq, .first_us = at->ts_us,
 	};
 	n->exe = NULL;
 	{
@@ -903,6 +961,123 @@ static const char *guess_access(const char *name, const char *arg,
 	return "other";
 }
 
+/* Whether path is dir or lies under it. */
+static bool path_under(const char *path, size_t len, const char *dir,
+		       size_t dir_len)
+{
+	if (!dir || !dir_len || len < dir_len || memcmp(path, dir, dir_len))
+		return false;
+	return len == dir_len || path[dir_len] == '/' ||
+	       dir[dir_len - 1] == '/';
+}
+
+/* Whether a path lies under the run's working directory or HOME: what the
+ * program was given to work on, shown first. */
+static bool path_ours(const struct report *rp, const char *path, size_t len)
+{
+	return path_under(path, len, rp->cwd, rp->cwd_len) ||
+	       path_under(path, len, rp->home, rp->home_len);
+}
+
+/* A call that opens or runs a file by its path. */
+static bool call_opens(const char *name)
+{
+	return !strcmp(name, "open") || !strcmp(name, "openat") ||
+	       !strcmp(name, "openat2") || !strcmp(name, "creat") ||
+	       !strcmp(name, "execve") || !strcmp(name, "execveat");
+}
+
+/* An interpreter's compiled-module cache: never the program's own work,
+ * wherever it lies. */
+static bool path_runtime_cache(const char *p, size_t len)
+{
+	return (len >= 4 && !memcmp(p + len - 4, ".pyc", 4)) ||
+	       memmem(p, len, "/__pycache__/", 13);
+}
+
+/* What a loader, a locale library or an interpreter's runtime reads, and
+ * the probes of its search paths: folded into a count unless --all. */
+static bool path_noise(const char *p, size_t len)
+{
+	static const char *const prefixes[] = {
+		"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/",
+		"/usr/local/lib/", "/etc/ld.so.", "/usr/share/locale/",
+		"/usr/share/i18n/", "/usr/share/zoneinfo/", "/etc/localtime",
+		"/etc/locale.", "/usr/include/", "/usr/local/include/",
+		"/usr/share/gcc", "/usr/libexec/",
+	};
+
+	if (path_runtime_cache(p, len))
+		return true;
+	if (memchr(p, '\0', len))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(p, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return (len >= 3 && !memcmp(p + len - 3, ".so", 3)) ||
+	       strstr(p, ".so.");
+}
+
+/* The key of found_map: a pid and a file name (the last component). */
+static void found_key(struct sbuf *key, int64_t pid, const char *path,
+		      size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+	size_t off = slash ? (size_t)(slash - path) + 1 : 0;
+
+	sb_clear(key);
+	sb_addn(key, (const char *)&pid, sizeof(pid));
+	sb_addn(key, path + off, len - off);
+}
+
+/*
+ * An open the kernel carried out or failed (not a rule).  A success is
+ * remembered by pid and file name: a failure of the same name before it
+ * was a search-path probe (gcc's -I, a loader's, an interpreter's), not a
+ * finding.  A failure (ENOENT, EACCES) of a path under the working
+ * directory or HOME is kept as a possible finding.
+ */
+static void note_open(struct report *rp, const json_t *rec, const char *name,
+		      const struct first *at)
+{
+	const char *err = jstr(rec, "errno");
+	const json_t *paths = json_object_get(rec, "paths");
+	const json_t *from = json_array_size(paths) ?
+		json_array_get(paths, 0) : json_object_get(rec, "args");
+	char *path = NULL;
+	size_t len = 0;
+	struct miss *m;
+
+	if (!call_opens(name) ||
+	    audit_json_bytes(from, "path", &path, &len) < 0)
+		return;
+	if (!err && json_object_get(rec, "result")) {
+		struct sbuf key = { 0 };
+
+		found_key(&key, at->pid, path, len);
+		map_put(&rp->found_map, key.s, key.len, (size_t)at->seq);
+		sb_release(&key);
+	}
+	if (!err || (strcmp(err, "ENOENT") && strcmp(err, "EACCES")) ||
+	    !path_ours(rp, path, len) || path_runtime_cache(path, len)) {
+		free(path);
+		return;
+	}
+	rp->misses_total++;
+	if (rp->n_misses >= MAX_KEPT_EVENTS) {
+		free(path);
+		return;
+	}
+	rp->misses = vec_grow(rp->misses, rp->n_misses, &rp->cap_misses,
+			      sizeof(*rp->misses));
+	m = &rp->misses[rp->n_misses++];
+	*m = (struct miss){
+		.seq = at->seq, .ts_us = at->ts_us, .pid = at->pid,
+		.syscall = xstrdup(name), .err = xstrdup(err), .path = path,
+		.path_len = len,
+	};
+}
+
 static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 		       uint64_t seq)
 {
@@ -912,6 +1087,7 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 	const json_t *paths = json_object_get(rec, "paths");
 	struct sbuf outcome = { 0 };
 	size_t idx = proc_of(rp, rec, ts);
+	struct first at;
 	bool bad, denied;
 	int64_t pid = -1;
 	size_t i;
@@ -922,6 +1098,7 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 	if (!name)
 		name = "?";
 	jint(rec, "pid", &pid);
+	at = (struct first){ .pid = pid, .seq = seq, .ts_us = ts };
 	rp->syscalls++;
 	denied = !strcmp(action, "deny") || !strcmp(action, "kill");
 	if (!strcmp(action, "allow"))
@@ -948,13 +1125,14 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 			acc = "?";
 		if (pa && (!strcmp(pa, "deny") || !strcmp(pa, "kill")))
 			add_file(rp, path, len, acc, sb_str(&outcome),
-				 jstr(pe, "rule"), true);
+				 jstr(pe, "rule"), true, &at);
 		else if (denied)
 			/* Another path of the call was denied. */
-			add_file(rp, path, len, acc, "not done", rule, true);
+			add_file(rp, path, len, acc, "not done", rule, true,
+				 &at);
 		else
 			add_file(rp, path, len, acc, sb_str(&outcome),
-				 jstr(pe, "rule"), bad);
+				 jstr(pe, "rule"), bad, &at);
 		free(path);
 	}
 	if (!json_array_size(paths)) {
@@ -971,21 +1149,24 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 			add_file(rp, path, len,
 				 guess_access(name, raw_args[k],
 					      jstr(args, "flags")),
-				 sb_str(&outcome), rule, bad);
+				 sb_str(&outcome), rule, bad, &at);
 			free(path);
 		}
 	}
 	if (json_object_get(json_object_get(rec, "args"), "addr") ||
 	    !strcmp(name, "connect") || !strcmp(name, "bind") ||
 	    !strcmp(name, "sendto") || !strcmp(name, "sendmsg"))
-		add_net(rp, rec, name, sb_str(&outcome), bad, rule, pid);
+		add_net(rp, rec, name, sb_str(&outcome), bad, rule, &at);
 	sb_release(&outcome);
-
-	if (!denied)
+	if (!denied) {
+		note_open(rp, rec, name, &at);
 		return;
+	}
 	rp->denials_total++;
-	if (idx != NONE)
-		rp->procs[idx].denials++;
+	if (idx != NONE && !rp->procs[idx].denials++) {
+		rp->procs[idx].denial_seq = seq;
+		rp->procs[idx].denial_us = ts;
+	}
 	if (rp->n_denials >= MAX_KEPT_EVENTS)
 		return;
 	rp->denials = vec_grow(rp->denials, rp->n_denials, &rp->cap_denials,
@@ -1052,6 +1233,34 @@ static void flush_pending(struct report *rp)
 	}
 }
 
+/* The directories a run works in: run.start's cwd, and HOME where the
+ * trail records it (the policy's variables). */
+static void on_start(struct report *rp, const json_t *rec)
+{
+	const json_t *vars = json_object_get(rec, "vars");
+	char *v = NULL;
+	size_t n = 0;
+
+	free(rp->cwd);
+	free(rp->home);
+	rp->cwd = rp->home = NULL;
+	rp->cwd_len = rp->home_len = 0;
+	if (audit_json_bytes(rec, "cwd", &v, &n) == 0 && n && v[0] == '/') {
+		rp->cwd = v;
+		rp->cwd_len = n;
+	} else {
+		free(v);
+	}
+	v = NULL;
+	if ((audit_json_bytes(vars, "HOME", &v, &n) == 0 ||
+	     audit_json_bytes(rec, "home", &v, &n) == 0) && n && v[0] == '/') {
+		rp->home = v;
+		rp->home_len = n;
+	} else {
+		free(v);
+	}
+}
+
 /* Where the scan of the trail is: runs seen so far. */
 struct scan {
 	unsigned runs;
@@ -1102,9 +1311,13 @@ static void ingest(struct report *rp, struct scan *sc, json_t *rec)
 			rp->t1_us = ts;
 	}
 
+	rp->recs = vec_grow(rp->recs, rp->n_recs, &rp->cap_recs,
+			    sizeof(*rp->recs));
+	rp->recs[rp->n_recs++] = json_incref(rec);
 	if (!strcmp(type, "run.start")) {
 		json_decref(rp->start);
 		rp->start = json_incref(rec);
+		on_start(rp, rec);
 	} else if (!strcmp(type, "run.end")) {
 		json_decref(rp->end);
 		rp->end = json_incref(rec);
@@ -1113,7 +1326,7 @@ static void ingest(struct report *rp, struct scan *sc, json_t *rec)
 	} else if (!strcmp(type, "proc.exec")) {
 		on_exec(rp, rec, ts, (uint64_t)seq);
 	} else if (!strcmp(type, "proc.exit")) {
-		on_exit_rec(rp, rec, ts);
+		on_exit_rec(rp, rec, ts, (uint64_t)seq);
 	} else if (!strcmp(type, "proc.signal")) {
 		size_t idx = proc_of(rp, rec, ts);
 
@@ -1125,6 +1338,11 @@ static void ingest(struct report *rp, struct scan *sc, json_t *rec)
 		else
 			on_syscall(rp, rec, ts, (uint64_t)seq);
 	} else if (!strcmp(type, "syscall.result")) {
+		int64_t ref = 0;
+
+		if (jint(rec, "ref", &ref))
+			map_put(&rp->result_map, &ref, sizeof(ref),
+				rp->n_recs - 1);
 		on_result(rp, rec);
 	} else if (!strcmp(type, "limit")) {
 		rp->limits_total++;
@@ -1222,7 +1440,8 @@ static void sb_duration(struct sbuf *b, int64_t us)
 
 static int64_t proc_dur_us(const struct report *rp, const struct proc *p)
 {
-	if (p->duration_ms >= 0)
+	/* The trail's number, maybe edited: no overflow. */
+	if (p->duration_ms >= 0 && p->duration_ms <= INT64_MAX / 1000)
 		return p->duration_ms * 1000;
 	if (p->start_us >= 0 && p->ended && p->end_us >= p->start_us)
 		return p->end_us - p->start_us;
@@ -1322,6 +1541,15 @@ static void sb_rel(struct sbuf *b, const struct report *rp, int64_t ts)
 			  (ts - rp->t0_us) % 1000000);
 }
 
+/* "  (pid 5, record 12, +0.001s)": where an entry was first seen. */
+static void sb_first(struct sbuf *b, const struct report *rp, int64_t pid,
+		     uint64_t seq, int64_t ts)
+{
+	sb_printf(b, "  (pid %" PRId64 ", record %" PRIu64 ", ", pid, seq);
+	sb_rel(b, rp, ts);
+	sb_add(b, ")");
+}
+
 static void sb_run_result(struct sbuf *b, const struct report *rp)
 {
 	const char *status = jstr(rp->end, "status");
@@ -1404,48 +1632,93 @@ static void text_execs(FILE *f, const struct report *rp)
 	sb_release(&b);
 }
 
+/* An entry folded by default: a noise path read, looked up or probed
+ * (missing), outside the run's own directories, that no rule stopped. */
+static bool file_folded(const struct report *rp, const struct file_ent *fe)
+{
+	if (rp->all)
+		return false;
+	if (strcmp(fe->access, "read") && strcmp(fe->access, "stat"))
+		return false;
+	if (strcmp(fe->outcome, "ok") && strcmp(fe->outcome, "allow") &&
+	    strcmp(fe->outcome, "ENOENT") && strcmp(fe->outcome, "ENOTDIR"))
+		return false;
+	if (path_runtime_cache(fe->path, fe->path_len))
+		return true;
+	return !path_ours(rp, fe->path, fe->path_len) &&
+	       path_noise(fe->path, fe->path_len);
+}
+
+static void text_file(FILE *f, const struct report *rp,
+		      const struct file_ent *fe, struct sbuf *b)
+{
+	sb_clear(b);
+	sb_show_max(b, fe->path, fe->path_len, MAX_SHOW);
+	if (strcmp(fe->outcome, "ok") && strcmp(fe->outcome, "allow")) {
+		sb_printf(b, "  [%s", clean(fe->outcome));
+		if (fe->rule && outcome_by_rule(fe->outcome))
+			sb_printf(b, ", rule %s", clean(fe->rule));
+		sb_add(b, "]");
+	}
+	if (fe->count > 1)
+		sb_printf(b, "  x%" PRIu64, fe->count);
+	sb_first(b, rp, fe->pid, fe->first_seq, fe->first_us);
+	fprintf(f, "    %s\n", sb_str(b));
+}
+
+static bool access_match(const struct file_ent *fe, size_t k)
+{
+	return k < ARRAY_SIZE(access_order) ?
+		!strcmp(fe->access, access_order[k]) :
+		!access_known(fe->access);
+}
+
+/* Files by access; in each, the paths under the working directory and
+ * HOME first, then the others, each in the order first seen. */
 static void text_files(FILE *f, const struct report *rp)
 {
 	struct sbuf b = { 0 };
+	uint64_t folded = 0, folded_calls = 0;
 
-	fprintf(f, "\nFiles (%zu path/access/outcome combinations)\n",
+	fprintf(f, "\nFiles (%zu path/access/outcome combinations; in the order first seen, the working directory's and HOME's first)\n",
 		rp->n_files);
 	for (size_t k = 0; k <= ARRAY_SIZE(access_order); k++) {
 		bool header = false;
 
-		for (size_t i = 0; i < rp->n_files; i++) {
-			const struct file_ent *fe = &rp->files[i];
-			bool match = k < ARRAY_SIZE(access_order) ?
-				!strcmp(fe->access, access_order[k]) :
-				!access_known(fe->access);
+		for (int ours = 1; ours >= 0; ours--) {
+			for (size_t i = 0; i < rp->n_files; i++) {
+				const struct file_ent *fe = &rp->files[i];
 
-			if (!match)
-				continue;
-			if (!header) {
-				fprintf(f, "  %s:\n", access_title(fe->access));
-				header = true;
+				bool mine = path_ours(rp, fe->path,
+						      fe->path_len);
+
+				if (!access_match(fe, k) || mine != ours)
+					continue;
+				if (file_folded(rp, fe)) {
+					folded++;
+					folded_calls += fe->count;
+					continue;
+				}
+				if (!header) {
+					fprintf(f, "  %s:\n",
+						access_title(fe->access));
+					header = true;
+				}
+				text_file(f, rp, fe, &b);
 			}
-			sb_clear(&b);
-			sb_show_max(&b, fe->path, fe->path_len, MAX_SHOW);
-			if (strcmp(fe->outcome, "ok") &&
-			    strcmp(fe->outcome, "allow")) {
-				sb_printf(&b, "  [%s", clean(fe->outcome));
-				if (fe->rule && outcome_by_rule(fe->outcome))
-					sb_printf(&b, ", rule %s",
-						  clean(fe->rule));
-				sb_add(&b, "]");
-			}
-			if (fe->count > 1)
-				sb_printf(&b, "  x%" PRIu64, fe->count);
-			fprintf(f, "    %s\n", sb_str(&b));
 		}
 	}
+	if (folded)
+		fprintf(f, "  (%" PRIu64 " loader, locale and runtime paths read or probed, %" PRIu64 " calls, folded: --all shows them)\n",
+			folded, folded_calls);
 	sb_release(&b);
 }
 
 static void text_net(FILE *f, const struct report *rp)
 {
-	fprintf(f, "\nNetwork (%zu)\n", rp->n_nets);
+	struct sbuf b = { 0 };
+
+	fprintf(f, "\nNetwork (%zu; in the order first seen)\n", rp->n_nets);
 	for (size_t i = 0; i < rp->n_nets; i++) {
 		const struct net_ent *n = &rp->nets[i];
 
@@ -1457,8 +1730,12 @@ static void text_net(FILE *f, const struct report *rp)
 			n->exe, n->pid);
 		if (n->count > 1)
 			fprintf(f, "  x%" PRIu64, n->count);
-		fputc('\n', f);
+		fprintf(f, "  (record %" PRIu64 ", ", n->first_seq);
+		sb_clear(&b);
+		sb_rel(&b, rp, n->first_us);
+		fprintf(f, "%s)\n", sb_str(&b));
 	}
+	sb_release(&b);
 }
 
 static void text_denials(FILE *f, const struct report *rp)
@@ -1560,9 +1837,6 @@ static void text_header(FILE *f, const struct report *rp)
 	struct sbuf b = { 0 };
 	const json_t *s = rp->start;
 
-	if (!rp->verified)
-		fprintf(f, "WARNING: %s does not verify: %s\n",
-			clean(rp->trail), clean(rp->why));
 	fprintf(f, "sysgate report: %s\n", clean(rp->trail));
 	if (rp->runs > 1)
 		fprintf(f, "The trail holds %u runs; this is run %u (--run N chooses).\n",
@@ -1607,8 +1881,575 @@ static void text_header(FILE *f, const struct report *rp)
 	sb_release(&b);
 }
 
+/* ---- findings and views -------------------------------------------------- */
+
+/* Findings of one kind shown in full; more are counted. */
+#define MAX_FINDINGS 10
+/* Calls shown before a death by signal. */
+#define LAST_CALLS 3
+/* Records shown on each side of --around SEQ. */
+#define AROUND 10
+
+/* One member of a record's args, shown: strings escaped, addresses as
+ * addresses, anything else as compact JSON. */
+static void sb_arg(struct sbuf *b, const json_t *args, const char *key,
+		   const json_t *v)
+{
+	char *dump;
+
+	if (json_is_string(v)) {
+		sb_show_member(b, args, key, MAX_SHOW);
+		return;
+	}
+	if (json_is_object(v) && (json_object_get(v, "family") ||
+				  json_object_get(v, "ip"))) {
+		sb_show_addr(b, v);
+		return;
+	}
+	dump = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	if (dump)
+		sb_show_max(b, dump, strlen(dump), MAX_SHOW);
+	free(dump);
+}
+
+/* A call's decoded arguments: key=value, the paths as resolved. */
+static void sb_call_args(struct sbuf *b, const json_t *rec)
+{
+	const json_t *args = json_object_get(rec, "args");
+	const json_t *paths = json_object_get(rec, "paths");
+	const char *key;
+	json_t *v, *pe;
+	size_t i;
+
+	json_object_foreach((json_t *)args, key, v) {
+		size_t kl = strlen(key);
+
+		/* KEY_hex holds the exact bytes of KEY: shown once, as KEY. */
+		if (kl > 4 && !strcmp(key + kl - 4, "_hex")) {
+			char base[64];
+
+			if (kl - 4 >= sizeof(base))
+				continue;
+			memcpy(base, key, kl - 4);
+			base[kl - 4] = '\0';
+			if (json_object_get(args, base))
+				continue;
+			sb_printf(b, " %s=", clean(base));
+			sb_show_member(b, args, base, MAX_SHOW);
+			continue;
+		}
+		sb_printf(b, " %s=", clean(key));
+		sb_arg(b, args, key, v);
+	}
+	json_array_foreach(paths, i, pe) {
+		sb_add(b, i ? ", " : "  [");
+		sb_show_member(b, pe, "path", MAX_SHOW);
+		if (jstr(pe, "access"))
+			sb_printf(b, " %s", clean(jstr(pe, "access")));
+		if (i + 1 == json_array_size(paths))
+			sb_add(b, "]");
+	}
+}
+
+/* What became of a call: "= 3", "= -1 ENOENT", "denied EACCES by rule r". */
+static void sb_call_result(struct sbuf *b, const json_t *rec,
+			   const json_t *res)
+{
+	const char *action = jstr(rec, "action");
+	const char *err = jstr(res ? res : rec, "errno");
+	const char *rule = jstr(rec, "rule");
+	const json_t *result = json_object_get(res ? res : rec, "result");
+
+	if (action && (!strcmp(action, "deny") || !strcmp(action, "kill"))) {
+		sb_printf(b, " -> %s", !strcmp(action, "deny") ? "denied" :
+			  "killed");
+		if (err)
+			sb_printf(b, " %s", clean(err));
+		sb_printf(b, " by rule %s", rule ? clean(rule) : "(default)");
+		return;
+	}
+	if (err)
+		sb_printf(b, " = -1 %s", clean(err));
+	else if (json_is_integer(result))
+		sb_printf(b, " = %" PRId64,
+			  (int64_t)json_integer_value(result));
+	else if (result)
+		sb_printf(b, " = %s", clean(json_string_value(result)));
+	else if (json_is_true(json_object_get(rec, "pending")))
+		sb_add(b, " = ? (no result recorded)");
+	if (action && strcmp(action, "allow"))
+		sb_printf(b, " (%s)", clean(action));
+}
+
+/* The members of a process record other than the common ones. */
+static void sb_proc_members(struct sbuf *b, const json_t *rec,
+			    const char *skip)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)rec, key, v) {
+		char *dump;
+
+		if (!strcmp(key, "seq") || !strcmp(key, "ts") ||
+		    !strcmp(key, "run") || !strcmp(key, "type") ||
+		    !strcmp(key, "hash") || !strcmp(key, "pid") ||
+		    !strcmp(key, "tid") || (skip && !strcmp(key, skip)))
+			continue;
+		if (json_is_string(v)) {
+			sb_printf(b, " %s=", clean(key));
+			sb_show_member(b, rec, key, MAX_SHOW);
+			continue;
+		}
+		dump = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		sb_printf(b, " %s=", clean(key));
+		if (dump)
+			sb_show_max(b, dump, strlen(dump), MAX_SHOW);
+		free(dump);
+	}
+}
+
+/* "record 12  +0.001234s  pid 5 tid 6  openat path=... = 3": one record,
+ * a call with its result. */
+static void sb_record(struct sbuf *b, const struct report *rp,
+		      const json_t *rec)
+{
+	const char *type = jstr(rec, "type");
+	int64_t seq = 0, pid = -1, tid = -1;
+	size_t ri;
+
+	jint(rec, "seq", &seq);
+	sb_printf(b, "record %" PRId64 "  ", seq);
+	sb_rel(b, rp, parse_ts(json_object_get(rec, "ts")));
+	if (jint(rec, "pid", &pid))
+		sb_printf(b, "  pid %" PRId64, pid);
+	if (jint(rec, "tid", &tid) && tid != pid)
+		sb_printf(b, " tid %" PRId64, tid);
+	if (!type || strcmp(type, "syscall")) {
+		sb_printf(b, "  %s", clean(type));
+		sb_proc_members(b, rec, NULL);
+		return;
+	}
+	sb_printf(b, "  %s", clean(jstr(rec, "syscall")));
+	sb_call_args(b, rec);
+	if (json_is_true(json_object_get(rec, "pending")) &&
+	    map_get(&rp->result_map, &seq, sizeof(seq), &ri))
+		sb_call_result(b, rec, rp->recs[ri]);
+	else
+		sb_call_result(b, rec, NULL);
+}
+
+static bool proc_failed(const struct proc *p)
+{
+	return p->ended && (p->signaled || p->code != 0);
+}
+
+static bool run_failed(const struct report *rp)
+{
+	const char *status = jstr(rp->end, "status");
+	int64_t ex = 0;
+
+	if (!rp->end)
+		return true;
+	jint(rp->end, "exit", &ex);
+	return ex != 0 || (status && strcmp(status, "exited"));
+}
+
+/* The process the failure came from: from the command down, at each step
+ * the child that failed last (the one whose failure its parent saw). */
+static size_t failed_leaf(const struct report *rp, size_t root)
+{
+	size_t cur = root;
+
+	for (;;) {
+		size_t best = NONE;
+
+		for (size_t c = rp->procs[cur].first_child; c != NONE;
+		     c = rp->procs[c].next_sibling)
+			if (proc_failed(&rp->procs[c]) &&
+			    (best == NONE || rp->procs[c].exit_seq >
+					     rp->procs[best].exit_seq))
+				best = c;
+		if (best == NONE)
+			return cur;
+		cur = best;
+	}
+}
+
+/* "pid 5 sh -c '...' [exit 1]". */
+static void sb_proc_short(struct sbuf *b, const struct proc *p)
+{
+	sb_printf(b, "%" PRId64 " ", p->pid);
+	sb_proc_cmd(b, p, 60);
+	sb_add(b, " [");
+	sb_proc_status(b, p);
+	sb_add(b, "]");
+}
+
+static void text_chain(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	size_t root, leaf, *chain, n = 0;
+
+	if (!rp->n_lanes)
+		return;
+	root = rp->lanes[0];
+	leaf = failed_leaf(rp, root);
+	chain = xrealloc_array(NULL, rp->n_procs, sizeof(*chain));
+	for (size_t i = leaf; i != NONE && n < rp->n_procs;
+	     i = rp->procs[i].parent)
+		chain[n++] = i;
+	sb_add(&b, "  failed in: ");
+	while (n--) {
+		sb_proc_short(&b, &rp->procs[chain[n]]);
+		if (n)
+			sb_add(&b, " > ");
+	}
+	fprintf(f, "%s\n", sb_str(&b));
+	if (rp->procs[leaf].exit_seq) {
+		sb_clear(&b);
+		sb_printf(&b, "  (its exit: record %" PRIu64 ", ",
+			  rp->procs[leaf].exit_seq);
+		sb_rel(&b, rp, rp->procs[leaf].end_us);
+		fprintf(f, "%s)\n", sb_str(&b));
+	}
+	free(chain);
+	sb_release(&b);
+}
+
+/* Where findings go: the text report (f), or --json's array (arr). */
+struct fsink {
+	FILE *f;
+	json_t *arr;
+	unsigned n;
+};
+
+static json_t *json_ms(const struct report *rp, int64_t ts);
+
+/* One finding: "  N. KIND: what" in the text, numbered as they come; an
+ * object with its first record (seq), time and pid in --json. */
+static void finding(struct fsink *k, const struct report *rp,
+		    const char *kind, const struct sbuf *what, uint64_t seq,
+		    int64_t ts, int64_t pid)
+{
+	k->n++;
+	if (k->f) {
+		fprintf(k->f, "  %u. %s: %s\n", k->n, kind, sb_str(what));
+		return;
+	}
+	json_array_append_new(k->arr, json_pack(
+		"{s:s,s:I,s:o,s:o,s:s}", "kind", kind, "seq", (json_int_t)seq,
+		"ms", json_ms(rp, ts), "pid", pid >= 0 ? json_integer(pid) :
+		json_null(), "text", sb_str(what)));
+}
+
+static void more_findings(struct fsink *k, uint64_t shown, uint64_t total)
+{
+	if (total > shown && k->f)
+		fprintf(k->f, "     ... and %" PRIu64 " more\n", total - shown);
+}
+
+static void find_denials(struct fsink *k, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	size_t i;
+
+	for (i = 0; i < rp->n_denials && i < MAX_FINDINGS; i++) {
+		const struct denial *d = &rp->denials[i];
+		int64_t pid = d->proc != NONE ? rp->procs[d->proc].pid : -1;
+
+		sb_clear(&b);
+		sb_printf(&b, "record %" PRIu64 ", ", d->seq);
+		sb_rel(&b, rp, d->ts_us);
+		sb_printf(&b, ", pid %" PRId64 " ", pid);
+		sb_show_member(&b, d->rec, "exe", MAX_SHOW);
+		sb_printf(&b, ": %s ", clean(jstr(d->rec, "syscall")));
+		sb_denial_what(&b, d->rec);
+		sb_call_result(&b, d->rec, NULL);
+		finding(k, rp, "denied", &b, d->seq, d->ts_us, pid);
+	}
+	more_findings(k, i, rp->denials_total);
+	sb_release(&b);
+}
+
+static void find_limits(struct fsink *k, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	size_t i;
+
+	for (i = 0; i < rp->n_limits && i < MAX_FINDINGS; i++) {
+		int64_t seq = 0, pid = -1;
+		int64_t ts = parse_ts(json_object_get(rp->limits[i], "ts"));
+
+		jint(rp->limits[i], "seq", &seq);
+		jint(rp->limits[i], "pid", &pid);
+		sb_clear(&b);
+		sb_printf(&b, "%s, record %" PRId64 ", ",
+			  clean(jstr(rp->limits[i], "limit")), seq);
+		sb_rel(&b, rp, ts);
+		sb_add(&b, ":");
+		sb_proc_members(&b, rp->limits[i], "limit");
+		finding(k, rp, "limit reached", &b, (uint64_t)seq, ts, pid);
+	}
+	more_findings(k, i, rp->limits_total);
+	sb_release(&b);
+}
+
+/* The last proc.signal of pid p with the signal it died of: who sent it,
+ * how, where it faulted, as far as the trail says. */
+static void sb_signal_detail(struct sbuf *b, const struct report *rp,
+			     const struct proc *p)
+{
+	static const char *const keys[] = {
+		"sender_pid", "sender", "si_code", "fault_addr", "addr",
+	};
+
+	for (size_t i = p->exit_rec + 1; i-- > 0;) {
+		const json_t *rec = rp->recs[i];
+		const char *type = jstr(rec, "type");
+		int64_t pid = -1, seq = 0;
+
+		if (!type || strcmp(type, "proc.signal") ||
+		    !jint(rec, "pid", &pid) || pid != p->pid ||
+		    !jstr(rec, "signal") ||
+		    strcmp(jstr(rec, "signal"), p->signal))
+			continue;
+		jint(rec, "seq", &seq);
+		sb_printf(b, ", delivered at record %" PRId64, seq);
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+			const json_t *v = json_object_get(rec, keys[k]);
+
+			if (json_is_integer(v))
+				sb_printf(b, ", %s %" PRId64, keys[k],
+					  (int64_t)json_integer_value(v));
+			else if (json_is_string(v))
+				sb_printf(b, ", %s %s", keys[k],
+					  clean(json_string_value(v)));
+		}
+		return;
+	}
+}
+
+/* The last calls of a process before it died: lines in the text, their
+ * seqs ("last_calls") in the finding's object in --json. */
+static void last_calls(struct fsink *k, const struct report *rp,
+		       const struct proc *p)
+{
+	json_t *seqs = k->f ? NULL : json_array();
+	struct sbuf b = { 0 };
+	size_t idx[LAST_CALLS], n = 0;
+
+	for (size_t i = p->exit_rec; i-- > 0 && n < LAST_CALLS;) {
+		const char *type = jstr(rp->recs[i], "type");
+		int64_t pid = -1;
+
+		if (type && !strcmp(type, "syscall") &&
+		    jint(rp->recs[i], "pid", &pid) && pid == p->pid)
+			idx[n++] = i;
+	}
+	if (n && k->f)
+		fprintf(k->f, "     its last calls:\n");
+	while (n--) {
+		int64_t seq = 0;
+
+		if (seqs) {
+			jint(rp->recs[idx[n]], "seq", &seq);
+			json_array_append_new(seqs, json_integer(seq));
+			continue;
+		}
+		sb_clear(&b);
+		sb_record(&b, rp, rp->recs[idx[n]]);
+		fprintf(k->f, "       %s\n", sb_str(&b));
+	}
+	if (seqs)
+		json_object_set_new(json_array_get(k->arr,
+						   json_array_size(k->arr) - 1),
+				    "last_calls", seqs);
+	sb_release(&b);
+}
+
+static int by_exit_seq(const void *a, const void *b)
+{
+	const struct proc *pa = *(const struct proc *const *)a;
+	const struct proc *pb = *(const struct proc *const *)b;
+
+	return (pa->exit_seq > pb->exit_seq) - (pa->exit_seq < pb->exit_seq);
+}
+
+/* The processes that ended, in the order they did. */
+static const struct proc **procs_by_exit(const struct report *rp)
+{
+	const struct proc **v = xrealloc_array(NULL, rp->n_procs, sizeof(*v));
+
+	for (size_t i = 0; i < rp->n_procs; i++)
+		v[i] = &rp->procs[i];
+	qsort(v, rp->n_procs, sizeof(*v), by_exit_seq);
+	return v;
+}
+
+static void find_exits(struct fsink *k, const struct report *rp,
+		       bool signaled)
+{
+	const struct proc **order = procs_by_exit(rp);
+	struct sbuf b = { 0 };
+	uint64_t shown = 0, total = 0;
+
+	for (size_t i = 0; i < rp->n_procs; i++) {
+		const struct proc *p = order[i];
+
+		if (!proc_failed(p) || p->signaled != signaled)
+			continue;
+		if (++total > MAX_FINDINGS)
+			continue;
+		shown++;
+		sb_clear(&b);
+		sb_printf(&b, "record %" PRIu64 ", ", p->exit_seq);
+		sb_rel(&b, rp, p->end_us);
+		sb_add(&b, ", pid ");
+		sb_proc_short(&b, p);
+		if (signaled) {
+			sb_signal_detail(&b, rp, p);
+			finding(k, rp, "died by signal", &b, p->exit_seq,
+				p->end_us, p->pid);
+			last_calls(k, rp, p);
+		} else {
+			finding(k, rp, "non-zero exit", &b, p->exit_seq,
+				p->end_us, p->pid);
+		}
+	}
+	more_findings(k, shown, total);
+	sb_release(&b);
+	free(order);
+}
+
+/* Whether a failed open was a probe: the same process opened a file of
+ * that name later.  key is scratch space. */
+static bool miss_probe(const struct report *rp, const struct miss *m,
+		       struct sbuf *key)
+{
+	size_t seq;
+
+	found_key(key, m->pid, m->path, m->path_len);
+	return map_get(&rp->found_map, key->s, key->len, &seq) &&
+	       (uint64_t)seq > m->seq;
+}
+
+static void find_misses(struct fsink *k, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	uint64_t shown = 0, total = 0;
+	size_t i;
+
+	for (i = 0; i < rp->n_misses; i++) {
+		const struct miss *m = &rp->misses[i];
+
+		if (miss_probe(rp, m, &b))
+			continue;
+		if (++total > MAX_FINDINGS)
+			continue;
+		shown++;
+		sb_clear(&b);
+		sb_printf(&b, "record %" PRIu64 ", ", m->seq);
+		sb_rel(&b, rp, m->ts_us);
+		sb_printf(&b, ", pid %" PRId64 ": %s ", m->pid,
+			  clean(m->syscall));
+		sb_show_max(&b, m->path, m->path_len, MAX_SHOW);
+		sb_printf(&b, " = -1 %s", clean(m->err));
+		finding(k, rp, !strcmp(m->err, "ENOENT") ? "missing file" :
+			"permission denied", &b, m->seq, m->ts_us, m->pid);
+	}
+	more_findings(k, shown, total + rp->misses_total - rp->n_misses);
+	sb_release(&b);
+}
+
+/* A process that exited 0 after one of its calls was denied: the failure
+ * was swallowed and surfaces later, elsewhere. */
+static void find_swallowed(struct fsink *k, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	for (size_t i = 0; i < rp->n_procs; i++) {
+		const struct proc *p = &rp->procs[i];
+
+		if (!p->ended || p->signaled || p->code || !p->denials)
+			continue;
+		sb_clear(&b);
+		sb_add(&b, "pid ");
+		sb_proc_short(&b, p);
+		sb_printf(&b, ": denied at record %" PRIu64 " (",
+			  p->denial_seq);
+		sb_rel(&b, rp, p->denial_us);
+		sb_printf(&b, "), exited 0 at record %" PRIu64 " (",
+			  p->exit_seq);
+		sb_rel(&b, rp, p->end_us);
+		sb_add(&b, ")");
+		finding(k, rp, "exited 0 after a denial", &b, p->denial_seq,
+			p->denial_us, p->pid);
+	}
+	sb_release(&b);
+}
+
+/* The anomalies, ranked. */
+static void find_all(struct fsink *k, const struct report *rp)
+{
+	find_denials(k, rp);
+	find_limits(k, rp);
+	find_exits(k, rp, true);
+	find_exits(k, rp, false);
+	find_misses(k, rp);
+	find_swallowed(k, rp);
+}
+
+/* --json's "findings": whether the run failed, the chain of pids from the
+ * command to the process that failed, and the anomalies as objects
+ * (at most MAX_FINDINGS of each kind). */
+static json_t *json_findings(const struct report *rp)
+{
+	struct fsink k = { .arr = json_array() };
+	bool failed = run_failed(rp);
+	json_t *chain = json_array();
+
+	if (failed && rp->n_lanes)
+		for (size_t i = failed_leaf(rp, rp->lanes[0]); i != NONE;
+		     i = rp->procs[i].parent)
+			json_array_insert_new(chain, 0,
+					      json_integer(rp->procs[i].pid));
+	find_all(&k, rp);
+	return json_pack("{s:b,s:o,s:o}", "failed", failed, "chain", chain,
+			 "anomalies", k.arr);
+}
+
+/* What went wrong, first: the failing chain and the anomalies, ranked. */
+static void text_findings(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	bool failed = run_failed(rp);
+	struct fsink k = { .f = f };
+
+	sb_run_result(&b, rp);
+	if (!failed && !rp->denials_total) {
+		fprintf(f, "Findings: the run succeeded (%s) with no denials.\n\n",
+			sb_str(&b));
+		sb_release(&b);
+		return;
+	}
+	fprintf(f, "Findings: the run %s (%s)\n", failed ? "failed" :
+		"succeeded", sb_str(&b));
+	if (failed)
+		text_chain(f, rp);
+	find_all(&k, rp);
+	if (!k.n)
+		fprintf(f, "  (no denial, limit, signal, failed exit or missing file recorded)\n");
+	fputc('\n', f);
+	sb_release(&b);
+}
+
 static void output_text(FILE *f, const struct report *rp)
 {
+	if (!rp->verified)
+		fprintf(f, "WARNING: %s does not verify: %s\n",
+			clean(rp->trail), clean(rp->why));
+	text_findings(f, rp);
 	text_header(f, rp);
 	text_tree(f, rp);
 	text_execs(f, rp);
@@ -1616,6 +2457,132 @@ static void output_text(FILE *f, const struct report *rp)
 	text_net(f, rp);
 	text_denials(f, rp);
 	text_limits(f, rp);
+}
+
+/* What --pid, --around and --denied ask for. */
+struct views {
+	bool pid_set, around_set, denied;
+	int64_t pid;
+	uint64_t around;
+};
+
+static void text_view_line(FILE *f, const struct report *rp,
+			   const json_t *rec, const char *mark,
+			   struct sbuf *b)
+{
+	sb_clear(b);
+	sb_record(b, rp, rec);
+	fprintf(f, "%s%s\n", mark, sb_str(b));
+}
+
+/* A call's result is shown on its call's line. */
+static bool rec_shown(const json_t *rec)
+{
+	const char *type = jstr(rec, "type");
+
+	return !type || strcmp(type, "syscall.result");
+}
+
+/* --pid N: a process (all its threads) or one thread, in trail order. */
+static void text_view_pid(FILE *f, const struct report *rp, int64_t want)
+{
+	struct sbuf b = { 0 };
+	size_t idx = proc_find(rp, want);
+	bool thread = idx == NONE || rp->procs[idx].pid != want;
+	const char *key = thread ? "tid" : "pid";
+	uint64_t n = 0;
+
+	if (idx == NONE) {
+		fprintf(f, "No process or thread %" PRId64 " in this run\n",
+			want);
+	} else {
+		if (thread)
+			sb_printf(&b, "Thread %" PRId64 " of process ", want);
+		else
+			sb_add(&b, "Process ");
+		sb_proc_short(&b, &rp->procs[idx]);
+		fprintf(f, "%s\n", sb_str(&b));
+	}
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		int64_t v = -1;
+
+		if (!rec_shown(rp->recs[i]) || !jint(rp->recs[i], key, &v) ||
+		    v != want)
+			continue;
+		text_view_line(f, rp, rp->recs[i], "  ", &b);
+		n++;
+	}
+	fprintf(f, "(%" PRIu64 " record%s, in trail order)\n", n,
+		n == 1 ? "" : "s");
+	sb_release(&b);
+}
+
+/* --around SEQ: AROUND records either side of SEQ, which is marked. */
+static void text_view_around(FILE *f, const struct report *rp, uint64_t seq)
+{
+	struct sbuf b = { 0 };
+	uint64_t lo = seq > AROUND ? seq - AROUND : 0, hi = seq + AROUND;
+	bool found = false;
+
+	fprintf(f, "Records %" PRIu64 "-%" PRIu64 " around record %" PRIu64
+		" (in trail order)\n", lo ? lo : 1, hi, seq);
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		int64_t s = 0;
+
+		if (!rec_shown(rp->recs[i]) || !jint(rp->recs[i], "seq", &s) ||
+		    (uint64_t)s < lo || (uint64_t)s > hi)
+			continue;
+		found |= (uint64_t)s == seq;
+		text_view_line(f, rp, rp->recs[i],
+			       (uint64_t)s == seq ? "> " : "  ", &b);
+	}
+	if (!found)
+		fprintf(f, "(record %" PRIu64 " is not in this run)\n", seq);
+	sb_release(&b);
+}
+
+/* --denied: the denials alone, each with its stack. */
+static void text_view_denied(FILE *f, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+
+	fprintf(f, "Denials (%" PRIu64 ", in trail order)\n",
+		rp->denials_total);
+	for (size_t i = 0; i < rp->n_denials; i++) {
+		const json_t *fr;
+		size_t k;
+
+		text_view_line(f, rp, rp->denials[i].rec, "  ", &b);
+		json_array_foreach(json_object_get(rp->denials[i].rec, "stack"),
+				   k, fr) {
+			sb_clear(&b);
+			sb_frame(&b, fr);
+			fprintf(f, "      #%zu %s\n", k, sb_str(&b));
+		}
+	}
+	if (rp->denials_total > rp->n_denials)
+		fprintf(f, "  ... and %" PRIu64 " more (see the trail)\n",
+			rp->denials_total - rp->n_denials);
+	sb_release(&b);
+}
+
+static bool views_wanted(const struct views *vw)
+{
+	return vw->pid_set || vw->around_set || vw->denied;
+}
+
+static void output_views(FILE *f, const struct report *rp,
+			 const struct views *vw)
+{
+	if (!rp->verified)
+		fprintf(f, "WARNING: %s does not verify: %s\n",
+			clean(rp->trail), clean(rp->why));
+	if (vw->pid_set)
+		text_view_pid(f, rp, vw->pid);
+	if (vw->around_set)
+		text_view_around(f, rp, vw->around);
+	if (vw->denied)
+		text_view_denied(f, rp);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -1757,6 +2724,10 @@ static json_t *json_files(const struct report *rp)
 				    json_integer((json_int_t)fe->count));
 		json_object_set_new(e, "rule",
 				    fe->rule ? json_string(fe->rule) : json_null());
+		json_object_set_new(e, "pid", json_integer(fe->pid));
+		json_object_set_new(e, "first_seq",
+				    json_integer((json_int_t)fe->first_seq));
+		json_object_set_new(e, "first_ms", json_ms(rp, fe->first_us));
 		json_array_append_new(arr, e);
 	}
 	return o;
@@ -1789,11 +2760,13 @@ static json_t *json_net(const struct report *rp)
 		const struct net_ent *n = &rp->nets[i];
 
 		json_array_append_new(arr, json_pack(
-			"{s:s,s:O?,s:s,s:s,s:s?,s:I,s:s,s:I}",
+			"{s:s,s:O?,s:s,s:s,s:s?,s:I,s:s,s:I,s:I,s:o}",
 			"syscall", n->syscall, "addr", n->addr_json,
 			"shown", n->addr, "outcome", n->outcome,
 			"rule", n->rule, "pid", (json_int_t)n->pid,
-			"exe", n->exe, "count", (json_int_t)n->count));
+			"exe", n->exe, "count", (json_int_t)n->count,
+			"first_seq", (json_int_t)n->first_seq,
+			"first_ms", json_ms(rp, n->first_us)));
 	}
 	return arr;
 }
@@ -1842,6 +2815,7 @@ static json_t *json_summary(const struct report *rp)
 		"denials", (json_int_t)rp->denials_total,
 		"limits", (json_int_t)rp->limits_total);
 	json_object_set_new(o, "counts", counts);
+	json_object_set_new(o, "findings", json_findings(rp));
 	json_object_set_new(o, "processes", json_procs(rp));
 	json_object_set_new(o, "files", json_files(rp));
 	json_object_set_new(o, "execs", json_execs(rp));
@@ -2354,24 +3328,58 @@ static void output_html(FILE *f, const struct report *rp)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sysgate report [--json] [--html OUT.html] [--run N|ID] [--] AUDIT\n"
-		"What the runs in the trail AUDIT did: findings, processes, programs,\n"
-		"files, network, denials with their rules and stacks.\n"
+		"usage: sysgate report [--json] [--html OUT.html] [--run N|ID] [--all]\n"
+		"                      [--pid N] [--around SEQ] [--denied] [--] AUDIT\n"
+		"What the runs in the trail AUDIT did: findings first, then processes,\n"
+		"programs, files, network, denials with their rules and stacks.\n"
 		"  --json          the same as one JSON object\n"
 		"  --html OUT      a page for the browser, into the file OUT\n"
 		"  --run N|ID      only run N of the file (1, 2, ...) or the run with id ID\n"
-		"  -h, --help      this text\n");
+		"  --all           do not fold loader, locale and runtime reads and probes\n"
+		"  --pid N         only process (or thread) N: its records with decoded\n"
+		"                  arguments and results\n"
+		"  --around SEQ    only the %d records before and after record SEQ\n"
+		"  --denied        only the denials\n"
+		"  -h, --help      this text\n", AROUND);
+}
+
+/* The command line. */
+struct report_opts {
+	const char *path, *html, *want_id;
+	bool want_json, all;
+	unsigned want_run;
+	struct views views;
+};
+
+/* A number for --pid or --around: 0, or -1 (with a message). */
+static int view_number(const char *opt, const char *arg, uint64_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-' || n == 0 ||
+	    n > INT64_MAX) {
+		fprintf(stderr, "sysgate report: %s needs a positive number, not '%s'\n",
+			opt, clean(arg));
+		return -1;
+	}
+	*out = n;
+	return 0;
 }
 
 /* The command line: -1, or the exit status. */
-static int report_args(int argc, char **argv, const char **path,
-		       const char **html, bool *want_json, unsigned *want_run,
-		       const char **want_id)
+static int report_args(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "run", required_argument, NULL, 'R' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "around", required_argument, NULL, 'A' },
+		{ "denied", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2381,20 +3389,39 @@ static int report_args(int argc, char **argv, const char **path,
 	while ((c = tools_getopt(argc, argv, "report", ":h", longopts)) != -1) {
 		char *end;
 		unsigned long n;
+		uint64_t v;
 
 		switch (c) {
 		case 'j':
-			*want_json = true;
+			o->want_json = true;
 			break;
 		case 'H':
-			*html = optarg;
+			o->html = optarg;
 			break;
 		case 'R':
 			n = strtoul(optarg, &end, 10);
 			if (*end || n == 0 || n > UINT32_MAX)
-				*want_id = optarg;
+				o->want_id = optarg;
 			else
-				*want_run = (unsigned)n;
+				o->want_run = (unsigned)n;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'p':
+			if (view_number("--pid", optarg, &v) < 0)
+				return tools_usage_error("report");
+			o->views.pid = (int64_t)v;
+			o->views.pid_set = true;
+			break;
+		case 'A':
+			if (view_number("--around", optarg, &v) < 0)
+				return tools_usage_error("report");
+			o->views.around = v;
+			o->views.around_set = true;
+			break;
+		case 'd':
+			o->views.denied = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -2408,7 +3435,11 @@ static int report_args(int argc, char **argv, const char **path,
 			"no trail given" : "one trail at a time");
 		return tools_usage_error("report");
 	}
-	*path = argv[optind];
+	if (views_wanted(&o->views) && (o->want_json || o->html)) {
+		fprintf(stderr, "sysgate report: --pid, --around and --denied are text views: not with --json or --html\n");
+		return tools_usage_error("report");
+	}
+	o->path = argv[optind];
 	return -1;
 }
 
@@ -2430,19 +3461,25 @@ static int finish_stream(FILE *f, const char *what)
 
 int tool_report(int argc, char **argv)
 {
-	const char *path = NULL, *html = NULL, *want_id = NULL;
-	bool want_json = false;
-	unsigned want_run = 0;
+	struct report_opts o = { 0 };
+	const char *path, *html, *want_id;
+	bool want_json;
+	unsigned want_run;
 	struct report rp = { 0 };
 	struct scan sc = { 0 };
 	struct audit_reader *rd = NULL;
 	json_t *rec;
 	int r, status = 0;
 
-	r = report_args(argc, argv, &path, &html, &want_json, &want_run,
-			&want_id);
+	r = report_args(argc, argv, &o);
 	if (r >= 0)
 		return r;
+	path = o.path;
+	html = o.html;
+	want_id = o.want_id;
+	want_json = o.want_json;
+	want_run = o.want_run;
+	rp.all = o.all;
 
 	rp.trail = path;
 	r = audit_verify_path(path, NULL, rp.why, sizeof(rp.why));
@@ -2512,6 +3549,8 @@ int tool_report(int argc, char **argv)
 	if (want_json) {
 		if (output_json(stdout, &rp) < 0)
 			status = EXIT_TOOL_FAILURE;
+	} else if (views_wanted(&o.views)) {
+		output_views(stdout, &rp, &o.views);
 	} else if (!html) {
 		output_text(stdout, &rp);
 	}

@@ -115,7 +115,8 @@ EOF
 	check run-status-3 test "$SG_RC" = 3
 	check run-trail-verifies "$SYSGATE" verify "$trail"
 
-	# Text.
+	# Text.  File entries end with where they were first seen.
+	local FIRST='  \(pid [0-9]+, record [0-9]+, (\+[0-9.]+s|\?)\)'
 	sg_report text "$trail"
 	expect_rc text-exit-0 0
 	has text-header-run "^run: "
@@ -127,13 +128,13 @@ EOF
 	has text-tree-grandchild "^  [| ]  \`- [0-9]+ sleep 0.1"
 	has text-tree-denied-count "try-open .*exit 13, 1 denied\]"
 	has text-execs "^  \+[0-9.]+s  pid [0-9]+  /usr/bin/cat  cat readme.txt$"
-	has text-files-read "^    $W/readme.txt$"
+	has text-files-read "^    $W/readme.txt$FIRST$"
 	has text-files-created-title "^  Created:$"
-	has text-files-created "^    $W/made.txt$"
-	has text-files-created-dir "^    $W/sub$"
-	has text-files-rename-target "^    $W/sub/moved.txt$"
+	has text-files-created "^    $W/made.txt$FIRST$"
+	has text-files-created-dir "^    $W/sub$FIRST$"
+	has text-files-rename-target "^    $W/sub/moved.txt$FIRST$"
 	has text-files-deleted-title "^  Deleted:$"
-	has text-files-secret "^    $S  \[denied EACCES, rule no-secrets\]$"
+	has text-files-secret "^    $S  \[denied EACCES, rule no-secrets\]$FIRST$"
 	has text-network-loopback "^  connect 127.0.0.1:$SG_PORT  \[ok\]  by $B/try-connect"
 	has text-network-denied "^  connect 10.1.2.3:80  \[denied ENETUNREACH, rule no-far-net\]"
 	has text-denials-count "^Denials \(3\)$"
@@ -153,6 +154,8 @@ EOF
 	json json-tree "s['processes'][0]['parent'] is None and s['processes'][0]['exit'] == {'code': 3} and len(s['processes'][0]['children']) >= 7"
 	json json-child-exit "any(p['argv'][:1] == ['sh'] and p['exit'] == {'code': 5} and not p['execed'] for p in s['processes'])"
 	json json-files-read "'$W/readme.txt' in files('read')"
+	json json-files-first "all(isinstance(f['pid'], int) and f['first_seq'] >= 1 and f['first_ms'] >= 0 for fs in s['files'].values() for f in fs)"
+	json json-network-first "all(n['first_seq'] >= 1 and n['first_ms'] >= 0 for n in s['network'])"
 	json json-files-create "'$W/made.txt' in files('create') and '$W/sub' in files('create')"
 	json json-files-delete "'$W/sub/moved.txt' in files('delete')"
 	json json-files-denied "any(f['path'] == '$S' and f['outcome'] == 'denied EACCES' and f['rule'] == 'no-secrets' for f in s['files']['read'])"
@@ -204,7 +207,7 @@ sys.exit(1 if p.open else 0)' "$html"
 	has synth-stack-2 "^      #2 0x55550000beef \(/bin/victim\)$"
 	has synth-limit "^  record 10 .*limit=\"processes\" value=64"
 	has synth-limits-count "^Limits reached \(1\)$"
-	has synth-pending "^    /w/gone  \[no result recorded\]$"
+	has synth-pending "^    /w/gone  \[no result recorded\]$FIRST$"
 	has synth-signal "victim 'a\\\\xff'  \[5.0 ms, killed by SIGKILL, 2 denied\]"
 	has synth-thread "\+1 thread\]$"
 	has synth-bidi-escaped '\\u202eevil'

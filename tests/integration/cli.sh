@@ -183,6 +183,9 @@ completion_cases() {
 	comp check-options "sysgate check --ex" =--explain
 	comp report-trails "sysgate report " +t1.jsonl +sub \
 		"+$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl" -notes.txt -mine.ini
+	comp report-views "sysgate report --a" "=--all --around"
+	comp report-denied "sysgate report --de" =--denied
+	comp report-pid "sysgate report --pid " =
 	comp verify-options "sysgate verify --k" =--key
 	comp learn-options "sysgate learn --b" =--base
 	comp learn-base "sysgate learn t1.jsonl --base py" =python
