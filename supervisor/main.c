@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/syslog.h"
 #include "common/util.h"
 #include "rules/rules.h"
 #include "supervisor/cgroup.h"
@@ -35,7 +36,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sysgate run [-r POLICY] [-a AUDIT] [--audit-fd N]\n"
+		"usage: sysgate run [-r POLICY] [-a AUDIT] [--audit-fd N] [--audit-syslog DEST]\n"
 		"                   [--audit-sync none|interval|every] [--sign-key FILE]\n"
 		"                   [--denials-fd N] [--user NAME]\n"
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
@@ -59,6 +60,8 @@ static void run_usage(FILE *f)
 		"                        to read it from standard input (default: built in)\n"
 		"  -a, --audit FILE      the audit trail (default: in ~/.local/state/sysgate)\n"
 		"  --audit-fd N          write the trail to the open file descriptor N\n"
+		"  --audit-syslog unix:PATH|udp:HOST:PORT|tcp:HOST:PORT\n"
+		"                        also send each record to a syslog daemon\n"
 		"  --audit-sync none|interval|every  when the trail is synced to disk\n"
 		"  --sign-key FILE       sign the end of the run (sysgate keygen)\n"
 		"  --denials-fd N        one JSON line per denial to file descriptor N\n"
@@ -286,6 +289,27 @@ static struct passwd *user_lookup(const char *arg)
 	return pw;
 }
 
+/*
+ * --audit-syslog DEST: connect before anything runs and give the trail's
+ * writer its second sink.  Security: a destination that cannot be reached
+ * stops the run before it starts (fail closed, as an unwritable trail).
+ */
+static int open_syslog(struct audit_writer *aw, const char *dest,
+		       const char *run_id)
+{
+	struct audit_syslog *sl;
+	int r = audit_syslog_open(dest, run_id, &sl);
+
+	if (r < 0) {
+		fprintf(stderr, "sysgate: --audit-syslog %s: %s\n", dest,
+			r == -EINVAL ? "expected unix:PATH, udp:HOST:PORT or tcp:HOST:PORT (HOST a numeric address)" :
+			strerror(-r));
+		return r;
+	}
+	audit_set_syslog(aw, sl);
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv, char **all_argv)
 {
 	static const struct option longopts[] = {
@@ -293,6 +317,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		{ "policy", required_argument, NULL, 'r' },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "audit-fd", required_argument, NULL, 'F' },
+		{ "audit-syslog", required_argument, NULL, 'Y' },
 		{ "audit-sync", required_argument, NULL, 'S' },
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "denials-fd", required_argument, NULL, 'D' },
@@ -306,6 +331,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	const char *audit_arg = NULL;
 	const char *key_arg = NULL;
 	int audit_fd = -1;
+	const char *syslog_arg = NULL;
 	int denials_fd = -1;
 	const char *user_arg = NULL;
 	struct passwd *pw = NULL;
@@ -351,6 +377,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			fcntl(audit_fd, F_SETFD, FD_CLOEXEC);
 			break;
 		}
+		case 'Y':
+			syslog_arg = optarg;
+			break;
 		case 'S':
 			if (!strcmp(optarg, "none"))
 				sync = AUDIT_SYNC_NONE;
@@ -510,6 +539,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			r == -EBUSY ? " (another sysgate is writing it)" : "");
 		goto fail_early;
 	}
+	if (syslog_arg && open_syslog(aw, syslog_arg, run_id) < 0)
+		goto fail_early;
 	if ((r = tmpdir_create(&td, pw)) < 0) {
 		fprintf(stderr, "sysgate: cannot create the private temp dir %s: %s\n",
 			td.path, strerror(-r));
@@ -536,6 +567,11 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	 * cgroups. */
 	tmpdir_sweep(&td, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET,
 		     remove_cgroups_left, &verb);
+	if (syslog_arg && (r = audit_ship_error(aw)) < 0) {
+		fprintf(stderr, "sysgate: --audit-syslog %s: a record was not handed over: %s; the trail has every record\n",
+			syslog_arg, strerror(-r));
+		status = SUPERVISOR_EXIT_FAILURE;
+	}
 	r = audit_close(aw);
 	if (r < 0) {
 		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n", strerror(-r));
