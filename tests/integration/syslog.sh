@@ -4,7 +4,7 @@
 # started by the test on a private unix socket and a free TCP port of
 # 127.0.0.1, writing each message's text (%msg%) to one file and its
 # app-name, msgid and hostname to another:
-# - unix:SOCK and tcp:127.0.0.1:PORT: what rsyslogd wrote is the trail,
+# - unix:SOCK, udp:127.0.0.1:PORT and tcp:127.0.0.1:PORT: what rsyslogd wrote is the trail,
 #   byte for byte and in order (it verifies), every message from app-name
 #   sysgate with the run id as msgid;
 # - a destination where nothing listens (a missing socket, a closed port):
@@ -48,6 +48,10 @@ start_rsyslogd() {
 		if [ "$kind" = unix ]; then
 			echo 'module(load="imuxsock" SysSock.Use="off")'
 			printf 'input(type="imuxsock" Socket="%s" UseSpecialParser="off" ParseHostname="on" RateLimit.Interval="0" Ruleset="sg")\n' "$d/sock"
+		elif [ "$kind" = udp ]; then
+			RS_PORT=$(free_port)
+			echo 'module(load="imudp")'
+			printf 'input(type="imudp" Port="%s" Address="127.0.0.1" Ruleset="sg")\n' "$RS_PORT"
 		else
 			RS_PORT=$(free_port)
 			echo 'module(load="imtcp")'
@@ -68,6 +72,8 @@ start_rsyslogd() {
 	for _ in $(seq 200); do
 		if [ "$kind" = unix ]; then
 			[ -S "$d/sock" ] && break
+		elif [ "$kind" = udp ]; then
+			ss -Hlun "sport = :$RS_PORT" | grep -q . && break
 		else
 			$PY -c 'import socket, sys
 socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$RS_PORT" 2>/dev/null && break
@@ -122,6 +128,9 @@ cases() {
 	chmod 0755 "$d/unix"
 	delivered unix "$d/unix" "unix:$d/unix/sock"
 
+	start_rsyslogd "$d/udp" udp
+	delivered udp "$d/udp" "udp:127.0.0.1:$RS_PORT"
+
 	start_rsyslogd "$d/tcp" tcp
 	delivered tcp "$d/tcp" "tcp:127.0.0.1:$RS_PORT"
 
@@ -162,6 +171,7 @@ cases() {
 	SG_RC=$?
 	check gone-run-125 test "$SG_RC" = 125
 	check gone-says-so grep -qF -- "--audit-syslog tcp:127.0.0.1:$port: a record was not handed over" "$SG_ERR"
+	check gone-no-false-end-message sh -c "! grep -q 'cannot write the end' '$SG_ERR'"
 	check gone-tree-stopped test ! -e "$end"
 	check gone-trail-ends-failed sh -c "tail -1 '$SG_TRAIL' | grep -q '\"type\":\"run.end\".*\"status\":\"failed\"'"
 	check gone-trail-verifies "$SYSGATE" verify "$SG_TRAIL"
