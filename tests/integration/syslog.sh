@@ -15,8 +15,17 @@
 . "$(dirname "$0")/lib.sh"
 sg_init
 RSYSLOGD=${RSYSLOGD:-/usr/sbin/rsyslogd}
+DOC="${srcdir:-$SG_LIB_DIR/../..}/docs/shipping-trails.md"
+[ -f "$DOC" ] || DOC="$SG_LIB_DIR/../../docs/shipping-trails.md"
+[ -f "$DOC" ] || sg_harness_error "no docs/shipping-trails.md"
 [ -x "$RSYSLOGD" ] ||
 	sg_harness_error "no $RSYSLOGD: apt-get install rsyslog (./bootstrap test installs it)"
+
+# doc_block NAME: the block of the page between its rsyslog-NAME markers.
+doc_block() {
+	sed -n "/<!-- rsyslog-$1: begin -->/,/<!-- rsyslog-$1: end -->/p" "$DOC" |
+		grep -v -e '^<!--' -e '^```'
+}
 
 free_port() {
 	$PY -c 'import socket
@@ -119,6 +128,57 @@ EOF
 	check "$name-meta-every-record" test "$(wc -l <"$d/meta.txt")" = "$want"
 }
 
+# fleet DIR: the page's live configuration (this host's rsyslogd on a
+# socket of its own, forwarding over TCP) and its central one, on a free
+# port of 127.0.0.1: both write the trail unchanged.
+fleet() {
+	local d=$1 port
+	port=$(free_port)
+	mkdir -p "$d/work" "$d/central/work"
+	{
+		printf 'global(workDirectory="%s")\n' "$d/central/work"
+		doc_block central | sed -e "s|Port=\"514\"|Port=\"$port\" Address=\"127.0.0.1\"|" \
+			-e "s|/var/log/sysgate/central.jsonl|$d/central.jsonl|g"
+	} >"$d/central.conf"
+	{
+		printf 'global(workDirectory="%s")\n' "$d/work"
+		echo 'module(load="imuxsock" SysSock.Use="off")'
+		doc_block live | sed -e "s|/run/sysgate-syslog.sock|$d/sock|" \
+			-e "s|/var/log/sysgate/live.jsonl|$d/live.jsonl|" \
+			-e "s|logs.example.net|127.0.0.1|" -e "s|Port=\"514\"|Port=\"$port\"|"
+	} >"$d/live.conf"
+	check fleet-config-from-doc grep -q 'UseSpecialParser="off"' "$d/live.conf"
+	check fleet-paths-changed sh -c "! grep -q '/run/sysgate\|/var/log/sysgate\|example.net' '$d/live.conf' '$d/central.conf'"
+	"$RSYSLOGD" -n -f "$d/central.conf" -i "$d/central.pid" >"$d/central.out" 2>&1 &
+	local cpid=$!
+	SG_BG_PIDS+=("$cpid")
+	for _ in $(seq 200); do
+		$PY -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$port" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$RSYSLOGD" -n -f "$d/live.conf" -i "$d/live.pid" >"$d/live.out" 2>&1 &
+	local lpid=$!
+	SG_BG_PIDS+=("$lpid")
+	for _ in $(seq 200); do
+		[ -S "$d/sock" ] && break
+		sleep 0.05
+	done
+	chmod 0755 "$d"
+	sg_run --audit-syslog "unix:$d/sock" -- sh -c 'cat readme.txt >/dev/null'
+	check fleet-run-status-0 test "$SG_RC" = 0
+	local want got cgot
+	want=$(wc -l <"$SG_TRAIL")
+	got=$(wait_lines "$d/live.jsonl" "$want")
+	cgot=$(wait_lines "$d/central.jsonl" "$want")
+	kill "$lpid" "$cpid" 2>/dev/null
+	wait "$lpid" "$cpid" 2>/dev/null
+	check fleet-host-got-every-record test "$got" = "$want"
+	check fleet-central-got-every-record test "$cgot" = "$want"
+	check fleet-host-wrote-the-trail cmp "$d/live.jsonl" "$SG_TRAIL"
+	check fleet-central-wrote-the-trail cmp "$d/central.jsonl" "$SG_TRAIL"
+}
+
 cases() {
 	local d=$R/syslog-$U
 	rm -rf "$d"
@@ -133,6 +193,8 @@ cases() {
 
 	start_rsyslogd "$d/tcp" tcp
 	delivered tcp "$d/tcp" "tcp:127.0.0.1:$RS_PORT"
+
+	fleet "$d/fleet"
 
 	# Nothing listens: 125 before anything runs.  (The control: without
 	# the option the same command writes its flag.)
