@@ -36,6 +36,8 @@ struct audit_syslog {
 	char host[HOST_MAX + 1];
 	char msgid[MSGID_MAX + 1];
 	long pid;
+	audit_syslog_fmt fmt;	/* NULL: the line itself */
+	void *fmt_ctx;
 };
 
 /* PRINTUSASCII (%d33-126) only, 1..max characters. */
@@ -283,7 +285,7 @@ static int stream_alive(int fd)
 
 static int send_line(struct audit_syslog *s, const char *p, size_t n)
 {
-	char head[HEAD_MAX], frame[24];
+	char head[HEAD_MAX], frame[24], *text = NULL;
 	struct iovec iov[3];
 	unsigned long long seq;
 	const char *ts;
@@ -291,10 +293,25 @@ static int send_line(struct audit_syslog *s, const char *p, size_t n)
 	int hl, fl = 0, cnt = 0;
 
 	line_head(p, n, &seq, &ts, &ts_len);
+	if (s->fmt) {
+		size_t text_len = 0;
+
+		s->err = s->fmt(s->fmt_ctx, p, n, &text, &text_len);
+		if (s->err) {
+			s->failed_seq = seq;
+			return s->err;
+		}
+		p = text;
+		n = text_len;
+	}
 	hl = snprintf(head, sizeof(head), "<%d>1 %.*s %s sysgate %ld %s - ",
 		      SYSLOG_PRI, (int)ts_len, ts, s->host, s->pid, s->msgid);
-	if (hl < 0 || (size_t)hl >= sizeof(head))
-		return -EINVAL;
+	if (hl < 0 || (size_t)hl >= sizeof(head)) {
+		free(text);
+		s->err = -EINVAL;
+		s->failed_seq = seq;
+		return s->err;
+	}
 	if (s->stream) {
 		/* RFC 6587 octet counting: MSG-LEN SP SYSLOG-MSG */
 		fl = snprintf(frame, sizeof(frame), "%zu ", (size_t)hl + n);
@@ -303,9 +320,17 @@ static int send_line(struct audit_syslog *s, const char *p, size_t n)
 	iov[cnt++] = (struct iovec){ head, (size_t)hl };
 	iov[cnt++] = (struct iovec){ (void *)p, n };
 	s->err = send_iov(s->fd, iov, cnt);
+	free(text);
 	if (s->err)
 		s->failed_seq = seq;
 	return s->err;
+}
+
+void audit_syslog_set_format(struct audit_syslog *s, audit_syslog_fmt fmt,
+			     void *ctx)
+{
+	s->fmt = fmt;
+	s->fmt_ctx = ctx;
 }
 
 int audit_syslog_send(struct audit_syslog *s, const char *buf, size_t len)

@@ -46,6 +46,18 @@ int audit_syslog_open(const char *dest, const char *run_id,
  */
 int audit_syslog_send(struct audit_syslog *s, const char *buf, size_t len);
 
+/*
+ * Send something else than the line as each message's text: fmt(ctx,
+ * line, len, &text, &text_len) gives a malloc'd text (freed here), or
+ * -errno, which fails the record as a send error would.  Called by the
+ * writer's flusher, one record at a time, in trail order.  (sysgate run
+ * --audit-format ocsf: tools/export.c's export_live_line.)
+ */
+typedef int (*audit_syslog_fmt)(void *ctx, const char *line, size_t len,
+				char **text, size_t *text_len);
+void audit_syslog_set_format(struct audit_syslog *s, audit_syslog_fmt fmt,
+			     void *ctx);
+
 /* The seq of the first record not handed over (0: none failed). */
 unsigned long long audit_syslog_failed_seq(const struct audit_syslog *s);
 

@@ -11,7 +11,10 @@
 #   125 at start with a message naming it, the command never runs;
 # - the TCP receiver killed mid-run: the run stops with 125 and says so;
 #   the trail goes on and ends with run.end "failed", and what rsyslogd had
-#   written is the trail's beginning.
+#   written is the trail's beginning;
+# - --audit-format ocsf: the messages are `sysgate export`'s events;
+# - docs/shipping-trails.md's live configuration: this host's rsyslogd
+#   forwards over TCP to a central one; both write the trail unchanged.
 . "$(dirname "$0")/lib.sh"
 sg_init
 RSYSLOGD=${RSYSLOGD:-/usr/sbin/rsyslogd}
@@ -195,6 +198,26 @@ cases() {
 	delivered tcp "$d/tcp" "tcp:127.0.0.1:$RS_PORT"
 
 	fleet "$d/fleet"
+
+	# --audit-format ocsf: the messages are the events of sysgate export,
+	# byte for byte.
+	start_rsyslogd "$d/ocsf" unix
+	chmod 0755 "$d/ocsf"
+	sg_run -r "$P/ship.ini" --audit-syslog "unix:$d/ocsf/sock" --audit-format ocsf -- \
+		sh -c 'cat readme.txt >/dev/null; cat "$1" 2>/dev/null; exit 0' sh "$H/.ssh/id_rsa"
+	check ocsf-run-status-0 test "$SG_RC" = 0
+	"$SYSGATE" export --format ocsf "$SG_TRAIL" >"$d/ocsf/export.jsonl" ||
+		sg_harness_error "export failed"
+	local got
+	got=$(wait_lines "$d/ocsf/body.jsonl" "$(wc -l <"$SG_TRAIL")")
+	stop_rsyslogd
+	check ocsf-every-record test "$got" = "$(wc -l <"$SG_TRAIL")"
+	check ocsf-is-the-export cmp "$d/ocsf/body.jsonl" "$d/ocsf/export.jsonl"
+	check ocsf-has-finding grep -q '"class_uid":2004,.*"analytic":{"name":"no-secrets"' "$d/ocsf/body.jsonl"
+	sg_run --audit-format ocsf -- true
+	check ocsf-without-syslog-125 test "$SG_RC" = 125
+	sg_run --audit-syslog "unix:$d/ocsf/sock" --audit-format xml -- true
+	check format-unknown-125 test "$SG_RC" = 125
 
 	# Nothing listens: 125 before anything runs.  (The control: without
 	# the option the same command writes its flag.)
