@@ -29,6 +29,7 @@
 
 #include "audit/audit.h"
 #include "audit/escape.h"
+#include "audit/syslog.h"
 #include "common/util.h"
 
 /* First size of each of the two batch buffers; they grow by doubling and
@@ -203,6 +204,12 @@ struct audit_writer {
 	bool map_proven;	/* a fallocate(2) has worked on this file */
 	off_t run_start;	/* data_end at open */
 	off_t fsize_limit;	/* RLIMIT_FSIZE at open (chunks stop there) */
+	/* --audit-syslog (audit/syslog.h): records are sent, whole and in
+	 * order, by the flusher once they are in the file; ship_seq is the
+	 * last one handed over, ship_err the send's sticky error. */
+	struct audit_syslog *ship;
+	uint64_t ship_seq;
+	int ship_err;
 	/* Timestamp cache: "\"YYYY-MM-DDTHH:MM:SS." of ts_sec. */
 	time_t ts_sec;
 	char ts_head[64];
@@ -1293,11 +1300,25 @@ int audit_close(struct audit_writer *w)
 		free(r->keys);
 		free(r);
 	}
+	audit_syslog_close(w->ship);
 	free(w->fill);
 	free(w->spare);
 	free(w->run_json);
 	free(w);
 	return rc;
+}
+
+void audit_set_syslog(struct audit_writer *w, struct audit_syslog *s)
+{
+	pthread_mutex_lock(&w->lock);
+	w->ship = s;
+	w->ship_seq = w->seq;
+	pthread_mutex_unlock(&w->lock);
+}
+
+int audit_ship_error(struct audit_writer *w)
+{
+	return w ? __atomic_load_n(&w->ship_err, __ATOMIC_RELAXED) : 0;
 }
 
 void audit_last_hash(const struct audit_writer *w,
@@ -1688,10 +1709,10 @@ static void flush_batch(struct audit_writer *w)
 	size_t len = w->fill_len, cap = w->fill_cap, done = 0;
 	uint64_t last = w->seq;
 	unsigned char last_hash[AUDIT_HASH_BYTES];
-	int rc, src = 0;
+	int rc, src = 0, shiprc = 0;
 
 	memcpy(last_hash, w->last_hash, AUDIT_HASH_BYTES);
-	if (w->map && w->sync != AUDIT_SYNC_EVERY) {
+	if (w->map && w->sync != AUDIT_SYNC_EVERY && !w->ship) {
 		/* The map sink copies a batch in well under a microsecond:
 		 * cheaper under the lock than letting it go and taking it
 		 * back while other threads want it. */
@@ -1710,6 +1731,10 @@ static void flush_batch(struct audit_writer *w)
 		rc = sink_write(w, buf, len, &done);
 		if (rc == 0 && w->sync == AUDIT_SYNC_EVERY)
 			src = sync_fd(w->fd);
+		/* Security: the file first (the source of truth), then
+		 * syslog; only this flusher sends, so in file order. */
+		if (rc == 0 && w->ship && !w->ship_err)
+			shiprc = audit_syslog_send(w->ship, buf, len);
 
 		lock_writer(w);
 		w->spare = buf;
@@ -1730,6 +1755,10 @@ static void flush_batch(struct audit_writer *w)
 	w->written_seq = last;
 	memcpy(w->written_hash, last_hash, AUDIT_HASH_BYTES);
 	mark_dirty(w);
+	if (shiprc < 0)
+		__atomic_store_n(&w->ship_err, shiprc, __ATOMIC_RELAXED);
+	else if (w->ship && !w->ship_err)
+		w->ship_seq = last;
 	if (src < 0) {
 		/* Written whole but not synced: the records count, their
 		 * commits return the error. */
@@ -1797,8 +1826,10 @@ static int wait_done(struct audit_writer *w, uint64_t seq)
 	bool spun = false;
 
 	for (;;) {
+		/* Security: with --audit-syslog, a record in the file but
+		 * not handed over fails its commit (the file goes on). */
 		if (w->done_seq >= seq)
-			return 0;
+			return w->ship && seq > w->ship_seq ? w->ship_err : 0;
 		if (w->err)
 			return w->err;
 		if (!w->flushing) {

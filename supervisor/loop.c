@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/syslog.h"
 #include "common/util.h"
 #include "rules/prebuilt.h"
 #include "supervisor/internal.h"
@@ -1308,7 +1309,9 @@ end:
 			s.first_exec_rule ? ")" : "");
 	}
 	if (record_run_end(&s, status) < 0) {
-		fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
+		/* A syslog failure is told by cmd_run: the file has run.end. */
+		if (!audit_ship_error(s.audit))
+			fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
 		status = SUPERVISOR_EXIT_FAILURE;
 	}
 	record_summary(&s, status);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/syslog.h"
 #include "common/util.h"
 #include "rules/rules.h"
 #include "supervisor/cgroup.h"
@@ -35,7 +36,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sysgate run [-r POLICY] [-a AUDIT] [--audit-fd N]\n"
+		"usage: sysgate run [-r POLICY] [-a AUDIT] [--audit-fd N] [--audit-syslog DEST]\n"
+		"                   [--audit-format json|ocsf]\n"
 		"                   [--audit-sync none|interval|every] [--sign-key FILE]\n"
 		"                   [--denials-fd N] [--user NAME]\n"
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
@@ -59,6 +61,10 @@ static void run_usage(FILE *f)
 		"                        to read it from standard input (default: built in)\n"
 		"  -a, --audit FILE      the audit trail (default: in ~/.local/state/sysgate)\n"
 		"  --audit-fd N          write the trail to the open file descriptor N\n"
+		"  --audit-syslog unix:PATH|udp:HOST:PORT|tcp:HOST:PORT\n"
+		"                        also send each record to a syslog daemon\n"
+		"  --audit-format json|ocsf  the syslog messages' text: the record (default)\n"
+		"                        or its OCSF event (as sysgate export)\n"
 		"  --audit-sync none|interval|every  when the trail is synced to disk\n"
 		"  --sign-key FILE       sign the end of the run (sysgate keygen)\n"
 		"  --denials-fd N        one JSON line per denial to file descriptor N\n"
@@ -286,6 +292,29 @@ static struct passwd *user_lookup(const char *arg)
 	return pw;
 }
 
+/*
+ * --audit-syslog DEST: connect before anything runs and give the trail's
+ * writer its second sink.  Security: a destination that cannot be reached
+ * stops the run before it starts (fail closed, as an unwritable trail).
+ */
+static int open_syslog(struct audit_writer *aw, const char *dest,
+		       const char *run_id, struct export_live *ocsf)
+{
+	struct audit_syslog *sl;
+	int r = audit_syslog_open(dest, run_id, &sl);
+
+	if (r < 0) {
+		fprintf(stderr, "sysgate: --audit-syslog %s: %s\n", dest,
+			r == -EINVAL ? "expected unix:PATH, udp:HOST:PORT or tcp:HOST:PORT (HOST a numeric address)" :
+			strerror(-r));
+		return r;
+	}
+	if (ocsf)
+		audit_syslog_set_format(sl, export_live_line, ocsf);
+	audit_set_syslog(aw, sl);
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv, char **all_argv)
 {
 	static const struct option longopts[] = {
@@ -293,6 +322,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		{ "policy", required_argument, NULL, 'r' },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "audit-fd", required_argument, NULL, 'F' },
+		{ "audit-syslog", required_argument, NULL, 'Y' },
+		{ "audit-format", required_argument, NULL, 'O' },
 		{ "audit-sync", required_argument, NULL, 'S' },
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "denials-fd", required_argument, NULL, 'D' },
@@ -306,6 +337,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	const char *audit_arg = NULL;
 	const char *key_arg = NULL;
 	int audit_fd = -1;
+	const char *syslog_arg = NULL;
+	struct export_live *ocsf = NULL;
+	bool want_ocsf = false;
 	int denials_fd = -1;
 	const char *user_arg = NULL;
 	struct passwd *pw = NULL;
@@ -351,6 +385,17 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			fcntl(audit_fd, F_SETFD, FD_CLOEXEC);
 			break;
 		}
+		case 'Y':
+			syslog_arg = optarg;
+			break;
+		case 'O':
+			if (!strcmp(optarg, "ocsf") || !strcmp(optarg, "json")) {
+				want_ocsf = !strcmp(optarg, "ocsf");
+				break;
+			}
+			fprintf(stderr, "sysgate: --audit-format: expected json or ocsf, not '%s'\n",
+				optarg);
+			return SUPERVISOR_EXIT_FAILURE;
 		case 'S':
 			if (!strcmp(optarg, "none"))
 				sync = AUDIT_SYNC_NONE;
@@ -403,6 +448,10 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	}
 	if (audit_arg && audit_fd >= 0) {
 		fprintf(stderr, "sysgate: -a and --audit-fd cannot be used together\n");
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	if (want_ocsf && !syslog_arg) {
+		fprintf(stderr, "sysgate: --audit-format ocsf is for --audit-syslog (the trail itself is always sysgate's JSON; see sysgate export)\n");
 		return SUPERVISOR_EXIT_FAILURE;
 	}
 	if (user_arg) {
@@ -510,6 +559,12 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			r == -EBUSY ? " (another sysgate is writing it)" : "");
 		goto fail_early;
 	}
+	if (want_ocsf && !(ocsf = export_live_new())) {
+		fprintf(stderr, "sysgate: out of memory\n");
+		goto fail_early;
+	}
+	if (syslog_arg && open_syslog(aw, syslog_arg, run_id, ocsf) < 0)
+		goto fail_early;
 	if ((r = tmpdir_create(&td, pw)) < 0) {
 		fprintf(stderr, "sysgate: cannot create the private temp dir %s: %s\n",
 			td.path, strerror(-r));
@@ -536,11 +591,17 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	 * cgroups. */
 	tmpdir_sweep(&td, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET,
 		     remove_cgroups_left, &verb);
+	if (syslog_arg && (r = audit_ship_error(aw)) < 0) {
+		fprintf(stderr, "sysgate: --audit-syslog %s: a record was not handed over: %s; the trail has every record\n",
+			syslog_arg, strerror(-r));
+		status = SUPERVISOR_EXIT_FAILURE;
+	}
 	r = audit_close(aw);
 	if (r < 0) {
 		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n", strerror(-r));
 		status = SUPERVISOR_EXIT_FAILURE;
 	}
+	export_live_free(ocsf);
 	sodium_memzero(sk, sizeof(sk));
 	rules_free(rs);
 	return status;
@@ -549,6 +610,7 @@ fail_early:
 	supervisor_abandon();
 	if (aw)
 		audit_close(aw);
+	export_live_free(ocsf);
 	sodium_memzero(sk, sizeof(sk));
 	rules_free(rs);
 	return SUPERVISOR_EXIT_FAILURE;

@@ -894,6 +894,63 @@ static json_t *record_event(struct export *x, json_t *rec)
 	return e;
 }
 
+/* ---- live: one line at a time (run --audit-format ocsf) ---------------- */
+
+struct export_live {
+	struct export x;
+};
+
+struct export_live *export_live_new(void)
+{
+	struct export_live *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->x.ppid = json_object();
+	l->x.exe = json_object();
+	l->x.pending = json_object();
+	if (!l->x.ppid || !l->x.exe || !l->x.pending) {
+		export_live_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+int export_live_line(void *ctx, const char *line, size_t len, char **out,
+		     size_t *out_len)
+{
+	struct export_live *l = ctx;
+	json_t *rec, *e;
+	char *text;
+
+	rec = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+	if (!json_is_object(rec)) {
+		json_decref(rec);
+		return -EBADMSG;
+	}
+	e = record_event(&l->x, rec);
+	json_decref(rec);
+	text = e ? json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(e);
+	if (!text)
+		return -ENOMEM;
+	l->x.events++;
+	*out = text;
+	*out_len = strlen(text);
+	return 0;
+}
+
+void export_live_free(struct export_live *l)
+{
+	if (!l)
+		return;
+	export_reset(&l->x, NULL);
+	json_decref(l->x.ppid);
+	json_decref(l->x.exe);
+	json_decref(l->x.pending);
+	free(l);
+}
+
 /* ---- the command --------------------------------------------------------- */
 
 static void usage(FILE *f)

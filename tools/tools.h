@@ -19,6 +19,21 @@ int tool_report(int argc, char **argv);
 int tool_learn(int argc, char **argv);
 int tool_export(int argc, char **argv);
 
+/*
+ * The OCSF mapping of `sysgate export`, one trail line at a time, for
+ * run --audit-format ocsf: export_live_line() (the shape of
+ * audit_syslog_set_format's hook, ctx an export_live) parses one line and
+ * sets *out to its event (one line of JSON, no newline, malloc'd: the
+ * caller frees it) and *out_len; -EBADMSG for a line that is not a
+ * record, -ENOMEM.  The same events, byte for byte, as the export of the
+ * same trail.
+ */
+struct export_live;
+struct export_live *export_live_new(void);
+int export_live_line(void *ctx, const char *line, size_t len, char **out,
+		     size_t *out_len);
+void export_live_free(struct export_live *l);
+
 /* Exit status of a command line that is not understood (as sysgate's own
  * failures: 125, never one a command under `run` could give). */
 #define TOOLS_EXIT_USAGE 125

@@ -172,8 +172,10 @@ completion_cases() {
 	: >"$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl"
 	comp commands "sysgate " +run +check +verify +learn +report +export +keygen +--version +--help
 	comp prefix "sysgate re" =report
-	comp run-options "sysgate run --au" "=--audit --audit-fd --audit-sync"
+	comp run-options "sysgate run --au" "=--audit --audit-fd --audit-syslog --audit-format --audit-sync"
 	comp run-sync "sysgate run --audit-sync e" =every
+	comp run-syslog "sysgate run --audit-syslog " +unix: +udp: +tcp:
+	comp run-format "sysgate run --audit-format o" =ocsf
 	comp run-policy-name "sysgate run -r st" =strict
 	comp run-policy-any "sysgate run -q -r " +default +strict +build +python +node +- +mine.ini +sub -notes.txt
 	comp run-audit-file "sysgate run -a " +t1.jsonl +sub -notes.txt

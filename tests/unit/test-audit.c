@@ -20,13 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "audit/audit.h"
 #include "audit/escape.h"
+#include "audit/syslog.h"
 #include "common/util.h"
 #include "tests/unit/unit.h"
 
@@ -2479,6 +2482,93 @@ static void test_keys(void)
 	unlink(pk_path);
 }
 
+/* A unix datagram socket bound at path, for the syslog sink to send to. */
+static int dgram_receiver(const char *path)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(un.sun_path))
+		return -1;
+	memcpy(un.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&un, sizeof(un)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * --audit-syslog: each committed record arrives as one RFC 5424 message
+ * whose text is the trail's line; with the receiver gone, the next commit
+ * fails, the record is in the file all the same, and the error stays.
+ */
+static void test_syslog_sink(void)
+{
+	char path[512], sock[512], msg[4096], want[256];
+	struct audit_writer *w;
+	struct audit_syslog *sl;
+	struct audit_rec *r;
+	char *text, *line;
+	int rfd;
+	ssize_t n;
+
+	tmp_path(path, sizeof(path), "syslog");
+	tmp_path(sock, sizeof(sock), "sock");
+	rfd = dgram_receiver(sock);
+	CU_ASSERT_FATAL(rfd >= 0);
+	CU_ASSERT_EQUAL(audit_syslog_open("unix:/nonexistent/sock", "r1", &sl), -ENOENT);
+	CU_ASSERT_EQUAL(audit_syslog_open("tcp:localhost:514", "r1", &sl), -EINVAL);
+	CU_ASSERT_EQUAL(audit_syslog_open("udp:127.0.0.1:0", "r1", &sl), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(audit_open_path(path, AUDIT_SYNC_NONE, "r1", &w), 0);
+	CU_ASSERT_EQUAL_FATAL(audit_syslog_open((snprintf(msg, sizeof(msg), "unix:%s", sock), msg),
+						"r1", &sl), 0);
+	audit_set_syslog(w, sl);
+	for (int i = 0; i < 3; i++) {
+		r = audit_begin(w, "t");
+		audit_int(r, "i", i);
+		CU_ASSERT_EQUAL(audit_commit(r), 0);
+	}
+	text = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	line = text;
+	for (int i = 0; i < 3; i++) {
+		char *nl = strchr(line, '\n'), *body;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+		n = recv(rfd, msg, sizeof(msg) - 1, MSG_DONTWAIT);
+		CU_ASSERT_FATAL(n > 0);
+		msg[n] = '\0';
+		CU_ASSERT_EQUAL(strncmp(msg, "<86>1 ", 6), 0);
+		snprintf(want, sizeof(want), " sysgate %ld r1 - ", (long)getpid());
+		body = strstr(msg, want);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+		body += strlen(want);
+		CU_ASSERT_EQUAL(strlen(body), (size_t)(nl - line));
+		CU_ASSERT_EQUAL(memcmp(body, line, (size_t)(nl - line)), 0);
+		line = nl + 1;
+	}
+	free(text);
+	CU_ASSERT_EQUAL(audit_ship_error(w), 0);
+
+	close(rfd);
+	unlink(sock);
+	r = audit_begin(w, "t");
+	audit_int(r, "i", 3);
+	CU_ASSERT(audit_commit(r) < 0);
+	CU_ASSERT(audit_ship_error(w) < 0);
+	r = audit_begin(w, "t");
+	CU_ASSERT(audit_commit(r) < 0);
+	/* The file took both: the trail stays whole. */
+	CU_ASSERT_EQUAL(audit_last_seq(w), 5);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	text = slurp(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"seq\":5,"));
+	free(text);
+}
+
 static void test_signed_trail(void)
 {
 	char sk_path[128], pk_path[128], sk2_path[128], pk2_path[128];
@@ -2595,6 +2685,7 @@ static const struct unit_test tests[] = {
 	{ "run.end final_hash", test_verify_final_hash },
 	{ "key files", test_keys },
 	{ "signed trail", test_signed_trail },
+	{ "syslog sink: every record, then fail closed", test_syslog_sink },
 };
 
 int main(void)
