@@ -338,6 +338,8 @@ static void late_fork(struct sup *s, struct proc *parent, pid_t ntid,
 	if (status < 0) {
 		if (!np)
 			return;	/* it has come and gone: all recorded */
+		cpubind_new_task(parent->tid, ntid, np->attached);
+		np->ppid = parent->tgid;
 		if (same_root)
 			resolve_inherit_root(np, parent);
 		if (!np->exe && parent->exe)
