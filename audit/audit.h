@@ -359,9 +359,9 @@ size_t audit_escape_tty(char *dst, size_t dst_len, const void *src,
  * dropped, added or moved is found (but for the last run cut off whole:
  * compare the last hash with the one sysgate run printed).  A run.start
  * without the member (a trail from before runs were chained) is verified
- * on its own, and only before the first run that has one.  Without pubkey, a signed
- * run.end is checked against its own "pubkey" (consistency only, it proves
- * nothing about who signed).  why (may be NULL) gets "" on success, or a
+ * on its own, and only before the first run that has one.  Without
+ * pubkey, a signed run.end is checked against its own "pubkey"
+ * (consistency only, it proves nothing about who signed).  why (may be NULL) gets "" on success, or a
  * note starting "note: " when some runs could not be chained (no
  * prev_run_hash), and otherwise one sentence, e.g.
  *   record 17 (line 17): hash does not match its content: edited

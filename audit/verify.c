@@ -292,7 +292,7 @@ struct verifier {
 	bool link_first;
 	unsigned char link_hash[AUDIT_HASH_BYTES];
 	uint64_t link_line;
-	bool chained;		/* a run.start with prev_run_hash was seen */
+	bool chained;		/* a run.start with prev_run_hash seen */
 	uint64_t unchained;	/* runs whose run.start has none */
 };
 
@@ -498,7 +498,8 @@ static int64_t scan_for_hash(const struct verifier *v,
  * where the record it names is, as a guess of what happened.
  */
 static int bad_link(struct verifier *v, const struct rec *rec,
-		    uint64_t line_no, const unsigned char want[AUDIT_HASH_BYTES])
+		    uint64_t line_no,
+		    const unsigned char want[AUDIT_HASH_BYTES])
 {
 	char before[96] = "it is the first run of the file";
 	int64_t at = scan_for_hash(v, want);

@@ -906,7 +906,7 @@ static int last_record_hash(int fd, off_t end,
 			if (r < 0)
 				return -errno;
 			if (r == 0)
-				return -EIO;	/* the file shrank meanwhile */
+				return -EIO;	/* the file shrank */
 			got += (size_t)r;
 		}
 		if (buf[n - 1] != '\n')
