@@ -185,6 +185,7 @@ completion_cases() {
 		"+$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl" -notes.txt -mine.ini
 	comp verify-options "sysgate verify --k" =--key
 	comp learn-options "sysgate learn --b" =--base
+	comp learn-unverified "sysgate learn --u" =--unverified
 	comp learn-base "sysgate learn t1.jsonl --base py" =python
 	comp keygen-options "sysgate keygen --h" =--help
 	comp export-options "sysgate export --f" =--format
