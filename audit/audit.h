@@ -72,8 +72,12 @@ enum audit_sync {
  * Open (create, O_RDWR | O_APPEND | O_CLOEXEC, mode 0600) the trail at
  * path; records go after what the file holds (after its last non-zero
  * byte: see "reserved space" in audit/FORMAT.txt).  run_id is copied.
+ * Under the lock, the writer reads the hash of the record the file ends
+ * with, which every run.start it writes names in "prev_run_hash" (null for
+ * an empty file): runs in one file are chained.
  * Returns 0 and sets *out, or -errno: -EBUSY when another writer has the
- * file (an flock(2) held until audit_close).
+ * file (an flock(2) held until audit_close); -EBADMSG when the file is not
+ * empty and does not end with a whole record (junk, a line cut short).
  *
  * The map sink installs a SIGBUS handler, once per process (the only
  * signal disposition audit/ sets): a fault while a record is copied into
@@ -86,9 +90,13 @@ int audit_open_path(const char *path, enum audit_sync sync, const char *run_id,
 /* The same on an fd the caller hands over (taken: closed by audit_close;
  * on failure it stays the caller's).  A regular file is locked as above;
  * the map sink needs it open O_RDWR, else records are written with
- * write(2).  Errors: -EINVAL (bad fd, sync, or a run_id that is empty or
- * longer than 256 bytes), -ENOMEM, -EBUSY, or the errno of fstat or of
- * reading the file's end. */
+ * write(2).  A regular file is chained to as above, from where records
+ * will go (its end with O_APPEND or the map sink, else the fd's offset);
+ * an fd open for writing only is read through /proc/self/fd.  A sink that
+ * is no regular file (pipe, terminal) has no run before: null.
+ * Errors: -EINVAL (bad fd, sync, or a run_id that is empty or longer than
+ * 256 bytes), -ENOMEM, -EBUSY, -EBADMSG (as above), or the errno of fstat
+ * or of reading the file's end. */
 int audit_open_fd(int fd, enum audit_sync sync, const char *run_id,
 		  struct audit_writer **out);
 
@@ -119,7 +127,9 @@ uint64_t audit_last_seq(const struct audit_writer *w);
 int audit_tick(struct audit_writer *w);
 
 /*
- * Start a record of the given type.  Its head (seq, ts, run) is written
+ * Start a record of the given type.  A "run.start" record gets its first
+ * member here: "prev_run_hash" (see audit_open_path).
+ * Its head (seq, ts, run) is written
  * when it is committed: seq is its place in the chain, given in the order
  * records are committed, and ts the time of that commit.  The fields are
  * formatted into a builder of the writer's, reused (once warm, nothing is
@@ -343,10 +353,17 @@ size_t audit_escape_tty(char *dst, size_t dst_len, const void *src,
  *
  * A file may hold several runs one after the other (audit_open_path
  * appends): after a run.end, a record with seq 1 starts a new chain from the
- * zero hash.  Every run must end with run.end.  Without pubkey, a signed
- * run.end is checked against its own "pubkey" (consistency only, it proves
- * nothing about who signed).  why (may be NULL) gets "" on success and
- * otherwise one sentence, e.g.
+ * zero hash.  Every run must end with run.end.  The runs are chained too:
+ * each run.start's "prev_run_hash" must be the hash of the last record of
+ * the run before it, or null for the file's first run, so a whole run
+ * dropped, added or moved is found (but for the last run cut off whole:
+ * compare the last hash with the one sysgate run printed).  A run.start
+ * without the member (a trail from before runs were chained) is verified
+ * on its own, and only before the first run that has one.  Without
+ * pubkey, a signed run.end is checked against its own "pubkey"
+ * (consistency only, it proves nothing about who signed).  why (may be NULL) gets "" on success, or a
+ * note starting "note: " when some runs could not be chained (no
+ * prev_run_hash), and otherwise one sentence, e.g.
  *   record 17 (line 17): hash does not match its content: edited
  *   record 17 missing: line 17 has seq 18: removed
  *   line 17: seq 18 comes before seq 17 (line 18): reordered
@@ -358,6 +375,8 @@ size_t audit_escape_tty(char *dst, size_t dst_len, const void *src,
  *   record 17 (line 17): not valid JSON
  *   run.end (record 21, line 21): signature does not verify with the given key
  *   run.end (record 21, line 21): not signed
+ *   run 2 (id R, line 22): run.start follows the record at line 63,
+ *            further down, but the run before it ends at line 21: reordered
  * The classification is a best guess from the first anomaly; the line it
  * names is always the first one that is not a valid continuation.  Reads
  * the file sequentially in constant memory (a line is at most

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/chain.h"
 #include "common/util.h"
 
 /* ,"hash":"<64 hex>"} at the end of every line (newline not counted). */
@@ -36,6 +37,8 @@
  * "run.end (record 21, line 21): " */
 #define AT_REC "record %" PRIu64 " (line %" PRIu64 "): "
 #define AT_END "run.end (record %" PRIu64 ", line %" PRIu64 "): "
+/* "run 2 (id 2026..., line 31): " */
+#define AT_RUN "run %" PRIu64 " (id %s, line %" PRIu64 "): "
 
 /* ---- line reader ----------------------------------------------------- */
 
@@ -235,6 +238,20 @@ static enum rec_status rec_parse(const char *line, size_t len, struct rec *rec)
 	return REC_OK;
 }
 
+int audit_line_hash(const char *line, size_t len,
+		    unsigned char hash[AUDIT_HASH_BYTES])
+{
+	struct rec rec;
+	int rc = -EBADMSG;
+
+	if (rec_parse(line, len, &rec) == REC_OK) {
+		memcpy(hash, rec.stored, AUDIT_HASH_BYTES);
+		rc = 0;
+	}
+	rec_release(&rec);
+	return rc;
+}
+
 static void chain_hash(const unsigned char prev[AUDIT_HASH_BYTES],
 		       const char *body, size_t len,
 		       unsigned char out[AUDIT_HASH_BYTES])
@@ -269,6 +286,14 @@ struct verifier {
 	char run[RUN_ID_MAX + 1];
 	bool ended;		/* its last record was run.end */
 	uint64_t runs;		/* runs seen in the file */
+	uint64_t last_line;	/* line of the last good record */
+	/* Where the run being checked starts: the run before it (the hash
+	 * and line of its last record), none when it is the file's first. */
+	bool link_first;
+	unsigned char link_hash[AUDIT_HASH_BYTES];
+	uint64_t link_line;
+	bool chained;		/* a run.start with prev_run_hash seen */
+	uint64_t unchained;	/* runs whose run.start has none */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -427,11 +452,123 @@ static int check_run_end(struct verifier *v, const struct rec *rec,
 
 static void start_run(struct verifier *v, const char *run)
 {
+	v->link_first = v->runs == 0;
+	memcpy(v->link_hash, v->prev_hash, AUDIT_HASH_BYTES);
+	v->link_line = v->last_line;
 	v->prev_seq = 0;
 	memset(v->prev_hash, 0, sizeof(v->prev_hash));
 	snprintf(v->run, sizeof(v->run), "%s", run);
 	v->ended = false;
 	v->runs++;
+}
+
+/*
+ * The line number of the first record of the file whose stored hash is
+ * hash, 0 if there is none, or -errno.
+ */
+static int64_t scan_for_hash(const struct verifier *v,
+			     const unsigned char hash[AUDIT_HASH_BYTES])
+{
+	struct reader rd;
+	int64_t ret = 0;
+
+	reader_init(&rd, v->fd, 0, 0);
+	for (;;) {
+		const char *line = NULL;
+		size_t len = 0;
+		unsigned char h[AUDIT_HASH_BYTES];
+		int rc = reader_next(&rd, &line, &len);
+
+		if (rc < 0 || rc == LINE_EOF) {
+			ret = rc < 0 ? rc : 0;
+			break;
+		}
+		if (rc == LINE_OK && audit_line_hash(line, len, h) == 0 &&
+		    memcmp(h, hash, AUDIT_HASH_BYTES) == 0) {
+			ret = (int64_t)rd.line_no;
+			break;
+		}
+	}
+	reader_release(&rd);
+	return ret;
+}
+
+/*
+ * A run.start whose prev_run_hash does not name the run before it: say
+ * where the record it names is, as a guess of what happened.
+ */
+static int bad_link(struct verifier *v, const struct rec *rec,
+		    uint64_t line_no,
+		    const unsigned char want[AUDIT_HASH_BYTES])
+{
+	char before[96] = "it is the first run of the file";
+	int64_t at = scan_for_hash(v, want);
+
+	if (at < 0)
+		return (int)at;
+	if (!v->link_first)
+		snprintf(before, sizeof(before),
+			 "the run before it ends at line %" PRIu64,
+			 v->link_line);
+	if (at > (int64_t)line_no)
+		return bad(v, AT_RUN "run.start follows the record at line "
+			   "%" PRId64 ", further down, but %s: reordered",
+			   v->runs, rec->run, line_no, at, before);
+	if (at > 0)
+		return bad(v, AT_RUN "run.start follows the record at line "
+			   "%" PRId64 ", but %s: inserted", v->runs, rec->run,
+			   line_no, at, before);
+	return bad(v, AT_RUN "run.start follows a record that is not in the "
+		   "file, but %s: the run before it removed, or this run "
+		   "taken from another file: removed", v->runs, rec->run,
+		   line_no, before);
+}
+
+/*
+ * The first record of a run (chained from zero, rec at line_no): does its
+ * prev_run_hash name the last record of the run before it, or null for the
+ * file's first run?  A run.start without the member was written before
+ * runs were chained: it is let through, each such run verified on its own,
+ * but only before the first run that has the member (a writer that chains
+ * never leaves it out).
+ */
+static int check_run_link(struct verifier *v, const struct rec *rec,
+			  uint64_t line_no)
+{
+	json_t *p = json_object_get(rec->root, AUDIT_PREV_RUN_KEY);
+	unsigned char h[AUDIT_HASH_BYTES];
+	size_t bin_len = 0;
+
+	if (strcmp(rec->type, "run.start") != 0 || !p) {
+		if (v->chained)
+			return bad(v, AT_RUN "run.start does not name the run "
+				   "before it (no " AUDIT_PREV_RUN_KEY ") but "
+				   "an earlier run does: a run of an older "
+				   "trail inserted", v->runs, rec->run,
+				   line_no);
+		v->unchained++;
+		return 0;
+	}
+	v->chained = true;
+	if (json_is_null(p)) {
+		if (v->link_first)
+			return 0;
+		return bad(v, AT_RUN "run.start says it is the first run of "
+			   "its file, but the run before it ends at line %"
+			   PRIu64 ": inserted", v->runs, rec->run, line_no,
+			   v->link_line);
+	}
+	if (!json_is_string(p) ||
+	    json_string_length(p) != 2 * AUDIT_HASH_BYTES ||
+	    !is_lower_hex(json_string_value(p), 2 * AUDIT_HASH_BYTES) ||
+	    sodium_hex2bin(h, sizeof(h), json_string_value(p),
+			   json_string_length(p), NULL, &bin_len, NULL) != 0 ||
+	    bin_len != sizeof(h))
+		return bad(v, AT_RUN AUDIT_PREV_RUN_KEY " is neither a hash "
+			   "nor null", v->runs, rec->run, line_no);
+	if (!v->link_first && memcmp(h, v->link_hash, sizeof(h)) == 0)
+		return 0;
+	return bad_link(v, rec, line_no, h);
 }
 
 /*
@@ -554,6 +691,11 @@ static int check_line(struct verifier *v, const char *line, size_t len,
 			 line_no);
 		goto out;
 	}
+	if (v->prev_seq == 0) {
+		rc = check_run_link(v, &rec, line_no);
+		if (rc < 0)
+			goto out;
+	}
 	if (strcmp(rec.type, "run.end") == 0) {
 		rc = check_run_end(v, &rec, line_no);
 		if (rc < 0)
@@ -562,10 +704,24 @@ static int check_line(struct verifier *v, const char *line, size_t len,
 	}
 	v->prev_seq = rec.seq;
 	memcpy(v->prev_hash, rec.stored, AUDIT_HASH_BYTES);
+	v->last_line = line_no;
 	rc = 0;
 out:
 	rec_release(&rec);
 	return rc;
+}
+
+/* A good trail: why gets a note when runs in it could not be chained. */
+static int note_unchained(struct verifier *v)
+{
+	if (v->unchained && v->why && v->why_len > 0)
+		snprintf(v->why, v->why_len,
+			 "note: %" PRIu64 " of %" PRIu64 " runs written "
+			 "before runs were chained (no " AUDIT_PREV_RUN_KEY
+			 "), each verified on its own: a whole run of these "
+			 "dropped or reordered would not be seen",
+			 v->unchained, v->runs);
+	return 0;
 }
 
 int audit_verify_fd(int fd, const unsigned char *pubkey, char *why,
@@ -605,7 +761,7 @@ int audit_verify_fd_last(int fd, const unsigned char *pubkey,
 				rc = bad(&v, "truncated after record %" PRIu64
 					 " (no run.end)", v.prev_seq);
 			else
-				rc = 0;
+				rc = note_unchained(&v);
 			if (rc == 0 && last)
 				memcpy(last, v.prev_hash, AUDIT_HASH_BYTES);
 			break;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/chain.h"
 #include "audit/escape.h"
 #include "audit/syslog.h"
 #include "common/util.h"
@@ -210,6 +211,11 @@ struct audit_writer {
 	struct audit_syslog *ship;
 	uint64_t ship_seq;
 	int ship_err;
+	/* The last record of the file before this writer's first (raw hash),
+	 * which its run.start names: has_prev_run false for a file that
+	 * was empty, or a sink that is not a file (a pipe). */
+	bool has_prev_run;
+	unsigned char prev_run[AUDIT_HASH_BYTES];
 	/* Timestamp cache: "\"YYYY-MM-DDTHH:MM:SS." of ts_sec. */
 	time_t ts_sec;
 	char ts_head[64];
@@ -876,6 +882,98 @@ static int data_end_of(int fd, off_t size, off_t *end)
 	return 0;
 }
 
+/* First and largest read of the end of a trail for its last line. */
+#define TAIL_READ_MIN ((size_t)4096)
+
+/*
+ * Read the record that ends the file at end (its newline the byte before
+ * end) into hash.  Returns 0, -EBADMSG when the bytes there are not a
+ * whole record, or -errno.
+ */
+static int last_record_hash(int fd, off_t end,
+			    unsigned char hash[AUDIT_HASH_BYTES])
+{
+	AUTO_FREE char *buf = NULL;
+	size_t want = TAIL_READ_MIN;
+
+	for (;;) {
+		size_t n = end < (off_t)want ? (size_t)end : want, got = 0;
+		const char *nl;
+		char *nb = realloc(buf, n);
+
+		if (!nb)
+			return -ENOMEM;
+		buf = nb;
+		while (got < n) {
+			ssize_t r = pread(fd, buf + got, n - got,
+					  end - (off_t)n + (off_t)got);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				return -errno;
+			if (r == 0)
+				return -EIO;	/* the file shrank */
+			got += (size_t)r;
+		}
+		if (buf[n - 1] != '\n')
+			return -EBADMSG;
+		nl = memrchr(buf, '\n', n - 1);
+		if (nl)
+			return audit_line_hash(nl + 1,
+					       (size_t)(buf + n - 1 - nl - 1),
+					       hash);
+		if ((off_t)n == end)	/* the file's only line */
+			return audit_line_hash(buf, n - 1, hash);
+		if (n >= AUDIT_MAX_LINE)
+			return -EBADMSG;
+		want = n * 2 > AUDIT_MAX_LINE ? AUDIT_MAX_LINE : n * 2;
+	}
+}
+
+/*
+ * The next run.start names the record the file ends with at end (the
+ * previous run's last), so that a whole run dropped, added or moved is
+ * seen.  An fd open for writing only is read through a second open of
+ * the same file (/proc/self/fd).  Security: a file that does not end in
+ * a whole record is refused (-EBADMSG): the run could not say what it
+ * follows, and records appended to garbage would not verify.
+ */
+static int chain_to_end(struct audit_writer *w, off_t end)
+{
+	char proc[64];
+	AUTO_CLOSE int rfd = -1;
+	int rc;
+
+	if (end == 0)
+		return 0;
+	rc = last_record_hash(w->fd, end, w->prev_run);
+	if (rc == -EBADF) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->fd);
+		rfd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (rfd < 0)
+			return -errno;
+		rc = last_record_hash(rfd, end, w->prev_run);
+	}
+	if (rc < 0)
+		return rc;
+	w->has_prev_run = true;
+	return 0;
+}
+
+/* Where records of the write(2) sink go in a regular file: its end with
+ * O_APPEND, else the fd's offset. */
+static int write_pos(struct audit_writer *w, const struct stat *st,
+		     off_t *pos)
+{
+	int fl = fcntl(w->fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	*pos = (fl & O_APPEND) ? st->st_size : lseek(w->fd, 0, SEEK_CUR);
+	return *pos < 0 ? -errno : 0;
+}
+
 /* Reserve the file's bytes up to want: a chunk, or just want when a whole
  * chunk cannot be had (a nearly full disk, RLIMIT_FSIZE). */
 static int map_reserve(struct audit_writer *w, off_t want)
@@ -952,12 +1050,18 @@ static int sink_open(struct audit_writer *w)
 	if (TEMP_FAILURE_RETRY_INT(flock(w->fd, LOCK_EX | LOCK_NB)) < 0) {
 		if (errno == EWOULDBLOCK)
 			return -EBUSY;
-		return 0;	/* no locks here (ENOLCK): write(2), unlocked */
+		/* No locks here (ENOLCK): write(2), unlocked. */
+		rc = write_pos(w, &st, &end);
+		return rc < 0 ? rc : chain_to_end(w, end);
 	}
 	fl = fcntl(w->fd, F_GETFL);
-	if (fl < 0 || (fl & O_ACCMODE) != O_RDWR)
-		return 0;
+	if (fl < 0 || (fl & O_ACCMODE) != O_RDWR) {
+		rc = write_pos(w, &st, &end);
+		return rc < 0 ? rc : chain_to_end(w, end);
+	}
 	rc = data_end_of(w->fd, st.st_size, &end);
+	if (rc == 0)
+		rc = chain_to_end(w, end);
 	if (rc < 0)
 		return rc;
 	pthread_once(&sigbus_once, install_sigbus);
@@ -1575,6 +1679,19 @@ static void builder_put(struct audit_rec *r, bool unlock)
 	pthread_spin_unlock(&w->pool_lock);
 }
 
+/* run.start's link to the run before it in the file (audit/FORMAT.txt). */
+static void put_prev_run(struct audit_rec *r)
+{
+	char hex[2 * AUDIT_HASH_BYTES + 1];
+
+	if (!r->w->has_prev_run) {
+		audit_null(r, AUDIT_PREV_RUN_KEY);
+		return;
+	}
+	sodium_bin2hex(hex, sizeof(hex), r->w->prev_run, AUDIT_HASH_BYTES);
+	audit_str(r, AUDIT_PREV_RUN_KEY, hex);
+}
+
 struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
 {
 	struct audit_rec *r;
@@ -1602,6 +1719,8 @@ struct audit_rec *audit_begin(struct audit_writer *w, const char *type)
 		audit_str(r, "type", type);
 	else
 		rec_fail(r, -EINVAL);
+	if (type && strcmp(type, "run.start") == 0)
+		put_prev_run(r);
 	return r;
 }
 

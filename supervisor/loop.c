@@ -29,6 +29,7 @@
 #include <grp.h>
 #include <termios.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
 #include "audit/audit.h"
 #include "audit/syslog.h"
@@ -201,6 +202,162 @@ static void forward_one(struct proc *p, void *arg)
 		kill(p->tgid, f->sig);
 }
 
+/*
+ * Causal order of a task's records.  The kernel reports a new task's first
+ * stop, and even its exit, and its creator's FORK/VFORK/CLONE event in
+ * either order (PLATFORM.md 3(e)).  A task first seen before its creator's
+ * event gets its proc.fork at once, from /proc (early_fork()), so that
+ * nothing of it comes before its fork; a task that ended before anything
+ * of it was seen has its exit kept until its creator's event, which then
+ * records the fork and the exit.  Either way the tid is noted here, and
+ * the creator's event, finding it, records no second proc.fork.
+ *
+ * Owned by the loop's thread (the only one that reaps).  A multiset: a
+ * tid noted twice (reused after an exit) is taken twice.
+ */
+struct early {
+	pid_t tid;
+	int status;	/* its wait status if it ended unseen, else -1 */
+};
+static struct early *early;
+static size_t n_early, cap_early;
+
+static int early_note(pid_t tid, int status)
+{
+	if (n_early == cap_early) {
+		size_t cap = cap_early ? 2 * cap_early : 16;
+		struct early *e = reallocarray(early, cap, sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		early = e;
+		cap_early = cap;
+	}
+	early[n_early++] = (struct early){ .tid = tid, .status = status };
+	return 0;
+}
+
+/* Was tid noted?  Then forget it, and *status gets its note. */
+static bool early_take(pid_t tid, int *status)
+{
+	for (size_t i = 0; i < n_early; i++) {
+		if (early[i].tid != tid)
+			continue;
+		*status = early[i].status;
+		early[i] = early[--n_early];
+		return true;
+	}
+	return false;
+}
+
+/* The state, parent (real_parent's tgid) and exit signal of tid, from
+ * /proc/TID/stat (fields 3, 4 and 38).  Returns 0 or -errno. */
+static int stat_parent(pid_t tid, char *state, pid_t *ppid, int *exit_signal)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd, field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
+	/* The name (field 2) may hold anything but ends at the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	while (*p && field < 38) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EIO;
+		if (++field == 3)
+			*state = p[1];
+		else if (field == 4)
+			*ppid = (pid_t)strtol(p + 1, NULL, 10);
+	}
+	*exit_signal = (int)strtol(p + 1, NULL, 10);
+	return 0;
+}
+
+/* Is tid a task that has not ended (not a zombie)?  An exit noted for a
+ * tid now alive was another task's: the tid was reused. */
+static bool task_lives(pid_t tid)
+{
+	char state = 'X';
+	pid_t ppid = 0;
+	int xsig = 0;
+
+	return stat_parent(tid, &state, &ppid, &xsig) == 0 && state != 'Z' &&
+	       state != 'X';
+}
+
+/*
+ * The first stop of a task whose creator's event has not been seen: its
+ * proc.fork now, from what /proc says (the parent: the thread group, or
+ * the real parent; the kind: thread, clone for an exit signal other than
+ * SIGCHLD, vfork for a child sharing its parent's memory, else fork).
+ */
+static void early_fork(struct sup *s, struct proc *p)
+{
+	const char *kind = "thread";
+	pid_t ppid = p->tgid;
+	int xsig = SIGCHLD;
+	char state;
+
+	if (p->tgid == p->tid) {
+		ppid = 0;
+		stat_parent(p->tid, &state, &ppid, &xsig);
+		kind = xsig != SIGCHLD ? "clone" :
+		       ppid > 0 && syscall(SYS_kcmp, ppid, p->tid, KCMP_VM,
+					   0, 0) == 0 ? "vfork" : "fork";
+	}
+	p->ppid = ppid;
+	if (early_note(p->tid, -1) < 0) {
+		sup_fail(s, "out of memory for the process table");
+		return;
+	}
+	if (record_fork(s, p->tid, ppid, p->tgid, kind) < 0)
+		sup_fail(s, "cannot write the audit trail");
+}
+
+/*
+ * The creator's event of a task noted early: no second proc.fork.  A task
+ * still here inherits what on_new_task() would give it; one that ended
+ * unseen (status >= 0) gets its fork and its exit now, in that order.
+ */
+static void late_fork(struct sup *s, struct proc *parent, pid_t ntid,
+		      pid_t ntgid, const char *kind, bool same_root, int status)
+{
+	struct proc *np = procs_find(ntid);
+
+	if (status < 0) {
+		if (!np)
+			return;	/* it has come and gone: all recorded */
+		cpubind_new_task(parent->tid, ntid, np->attached);
+		np->ppid = parent->tgid;
+		if (same_root)
+			resolve_inherit_root(np, parent);
+		if (!np->exe && parent->exe)
+			procs_set_exe(np, parent->exe);
+		return;
+	}
+	np = procs_add(ntid, ntgid, parent->tgid);
+	if (!np) {
+		sup_fail(s, "out of memory for the process table");
+		return;
+	}
+	if (record_fork(s, ntid, parent->tgid, ntgid, kind) < 0 ||
+	    record_exit(s, np, status) < 0)
+		sup_fail(s, "cannot write the audit trail");
+	procs_del(ntid);
+}
+
 static void on_new_task(struct sup *s, struct proc *parent, int event)
 {
 	unsigned long msg = 0;
@@ -210,6 +367,7 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 	struct proc *np;
 	struct user_regs_struct regs;
 	bool got, same_root;
+	int ended;
 
 	if (parent->fork_inflight) {
 		parent->fork_inflight = false;
@@ -239,6 +397,11 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 	} else {
 		ntgid = ntid;
 		kind = event == PTRACE_EVENT_VFORK ? "vfork" : "fork";
+	}
+	if (early_take(ntid, &ended) &&
+	    (ended < 0 || !task_lives(ntid))) {
+		late_fork(s, parent, ntid, ntgid, kind, same_root, ended);
+		return;
 	}
 	np = procs_add(ntid, ntgid, parent->tgid);
 	if (!np) {
@@ -308,6 +471,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 			if (leader && leader->exe)
 				procs_set_exe(p, leader->exe);
 		}
+		early_fork(s, p);
 	} else {
 		tracee_seen(p);	/* any call it was in is over */
 	}
@@ -409,8 +573,13 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 		s->child_status = st;
 		seal(s);	/* it never exec'd */
 	}
-	if (!p)
+	if (!p) {
+		/* Ended before its first stop and its creator's event were
+		 * seen: recorded with its fork, at that event (early). */
+		if (early_note(pid, st) < 0)
+			sup_fail(s, "out of memory for the process table");
 		return;
+	}
 	if (p->fork_inflight) {
 		p->fork_inflight = false;
 		s->forks_inflight--;

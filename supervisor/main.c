@@ -556,7 +556,10 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	if (r < 0) {
 		fprintf(stderr, "sysgate: cannot open the audit trail %s: %s%s\n",
 			audit_fd >= 0 ? "fd" : audit_path, strerror(-r),
-			r == -EBUSY ? " (another sysgate is writing it)" : "");
+			r == -EBUSY ? " (another sysgate is writing it)" :
+			r == -EBADMSG ? " (it does not end with a whole audit "
+			"record, so a run cannot be chained to it: not a "
+			"trail, or damaged; give another file)" : "");
 		goto fail_early;
 	}
 	if (want_ocsf && !(ocsf = export_live_new())) {

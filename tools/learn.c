@@ -19,6 +19,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "common/util.h"
 #include "rules/rules.h"
 #include "tools/tools.h"
 
@@ -561,13 +563,55 @@ static void start_run(struct learn *L, const json_t *rec)
 	L->run_tmpdir[L->runs - 1] = L->tmpdir ? xstrdup(L->tmpdir) : NULL;
 }
 
-static int read_trail(struct learn *L, const char *path)
+/*
+ * Security: a policy learned from a trail allows what the trail says was
+ * done; a trail someone edited (a forged read of ~/.ssh, a run taken from
+ * another file) would widen it unseen.  So the trail must verify first,
+ * on the fd it is then read from: refused (-EBADMSG) unless --unverified,
+ * which warns.
+ */
+static int verify_trail(bool unverified, const char *path, int fd)
 {
+	char why[512] = "";
+	int r = audit_verify_fd(fd, NULL, why, sizeof(why));
+
+	if (r == 0) {
+		if (why[0])
+			fprintf(stderr, "sysgate learn: %s: %s\n", path, why);
+		return 0;
+	}
+	if (r != -EBADMSG) {
+		fprintf(stderr, "sysgate learn: %s: %s\n", path,
+			why[0] ? why : strerror(-r));
+		return r;
+	}
+	if (!unverified) {
+		fprintf(stderr, "sysgate learn: %s does not verify: %s "
+			"(--unverified learns from it anyway)\n", path, why);
+		return r;
+	}
+	fprintf(stderr, "sysgate learn: WARNING: %s does not verify: %s; "
+		"learning from it anyway (--unverified)\n", path, why);
+	return 0;
+}
+
+static int read_trail(struct learn *L, bool unverified, const char *path)
+{
+	AUTO_CLOSE int fd = -1;
 	struct audit_reader *rd = NULL;
 	json_t *rec;
 	int r;
 
-	r = audit_reader_open_path(path, &rd);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		fprintf(stderr, "sysgate learn: %s: %s\n", path, strerror(-r));
+		return r;
+	}
+	r = verify_trail(unverified, path, fd);
+	if (r < 0)
+		return r;
+	r = audit_reader_open_fd(fd, &rd);	/* fd borrowed, at offset 0 */
 	if (r < 0) {
 		fprintf(stderr, "sysgate learn: %s: %s\n", path, strerror(-r));
 		return r;
@@ -758,6 +802,7 @@ struct opts {
 	const char *out;
 	const char *base;
 	const char *diff;
+	bool unverified;	/* --unverified: warn instead of refusing */
 	char **trails;
 	int n_trails;
 };
@@ -1000,6 +1045,8 @@ static void usage(FILE *f)
 		"  -o, --output POLICY  write it to the file POLICY\n"
 		"  --base POLICY        start from POLICY: its denials stay\n"
 		"  --diff POLICY        say what the learned policy allows that POLICY does not\n"
+		"  --unverified         learn from a trail that does not verify (warns);\n"
+		"                       without it such a trail is refused (exit 125)\n"
 		"  -h, --help           this text\n");
 }
 
@@ -1010,6 +1057,7 @@ static int learn_args(int argc, char **argv, struct opts *op)
 		{ "output", required_argument, NULL, 'o' },
 		{ "base", required_argument, NULL, 'b' },
 		{ "diff", required_argument, NULL, 'd' },
+		{ "unverified", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1023,6 +1071,10 @@ static int learn_args(int argc, char **argv, struct opts *op)
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
+		}
+		if (c == 'U') {
+			op->unverified = true;
+			continue;
 		}
 		if (!slot)
 			return tools_usage_error("learn");
@@ -1064,7 +1116,7 @@ int tool_learn(int argc, char **argv)
 	tools_vars(&v, cwd, sizeof(cwd), "/tmp", "RUN");
 	L.home = v.home ? xstrdup(v.home) : NULL;
 	for (int t = 0; t < op.n_trails; t++)
-		if (read_trail(&L, op.trails[t]) < 0)
+		if (read_trail(&L, op.unverified, op.trails[t]) < 0)
 			return EXIT_TOOL_FAILURE;
 	if (L.runs == 0) {
 		fprintf(stderr, "sysgate learn: no run in the trails\n");

@@ -19,8 +19,9 @@ static void verify_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sysgate verify [--key PUBLIC] [--hash HASH] [--] AUDIT\n"
-		"Check the hash chain of the trail AUDIT and, with --key, the signature of\n"
-		"each run's end; name the first bad record.  Exit 0 when it verifies, 1 when\n"
+		"Check the hash chain of the trail AUDIT, the chain of its runs (each\n"
+		"run.start names the run before it) and, with --key, the signature of each\n"
+		"run's end; name the first bad record.  Exit 0 when it verifies, 1 when\n"
 		"it does not, 125 when it cannot be read.\n"
 		"  --key PUBLIC  the public key (sysgate keygen) the runs were signed with\n"
 		"  --hash HASH   the trail must end with this record hash (the one\n"
@@ -91,6 +92,9 @@ int tool_verify(int argc, char **argv)
 		printf("%s: OK: the hash chain is whole%s%s\n", path,
 		       key ? " and the signature verifies" : "",
 		       want ? " and ends with the given hash" : "");
+		/* Runs from before runs were chained: said, not hidden. */
+		if (why[0])
+			printf("%s: %s\n", path, why);
 		return 0;
 	}
 	if (r == -EBADMSG) {

@@ -5,7 +5,12 @@
 # append) `sysgate verify` exits 1 and names the right record; the
 # untouched trail verifies (exit 0); a signed trail verifies with its key
 # (`sysgate keygen`, `run --sign-key`) and fails with another key, and a
-# trail rewritten with a recomputed chain fails against the key.
+# trail rewritten with a recomputed chain fails against the key.  In a file
+# of several runs (each appended by sysgate run -a), a whole run dropped,
+# two runs swapped or a run of another file inserted fails, with and
+# without the key, naming the run; the untouched file verifies; relinking
+# the runs fails against the key; a file that does not end with a whole
+# record is not appended to.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -60,6 +65,41 @@ elif kind == "cut":           # the file ends in the middle of line 8
     open(dst, "wb").write(b"\n".join(L[:7]) + b"\n" + L[7][:len(L[7]) // 2])
 elif kind == "append":        # a copy of record 4 after run.end
     put(L + [L[3]])
+elif kind.startswith("runs:"):  # whole runs in the order given; xN: run N of arg
+    def split(lines):
+        runs = []
+        for line in lines:
+            if json.loads(line)["seq"] == 1:
+                runs.append([])
+            runs[-1].append(line)
+        return runs
+    runs = split(L)
+    others = split(open(arg, "rb").read().split(b"\n")[:-1]) if arg else []
+    out = []
+    for r in kind[5:].split(","):
+        out += others[int(r[1:]) - 1] if r.startswith("x") else runs[int(r) - 1]
+    put(out)
+elif kind == "relink":        # drop run 2, make run 3 name run 1, rehash all
+    runs, keep = [], []
+    for line in L:
+        if json.loads(line)["seq"] == 1:
+            runs.append([])
+        runs[-1].append(line)
+    prev, end, out = bytes(32), None, []
+    for line in runs[0] + runs[2]:
+        o = json.loads(line)
+        body = line[:line.rindex(b',"hash":"')]
+        if o["seq"] == 1:
+            if end is not None:
+                body = body.replace(o["prev_run_hash"].encode(), end.hex().encode())
+            prev = bytes(32)
+        if o["type"] == "run.end":
+            body = body.replace(o["final_hash"].encode(), prev.hex().encode())
+        prev = hashlib.blake2b(prev + body, digest_size=32).digest()
+        out.append(body + b',"hash":"' + prev.hex().encode() + b'"}')
+        if o["type"] == "run.end":
+            end = prev
+    put(out)
 elif kind == "rechain":       # edit record 5 and recompute every hash
     prev = bytes(32)
     out = []
@@ -147,6 +187,71 @@ EOF
 	verify rechain-with-key 1 "signature does not verify with the given key" "$R/rechain.jsonl" --key "$k/run.pub"
 	echo "not a key" >"$k/bad.pub"
 	verify bad-key-file 125 "cannot read the public key" "$s" --key "$k/bad.pub"
+
+	runs_cases "$k"
+}
+
+# Several runs in one file, each appended by sysgate run -a (the last -a
+# given wins over sg_run's own).
+runs_cases() {
+	local k=$1 m=$R/multi.jsonl ms=$R/multi-signed.jsonl mo=$R/multi-other.jsonl
+	local cmd=(sh -c "cat readme.txt >/dev/null; exit 0") i
+	rm -f "$m" "$ms" "$mo"
+	for i in 1 2 3; do
+		sg_run -r "$P/tamper.ini" -a "$m" -- "${cmd[@]}"
+		[ "$SG_RC" = 0 ] || sg_harness_error "run $i into $m: $(cat "$SG_ERR")"
+		sg_run -r "$P/tamper.ini" -a "$ms" --sign-key "$k/run.sec" -- "${cmd[@]}"
+		[ "$SG_RC" = 0 ] || sg_harness_error "signed run $i into $ms: $(cat "$SG_ERR")"
+	done
+	for i in 1 2; do
+		sg_run -r "$P/tamper.ini" -a "$mo" --sign-key "$k/run.sec" -- "${cmd[@]}"
+		[ "$SG_RC" = 0 ] || sg_harness_error "run $i into $mo: $(cat "$SG_ERR")"
+	done
+	check runs-first-null grep -q '^{"seq":1,[^}]*"type":"run.start","prev_run_hash":null,' "$m"
+	check runs-later-chained test "$(grep -c '"type":"run.start","prev_run_hash":"[0-9a-f]\{64\}"' "$m")" = 2
+	verify runs-untouched 0 "OK: the hash chain is whole$" "$m"
+	verify runs-untouched-signed 0 "OK: the hash chain is whole and the signature verifies$" "$ms" --key "$k/run.pub"
+
+	local f tag e1 e2 e3 key
+	for f in "$m" "$ms"; do
+		# The line of each run's run.end, in this file.
+		read -r e1 e2 e3 < <(grep -n '"type":"run.end"' "$f" | cut -d: -f1 | tr '\n' ' ')
+		[ -n "$e3" ] || sg_harness_error "$f does not hold 3 runs"
+		key=()
+		[ "$f" = "$ms" ] && key=(--key "$k/run.pub")
+		tag=${f##*/}
+		tag=${tag%.jsonl}
+		tamper runs:1,3 "$f" "$R/$tag-drop2.jsonl"
+		verify "$tag-drop-run-2" 1 "BAD: run 2 \(id [^,]+, line $((e1 + 1))\): run.start follows a record that is not in the file, but the run before it ends at line $e1: .*: removed$" "$R/$tag-drop2.jsonl" "${key[@]}"
+		tamper runs:2,3 "$f" "$R/$tag-drop1.jsonl"
+		verify "$tag-drop-run-1" 1 "BAD: run 1 \(id [^,]+, line 1\): run.start follows a record that is not in the file, but it is the first run of the file: .*: removed$" "$R/$tag-drop1.jsonl" "${key[@]}"
+		tamper runs:1,3,2 "$f" "$R/$tag-swap23.jsonl"
+		verify "$tag-swap-runs-2-3" 1 "BAD: run 2 \(id [^,]+, line $((e1 + 1))\): run.start follows the record at line $e3, further down, but the run before it ends at line $e1: reordered$" "$R/$tag-swap23.jsonl" "${key[@]}"
+		tamper runs:2,1,3 "$f" "$R/$tag-swap12.jsonl"
+		verify "$tag-swap-runs-1-2" 1 "BAD: run 1 \(id [^,]+, line 1\): run.start follows the record at line [0-9]+, further down, but it is the first run of the file: reordered$" "$R/$tag-swap12.jsonl" "${key[@]}"
+		tamper runs:1,x2,2,3 "$f" "$R/$tag-foreign2.jsonl" "$mo"
+		verify "$tag-insert-foreign-run" 1 "BAD: run 2 \(id [^,]+, line $((e1 + 1))\): run.start follows a record that is not in the file, but the run before it ends at line $e1: .*: removed$" "$R/$tag-foreign2.jsonl" "${key[@]}"
+		tamper runs:1,x1,2,3 "$f" "$R/$tag-foreign1.jsonl" "$mo"
+		verify "$tag-insert-foreign-first-run" 1 "BAD: run 2 \(id [^,]+, line $((e1 + 1))\): run.start says it is the first run of its file, but the run before it ends at line $e1: inserted$" "$R/$tag-foreign1.jsonl" "${key[@]}"
+	done
+
+	# Hiding a dropped run by rewriting prev_run_hash and every hash
+	# fools the chain (as any rewrite of the whole file does), not the
+	# signature.
+	tamper relink "$m" "$R/relink-unsigned.jsonl"
+	verify runs-relinked-unsigned 0 "OK" "$R/relink-unsigned.jsonl"
+	tamper relink "$ms" "$R/relink.jsonl"
+	verify runs-relinked-with-key 1 "BAD: run.end \(record [0-9]+, line [0-9]+\): signature does not verify with the given key$" "$R/relink.jsonl" --key "$k/run.pub"
+
+	# A file that does not end with a whole record is not appended to.
+	cp "$m" "$R/junk.jsonl"
+	echo "junk" >>"$R/junk.jsonl"
+	cp "$R/junk.jsonl" "$R/junk.before"
+	[ "$U" = root ] || chown "$U" "$R/junk.jsonl"
+	sg_run -r "$P/tamper.ini" -a "$R/junk.jsonl" -- "${cmd[@]}"
+	check runs-junk-refused test "$SG_RC" = 125
+	check runs-junk-says-why grep -q "does not end with a whole audit record" "$SG_ERR"
+	check runs-junk-untouched cmp -s "$R/junk.jsonl" "$R/junk.before"
 }
 
 sg_main cases

@@ -190,6 +190,7 @@ completion_cases() {
 	comp report-pid "sysgate report --pid " =
 	comp verify-options "sysgate verify --k" =--key
 	comp learn-options "sysgate learn --b" =--base
+	comp learn-unverified "sysgate learn --u" =--unverified
 	comp learn-base "sysgate learn t1.jsonl --base py" =python
 	comp keygen-options "sysgate keygen --h" =--help
 	comp export-options "sysgate export --f" =--format

@@ -5,7 +5,9 @@
 # a two-file C program): observe under a policy that records everything,
 # learn, run again under the learned policy: no denial; then a variant
 # that reads a secret or writes outside the tree: denied.  Also --diff and
-# --base.
+# --base.  A trail that does not verify is refused (exit 125, the reason
+# said, no policy written) unless --unverified, which warns: what a forged
+# record claims would otherwise be allowed.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -63,6 +65,24 @@ EOF
 		sh -c "cat '$S'"
 	c sh-outside sh 2 "--path $O/x --action deny" sh -c "echo x > '$O/x'"
 	c sh-other-exec sh 126 "--type syscall --action deny" /usr/bin/id
+
+	# --- a trail that does not verify: a path edited in its records.
+	sg_raw learn "$T1" -o "$P/clean.ini"
+	check verified-no-warning bash -c "! grep -q 'verify' '$SG_ERR'"
+	local F=$R/forged.jsonl
+	sed 's|out/all.txt|out/forged.txt|g' "$T1" >"$F"
+	check forged-differs sh -c "! cmp -s '$T1' '$F'"
+	rm -f "$P/forged.ini"
+	sg_raw learn "$F" -o "$P/forged.ini"
+	check forged-refused test "$SG_RC" = 125
+	check forged-says-why grep -Eq "$F does not verify: record [0-9]+ \(line [0-9]+\): hash does not match its content: edited \(--unverified" "$SG_ERR"
+	check forged-no-policy test ! -e "$P/forged.ini"
+	sg_raw learn --unverified "$F" -o "$P/forged.ini"
+	check forged-unverified-status test "$SG_RC" = 0
+	check forged-unverified-warns grep -q "WARNING: $F does not verify: .*learning from it anyway" "$SG_ERR"
+	check forged-unverified-learned grep -q 'path = ${CWD}/out/forged.txt' "$P/forged.ini"
+	sg_raw learn "$T1" "$F" -o "$P/forged.ini"
+	check forged-among-good-refused test "$SG_RC" = 125
 
 	# --- 2. python3: json, pathlib, tempfile.
 	cat >"$W/work.py" <<'EOF'

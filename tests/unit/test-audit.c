@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/chain.h"
 #include "audit/escape.h"
 #include "audit/syslog.h"
 #include "common/util.h"
@@ -283,7 +284,8 @@ static void test_prefix_and_seq(void)
 	CU_ASSERT_FATAL(regcomp(&re,
 		"^\\{\"seq\":1,\"ts\":\"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:"
 		"[0-9]{2}:[0-9]{2})\\.[0-9]{6}Z\",\"run\":\"r\\\\\"1\","
-		"\"type\":\"run.start\",\"hash\":\"[0-9a-f]{64}\"\\}\n"
+		"\"type\":\"run.start\",\"prev_run_hash\":null,"
+		"\"hash\":\"[0-9a-f]{64}\"\\}\n"
 		"\\{\"seq\":2,\"ts\":\"[^\"]{27}\",\"run\":\"r\\\\\"1\","
 		"\"type\":\"syscall\",\"hash\":\"[0-9a-f]{64}\"\\}\n$",
 		REG_EXTENDED) == 0);
@@ -1049,6 +1051,13 @@ static void test_no_alloc_when_warm(void)
 
 /* ---- threads --------------------------------------------------------- */
 
+/* What the verifier says of a good trail whose one run does not begin with
+ * run.start (so names no run before it), as these tests write them. */
+#define NOTE_NO_RUN_START \
+	"note: 1 of 1 runs written before runs were chained (no " \
+	"prev_run_hash), each verified on its own: a whole run of these " \
+	"dropped or reordered would not be seen"
+
 /* End the run (run.end), close the writer: the trail at path verifies,
  * and ends with the writer's last hash (what sysgate run prints). */
 static void end_close_verify(struct audit_writer *w, const char *path)
@@ -1062,7 +1071,7 @@ static void end_close_verify(struct audit_writer *w, const char *path)
 	audit_last_hash(w, want);
 	CU_ASSERT_EQUAL(audit_close(w), 0);
 	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
-	CU_ASSERT_STRING_EQUAL(why, "");
+	CU_ASSERT_STRING_EQUAL(why, NOTE_NO_RUN_START);
 	memset(got, 0, sizeof(got));
 	CU_ASSERT_EQUAL(audit_verify_path_last(path, NULL, got, why,
 					       sizeof(why)), 0);
@@ -1117,7 +1126,7 @@ static void test_threads(void)
 	CU_ASSERT_EQUAL(audit_last_seq(w), THREADS * RECORDS_PER_THREAD + 1);
 	CU_ASSERT_EQUAL(audit_close(w), 0);
 	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
-	CU_ASSERT_STRING_EQUAL(why, "");
+	CU_ASSERT_STRING_EQUAL(why, NOTE_NO_RUN_START);
 	unlink(path);
 }
 
@@ -1668,9 +1677,11 @@ static void test_map_one_writer(void)
 	CU_ASSERT_EQUAL(audit_close(w), 0);
 	CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), -EBADMSG);
 	CU_ASSERT(strstr(why, "line 7") != NULL);
-	/* Closed: the file is free for the next writer. */
-	CU_ASSERT_EQUAL(audit_open_path(path, AUDIT_SYNC_NONE, "d", &w2), 0);
-	CU_ASSERT_EQUAL(audit_close(w2), 0);
+	/* Closed: the lock is free for the next writer, but the file no
+	 * longer ends with a record, so a run appended to it could not name
+	 * the run before it: refused. */
+	CU_ASSERT_EQUAL(audit_open_path(path, AUDIT_SYNC_NONE, "d", &w2),
+			-EBADMSG);
 	unlink(path);
 }
 
@@ -1963,7 +1974,7 @@ static void test_group_commit(void)
 		CU_ASSERT_EQUAL(audit_close(w), 0);
 		CU_ASSERT_EQUAL(file_lines(path), want + 1);
 		CU_ASSERT_EQUAL(audit_verify_path(path, NULL, why, sizeof(why)), 0);
-		CU_ASSERT_STRING_EQUAL(why, "");
+		CU_ASSERT_STRING_EQUAL(why, NOTE_NO_RUN_START);
 		close(fd);
 		unlink(path);
 	}
@@ -2339,6 +2350,119 @@ static void test_tamper(void)
 	unlink(stranger_path);
 }
 
+/* A trail of n runs (TRAIL_RECORDS + 1 lines each), each appended by a
+ * new writer, ids "run-1".. (prefix id), signed with sk when given. */
+static int make_runs(const char *path, const char *id, int n,
+		     const unsigned char *sk)
+{
+	char run[64];
+
+	unlink(path);
+	for (int i = 1; i <= n; i++) {
+		snprintf(run, sizeof(run), "%s-%d", id, i);
+		if (make_trail(path, run, sk, true) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Write the runs of src (TRAIL_RECORDS + 1 lines each), numbered from 1,
+ * in the order of the list (0 ends it) to dst. */
+static int pick_runs(const char *src, const char *dst, const int *order)
+{
+	AUTO_FREE char *t = NULL;
+	size_t off[8] = { 0 }, len = 0;
+	int runs = 0;
+	FILE *f;
+
+	t = slurp(src, &len);
+	if (!t)
+		return -1;
+	for (size_t p = 0; p < len && runs < 7; runs++) {
+		for (int i = 0; i < TRAIL_RECORDS + 1; i++)
+			p = (size_t)(strchr(t + p, '\n') - t) + 1;
+		off[runs + 1] = p;
+	}
+	f = fopen(dst, "wb");
+	if (!f)
+		return -1;
+	for (; *order; order++)
+		if (*order <= runs)
+			fwrite(t + off[*order - 1], 1,
+			       off[*order] - off[*order - 1], f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/*
+ * Strip prev_run_hash from every run.start of src and recompute every
+ * hash (and run.end's final_hash): the trail as writers from before runs
+ * were chained wrote it (unsigned).
+ */
+static int unchain(const char *src, const char *dst)
+{
+	AUTO_FREE char *t = slurp(src, NULL);
+	unsigned char prev[AUDIT_HASH_BYTES] = { 0 };
+	FILE *f;
+
+	if (!t)
+		return -1;
+	f = fopen(dst, "wb");
+	if (!f)
+		return -1;
+	for (char *line = t, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+		char body[4096], hex[2 * AUDIT_HASH_BYTES + 1], *p;
+		size_t n = (size_t)(strstr(line, ",\"hash\":\"") - line);
+		crypto_generichash_state st;
+
+		if (n >= sizeof(body)) {
+			fclose(f);
+			return -1;
+		}
+		memcpy(body, line, n);
+		body[n] = '\0';
+		if (strncmp(body, "{\"seq\":1,", 9) == 0)
+			memset(prev, 0, sizeof(prev));
+		p = strstr(body, ",\"prev_run_hash\":");
+		if (p) {
+			char *q = strchr(p + 1, ',');
+
+			if (q)
+				memmove(p, q, strlen(q) + 1);
+			else
+				*p = '\0';
+		}
+		p = strstr(body, "\"final_hash\":\"");
+		if (p) {
+			sodium_bin2hex(hex, sizeof(hex), prev, sizeof(prev));
+			memcpy(p + 14, hex, 2 * AUDIT_HASH_BYTES);
+		}
+		crypto_generichash_init(&st, NULL, 0, AUDIT_HASH_BYTES);
+		crypto_generichash_update(&st, prev, sizeof(prev));
+		crypto_generichash_update(&st, (unsigned char *)body,
+					  strlen(body));
+		crypto_generichash_final(&st, prev, sizeof(prev));
+		sodium_bin2hex(hex, sizeof(hex), prev, sizeof(prev));
+		fprintf(f, "%s,\"hash\":\"%s\"}\n", body, hex);
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* The verdict on path with key pk (may be NULL) is rc and why. */
+#define VERDICT(path, pk, rc, text)                                        \
+	do {                                                               \
+		char why_[WHY_LEN] = "unset";                              \
+		int rc_ = audit_verify_path((path), (pk), why_,            \
+					    sizeof(why_));                 \
+		CU_ASSERT_EQUAL(rc_, (rc));                                \
+		CU_ASSERT_STRING_EQUAL(why_, (text));                      \
+		if (rc_ != (rc) || strcmp(why_, (text)) != 0)              \
+			fprintf(stderr, "\n%s:%d: rc %d, why '%s'\n",      \
+				__FILE__, __LINE__, rc_, why_);            \
+	} while (0)
+
+/* Lines per run of make_trail(). */
+#define RL (TRAIL_RECORDS + 1)
+
 static void test_verify_runs(void)
 {
 	char a[128], b[128], both[128], why[WHY_LEN];
@@ -2358,13 +2482,21 @@ static void test_verify_runs(void)
 	joined = malloc(la + lb + la + 1);
 	CU_ASSERT_FATAL(joined != NULL);
 
-	/* Two whole runs, one after the other, verify. */
-	memcpy(joined, ta, la);
-	memcpy(joined + la, ta, la);
-	CU_ASSERT_FATAL(spit(both, joined, 2 * la) == 0);
+	/* Two whole runs appended by two writers verify. */
+	CU_ASSERT_FATAL(make_runs(both, "run", 2, NULL) == 0);
 	CU_ASSERT_EQUAL(audit_verify_path(both, NULL, why, sizeof(why)), 0);
+	CU_ASSERT_STRING_EQUAL(why, "");
 
 	/* A run cut short (crash), then a new run in the same file. */
+	unlink(both);
+	CU_ASSERT_FATAL(make_trail(both, "run-B", NULL, false) == 0);
+	CU_ASSERT_FATAL(make_trail(both, "run-A", NULL, true) == 0);
+	CU_ASSERT_EQUAL(audit_verify_path(both, NULL, why, sizeof(why)),
+			-EBADMSG);
+	CU_ASSERT_STRING_EQUAL(why, "truncated after record 20 (no run.end): "
+			       "line 21 starts another run");
+
+	/* The same pasted together: the chain is not what tells. */
 	memcpy(joined, tb, lb);
 	memcpy(joined + lb, ta, la);
 	CU_ASSERT_FATAL(spit(both, joined, lb + la) == 0);
@@ -2374,9 +2506,9 @@ static void test_verify_runs(void)
 			       "line 21 starts another run");
 
 	/* A complete run followed by a truncated one. */
-	memcpy(joined, ta, la);
-	memcpy(joined + la, tb, lb);
-	CU_ASSERT_FATAL(spit(both, joined, la + lb) == 0);
+	unlink(both);
+	CU_ASSERT_FATAL(make_trail(both, "run-A", NULL, true) == 0);
+	CU_ASSERT_FATAL(make_trail(both, "run-B", NULL, false) == 0);
 	CU_ASSERT_EQUAL(audit_verify_path(both, NULL, why, sizeof(why)),
 			-EBADMSG);
 	CU_ASSERT_STRING_EQUAL(why, "truncated after record 20 (no run.end)");
@@ -2384,6 +2516,243 @@ static void test_verify_runs(void)
 	unlink(a);
 	unlink(b);
 	unlink(both);
+}
+
+/*
+ * Whole runs dropped, swapped or brought in from another file are found,
+ * with and without a key: each run.start names the last record of the run
+ * before it (prev_run_hash), and the signature covers that through the
+ * chain.
+ */
+static void test_run_chain(void)
+{
+	char three[128], other[128], bad[128], skp[128], pkp[128];
+	unsigned char sk[AUDIT_SECKEY_BYTES], pk[AUDIT_PUBKEY_BYTES];
+	AUTO_FREE char *t = NULL;
+	unsigned char h[AUDIT_HASH_BYTES];
+	char hex[2 * AUDIT_HASH_BYTES + 1], want[128];
+
+	tmp_path(three, sizeof(three), "three");
+	tmp_path(other, sizeof(other), "other");
+	tmp_path(bad, sizeof(bad), "runs-bad");
+	tmp_path(skp, sizeof(skp), "sk");
+	tmp_path(pkp, sizeof(pkp), "pk");
+	CU_ASSERT_FATAL(audit_keygen(skp, pkp) == 0);
+	CU_ASSERT_FATAL(audit_load_secret_key(skp, sk) == 0);
+	CU_ASSERT_FATAL(audit_load_public_key(pkp, pk) == 0);
+
+	for (int signed_ = 0; signed_ <= 1; signed_++) {
+		const unsigned char *key = signed_ ? pk : NULL;
+
+		CU_ASSERT_FATAL(make_runs(three, "run", 3,
+					  signed_ ? sk : NULL) == 0);
+		CU_ASSERT_FATAL(make_runs(other, "other", 2,
+					  signed_ ? sk : NULL) == 0);
+		VERDICT(three, key, 0, "");
+
+		/* Run 2's run.start names run 1's last record. */
+		t = slurp(three, NULL);
+		CU_ASSERT_FATAL(t != NULL);
+		{
+			char *l21 = t, *l22;
+
+			for (int i = 1; i < RL; i++)
+				l21 = strchr(l21, '\n') + 1;
+			l22 = strchr(l21, '\n') + 1;
+			CU_ASSERT_FATAL(audit_line_hash(l21, (size_t)(l22 - 1 - l21),
+							h) == 0);
+			sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+			snprintf(want, sizeof(want), "\"prev_run_hash\":\"%s\"",
+				 hex);
+			CU_ASSERT_PTR_NOT_NULL(strstr(l22, want));
+			CU_ASSERT(strstr(l22, want) < strchr(l22, '\n'));
+		}
+		free(t);
+		t = NULL;
+
+		/* Run 2 dropped. */
+		CU_ASSERT_FATAL(pick_runs(three, bad, (int[]){ 1, 3, 0 }) == 0);
+		VERDICT(bad, key, -EBADMSG,
+			"run 2 (id run-3, line 22): run.start follows a record "
+			"that is not in the file, but the run before it ends at "
+			"line 21: the run before it removed, or this run taken "
+			"from another file: removed");
+		/* Run 1 dropped. */
+		CU_ASSERT_FATAL(pick_runs(three, bad, (int[]){ 2, 3, 0 }) == 0);
+		VERDICT(bad, key, -EBADMSG,
+			"run 1 (id run-2, line 1): run.start follows a record "
+			"that is not in the file, but it is the first run of the "
+			"file: the run before it removed, or this run taken from "
+			"another file: removed");
+		/* Runs 2 and 3 swapped; runs 1 and 2 swapped. */
+		CU_ASSERT_FATAL(pick_runs(three, bad, (int[]){ 1, 3, 2, 0 }) == 0);
+		VERDICT(bad, key, -EBADMSG,
+			"run 2 (id run-3, line 22): run.start follows the record "
+			"at line 63, further down, but the run before it ends at "
+			"line 21: reordered");
+		CU_ASSERT_FATAL(pick_runs(three, bad, (int[]){ 2, 1, 3, 0 }) == 0);
+		VERDICT(bad, key, -EBADMSG,
+			"run 1 (id run-2, line 1): run.start follows the record "
+			"at line 42, further down, but it is the first run of the "
+			"file: reordered");
+		/* Run 1 twice. */
+		CU_ASSERT_FATAL(pick_runs(three, bad, (int[]){ 1, 2, 3, 1, 0 }) == 0);
+		VERDICT(bad, key, -EBADMSG,
+			"run 4 (id run-1, line 64): run.start says it is the "
+			"first run of its file, but the run before it ends at "
+			"line 63: inserted");
+		/* Run 2 again after run 3: it names run 1's end, further up. */
+		CU_ASSERT_FATAL(pick_runs(three, bad, (int[]){ 1, 2, 3, 2, 0 }) == 0);
+		VERDICT(bad, key, -EBADMSG,
+			"run 4 (id run-2, line 64): run.start follows the record "
+			"at line 21, but the run before it ends at line 63: "
+			"inserted");
+		/* A run of another file inserted: its first, then its second. */
+		{
+			AUTO_FREE char *a = slurp(three, NULL);
+			AUTO_FREE char *o = slurp(other, NULL);
+			size_t half = 0, first = 0;
+			FILE *f;
+
+			CU_ASSERT_FATAL(a && o);
+			for (int i = 0; i < RL; i++) {
+				first = (size_t)(strchr(a + first, '\n') - a) + 1;
+				half = (size_t)(strchr(o + half, '\n') - o) + 1;
+			}
+			f = fopen(bad, "wb");
+			fwrite(a, 1, first, f);
+			fwrite(o, 1, half, f);
+			fwrite(a + first, 1, strlen(a) - first, f);
+			fclose(f);
+			VERDICT(bad, key, -EBADMSG,
+				"run 2 (id other-1, line 22): run.start says it "
+				"is the first run of its file, but the run before "
+				"it ends at line 21: inserted");
+			f = fopen(bad, "wb");
+			fwrite(a, 1, first, f);
+			fwrite(o + half, 1, strlen(o) - half, f);
+			fwrite(a + first, 1, strlen(a) - first, f);
+			fclose(f);
+			VERDICT(bad, key, -EBADMSG,
+				"run 2 (id other-2, line 22): run.start follows a "
+				"record that is not in the file, but the run before "
+				"it ends at line 21: the run before it removed, or "
+				"this run taken from another file: removed");
+		}
+	}
+
+	/* The last run dropped is not seen by the chain: what sysgate run
+	 * printed (the last hash, verify --hash) is what tells. */
+	CU_ASSERT_FATAL(pick_runs(three, bad, (int[]){ 1, 2, 0 }) == 0);
+	VERDICT(bad, pk, 0, "");
+
+	unlink(three);
+	unlink(other);
+	unlink(bad);
+	unlink(skp);
+	unlink(pkp);
+}
+
+/*
+ * Trails written before runs were chained (no prev_run_hash) still
+ * verify, each run on its own, with a note; a writer appending to one
+ * chains its run to it; an unchained run after a chained one is refused.
+ */
+static void test_run_chain_old(void)
+{
+	char three[128], old[128], bad[128];
+	static const char note2[] =
+		"note: 2 of 2 runs written before runs were chained (no "
+		"prev_run_hash), each verified on its own: a whole run of "
+		"these dropped or reordered would not be seen";
+
+	tmp_path(three, sizeof(three), "three");
+	tmp_path(old, sizeof(old), "old");
+	tmp_path(bad, sizeof(bad), "old-bad");
+	CU_ASSERT_FATAL(make_runs(three, "run", 3, NULL) == 0);
+	CU_ASSERT_FATAL(pick_runs(three, bad, (int[]){ 1, 2, 0 }) == 0);
+	CU_ASSERT_FATAL(unchain(bad, old) == 0);
+	VERDICT(old, NULL, 0, note2);
+	/* Among old runs, a swap is not seen: that is what the note says. */
+	CU_ASSERT_FATAL(pick_runs(old, bad, (int[]){ 2, 1, 0 }) == 0);
+	VERDICT(bad, NULL, 0, note2);
+
+	/* A new run appended to the old trail names its last record. */
+	CU_ASSERT_EQUAL(make_trail(old, "new", NULL, true), 0);
+	VERDICT(old, NULL, 0,
+		"note: 2 of 3 runs written before runs were chained (no "
+		"prev_run_hash), each verified on its own: a whole run of "
+		"these dropped or reordered would not be seen");
+	/* Moving an old run after it is seen. */
+	CU_ASSERT_FATAL(pick_runs(old, bad, (int[]){ 1, 3, 2, 0 }) == 0);
+	VERDICT(bad, NULL, -EBADMSG,
+		"run 2 (id new, line 22): run.start follows the record at "
+		"line 63, further down, but the run before it ends at line 21: "
+		"reordered");
+	/* An old run after a new trail's run. */
+	unlink(three);
+	CU_ASSERT_FATAL(make_trail(three, "new", NULL, true) == 0);
+	CU_ASSERT_FATAL(pick_runs(old, bad, (int[]){ 1, 0 }) == 0);
+	{
+		AUTO_FREE char *n = slurp(three, NULL);
+		AUTO_FREE char *o = slurp(bad, NULL);
+		FILE *f = fopen(bad, "wb");
+
+		CU_ASSERT_FATAL(n && o && f);
+		fputs(n, f);
+		fputs(o, f);
+		fclose(f);
+	}
+	VERDICT(bad, NULL, -EBADMSG,
+		"run 2 (id run-1, line 22): run.start does not name the run "
+		"before it (no prev_run_hash) but an earlier run does: a run "
+		"of an older trail inserted");
+
+	unlink(three);
+	unlink(old);
+	unlink(bad);
+}
+
+/*
+ * A writer appends only to a file that ends with a whole record: after
+ * junk, a cut line or a record without its hash it refuses (-EBADMSG),
+ * and the file is left as it was.
+ */
+static void test_append_needs_record(void)
+{
+	static const char *const tails[] = {
+		"junk\n", "{\"seq\":1}\n", "{\"seq\":1,\"ts\"",
+	};
+	char path[128];
+	struct audit_writer *w = NULL;
+
+	tmp_path(path, sizeof(path), "append");
+	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
+		AUTO_FREE char *before = NULL;
+		AUTO_FREE char *after = NULL;
+		size_t lb = 0, la = 0;
+		FILE *f;
+
+		unlink(path);
+		CU_ASSERT_FATAL(make_trail(path, "r", NULL, true) == 0);
+		f = fopen(path, "ab");
+		fputs(tails[i], f);
+		fclose(f);
+		before = slurp(path, &lb);
+		CU_ASSERT_EQUAL(audit_open_path(path, AUDIT_SYNC_NONE, "s", &w),
+				-EBADMSG);
+		after = slurp(path, &la);
+		CU_ASSERT(before && after && la == lb &&
+			  memcmp(before, after, la) == 0);
+	}
+	/* A file of one record with no newline before it is fine. */
+	unlink(path);
+	CU_ASSERT_EQUAL(audit_open_path(path, AUDIT_SYNC_NONE, "s", &w), 0);
+	CU_ASSERT_EQUAL(audit_commit(audit_begin(w, "run.start")), 0);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	CU_ASSERT_EQUAL(audit_open_path(path, AUDIT_SYNC_NONE, "t", &w), 0);
+	CU_ASSERT_EQUAL(audit_close(w), 0);
+	unlink(path);
 }
 
 static void test_verify_limits(void)
@@ -2681,6 +3050,9 @@ static const struct unit_test tests[] = {
 	{ "group commit: a write error reaches every waiter", test_group_commit_error },
 	{ "tamper suite", test_tamper },
 	{ "several runs in one file", test_verify_runs },
+	{ "whole runs chained", test_run_chain },
+	{ "runs from before the chain", test_run_chain_old },
+	{ "append only after a whole record", test_append_needs_record },
 	{ "verify limits and I/O errors", test_verify_limits },
 	{ "run.end final_hash", test_verify_final_hash },
 	{ "key files", test_keys },
