@@ -53,7 +53,7 @@ cases() {
 	local f n
 	for f in .config/gcloud/application_default_credentials.json \
 		.config/gcloud/credentials.db .azure/msal_token_cache.json \
-		.pypirc .npmrc .cargo/credentials .cargo/credentials.toml \
+		.pypirc .cargo/credentials .cargo/credentials.toml \
 		.docker/config.json .kube/config .config/gh/hosts.yml \
 		.git-credentials .netrc .local/state/sysgate/runs/other.jsonl \
 		.vault-token .pgpass .gem/credentials \
@@ -72,6 +72,27 @@ cases() {
 			cat "$H/$f"
 		check "secret-$n-not-leaked" bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
 	done
+	# ~/.npmrc (registry tokens) reads as an empty file, so that npm runs
+	# with its defaults and no denial; writes to it are still denied.
+	local npmrc=$H/.npmrc
+	echo "//registry.example/:_authToken=SECRET npm token" >"$npmrc"
+	[ "$U" = root ] || chown "$U:" "$npmrc"
+	c npmrc-reads-empty     - 0      "--type syscall --path /dev/null --action rewrite --rule npmrc-empty --field paths.0.redirected_from=\"$npmrc\"; --action deny --count 0" \
+		sh -c "test -z \"\$(cat '$npmrc')\" && echo read-empty"
+	check npmrc-reads-empty-said grep -qx read-empty "$SG_OUT"
+	check npmrc-not-leaked bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
+	c npmrc-write-denied    - 2      "--type syscall --path $npmrc --action deny --rule no-secrets --errno EACCES" \
+		sh -c "echo registry=http://evil.example/ >> '$npmrc'"
+	check npmrc-unchanged grep -qx "//registry.example/:_authToken=SECRET npm token" "$npmrc"
+	if command -v npm >/dev/null; then
+		# (npm's cache and logs in ~/.npm are another matter: no
+		# denial of ~/.npmrc is asked here, not none at all.)
+		SG_TIMEOUT=120 c npmrc-npm-runs - 0 "--type syscall --action rewrite --rule npmrc-empty --field paths.0.redirected_from=\"$npmrc\"; --path $npmrc --action deny --count 0" \
+			npm config get registry
+		check npmrc-npm-default-registry grep -qx "https://registry.npmjs.org/" "$SG_OUT"
+	else
+		echo "# npmrc-npm-runs: not run (no npm)"
+	fi
 	# Trails written where there is no usable home (/tmp/sysgate-UID) and
 	# the private temp directories of other runs.
 	local uid other_t other_d made_trail_dir=0
