@@ -470,8 +470,8 @@ static void redirect_if_exists(struct sup *s, const struct call *c,
 	    rules_rewrite_path(v, ev->path, to, sizeof(to)) != 0)
 		return;
 	resolved_init(&r);
-	there = resolve_path_open(c->tid, c->tgid, AT_FDCWD, to, 0, 0, &r) == 0 &&
-		r.fd >= 0;
+	there = resolve_path_open(c->tid, c->tgid, AT_FDCWD, to, 0, 0,
+				  &r) == 0 && r.fd >= 0;
 	resolved_release(&r);
 	if (!there)
 		rules_match_rewritten(s->rules, ev, v->rule, v);

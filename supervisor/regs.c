@@ -298,7 +298,8 @@ void regs_signal_stop(pid_t tid)
 
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
 		return;
-	if ((long long)r.rax != -ERESTARTSYS || !never_eintr((long long)r.orig_rax))
+	if ((long long)r.rax != -ERESTARTSYS ||
+	    !never_eintr((long long)r.orig_rax))
 		return;
 	r.rax = (unsigned long long)-ERESTARTNOINTR;
 	ptrace(PTRACE_SETREGS, tid, 0, &r);

@@ -3,8 +3,8 @@
  * try-sigrestart CALL [N]: make CALL N times (default 2000) in the main
  * thread, which has a SIGUSR1 handler installed WITHOUT SA_RESTART, while
  * a second thread (SIGUSR1 blocked) sends SIGUSR1 to the main thread once
- * for each call, as the call starts.  Prints "eintr E calls C handled H" and exits EINTR if
- * any call failed with EINTR, 0 otherwise.
+ * for each call, as the call starts.  Prints "eintr E calls C handled H"
+ * and exits EINTR if any call failed with EINTR, 0 otherwise.
  *
  * CALL is one the kernel never fails with EINTR natively:
  *   kill      kill(getpid(), SIGUSR1) (the handler runs on the way out)
@@ -91,7 +91,8 @@ static int one(const char *call)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	/* No SA_RESTART: a withdrawn call would fail with EINTR. */
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	struct timespec t0, t;
 	long n = 2000, i, eintr = 0, calls = 0;
 	sigset_t set;
