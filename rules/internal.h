@@ -94,6 +94,8 @@ struct rules_argset {
 /* What a rewrite rule changes (rules_verdict.rewrite points here). */
 struct rules_rewrite {
 	char *redirect;		/* path redirect, expanded; NULL: none */
+	bool if_exists;		/* redirect_if = exists: only a path whose
+				 * redirected path exists is redirected */
 	bool has_addr;		/* address redirect (connect, send*) */
 	struct rules_addr addr; /* one host; ports 0-65535: keep the port */
 	struct rules_argset sets[RULES_NARGS * 3];

@@ -729,7 +729,7 @@ enum rule_key {
 	RK_SYSCALLS, RK_PATH, RK_ACCESS, RK_ADDR, RK_EXE,
 	RK_ARG0, RK_ARG1, RK_ARG2, RK_ARG3, RK_ARG4, RK_ARG5,
 	RK_ACTION, RK_ERRNO, RK_STACK, RK_AUDIT, RK_ASK, RK_ASK_TIMEOUT,
-	RK_REMEMBER, RK_REDIRECT,
+	RK_REMEMBER, RK_REDIRECT, RK_REDIRECT_IF,
 	RK_ARG0_SET, RK_ARG1_SET, RK_ARG2_SET, RK_ARG3_SET, RK_ARG4_SET,
 	RK_ARG5_SET,
 	RK_ARG0_CLEAR, RK_ARG1_CLEAR, RK_ARG2_CLEAR, RK_ARG3_CLEAR,
@@ -743,7 +743,7 @@ static const char *const rule_keys[] = {
 	"syscalls", "path", "access", "addr", "exe",
 	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
 	"action", "errno", "stack", "audit", "ask", "ask_timeout", "remember",
-	"redirect",
+	"redirect", "redirect_if",
 	"arg0_set", "arg1_set", "arg2_set", "arg3_set", "arg4_set", "arg5_set",
 	"arg0_clear", "arg1_clear", "arg2_clear", "arg3_clear", "arg4_clear",
 	"arg5_clear",
@@ -1369,6 +1369,13 @@ static int rule_key(struct pctx *c, struct state *st, const struct entry *e)
 		return parse_yesno(c, e->line, e->key, e->value, &r->remember);
 	case RK_REDIRECT:
 		return parse_redirect(c, e->line, e->value, r);
+	case RK_REDIRECT_IF:
+		if (strcmp(e->value, "exists") != 0)
+			return fail(c, e->line,
+				    "redirect_if = '%s': the one condition is 'exists'",
+				    e->value);
+		r->rw.if_exists = true;
+		return 0;
 	case RK_ARG0_SET: case RK_ARG1_SET: case RK_ARG2_SET:
 	case RK_ARG3_SET: case RK_ARG4_SET: case RK_ARG5_SET:
 		return parse_argset(c, e, r, (unsigned)(k - RK_ARG0_SET),
@@ -1468,6 +1475,10 @@ static int rewrite_finish(struct pctx *c, struct state *st,
 				return fail(c, st->key_line[RK_PATH],
 					    "path '%s' of rule '%s' cannot be redirected: use a literal path or PREFIX/** with a literal PREFIX",
 					    r->paths[i], r->name);
+	} else if (r->rw.if_exists) {
+		return fail(c, st->key_line[RK_REDIRECT_IF],
+			    "'redirect_if' in rule '%s' needs a path 'redirect'",
+			    r->name);
 	} else if (r->rw.redirect && !first_without(r, redirects_addr)) {
 		const char *why = "invalid address";
 		struct rules_addr a;

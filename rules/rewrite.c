@@ -64,6 +64,12 @@ int rules_rewrite_path(const struct rules_verdict *v, const char *path,
 	return -ENOENT;
 }
 
+bool rules_rewrite_if_exists(const struct rules_verdict *v)
+{
+	return v && v->action == RULES_REWRITE && v->rewrite &&
+	       v->rewrite->if_exists;
+}
+
 const char *rules_rewrite_redirect(const struct rules_verdict *v)
 {
 	if (!v || v->action != RULES_REWRITE || !v->rewrite)

@@ -367,6 +367,10 @@ int rules_rewrite_path(const struct rules_verdict *v, const char *path,
 /* The redirect text of a rewrite verdict (borrowed from the set: the
  * start of every path rules_rewrite_path() makes), or NULL. */
 const char *rules_rewrite_redirect(const struct rules_verdict *v);
+/* redirect_if = exists: the rule redirects a path only when its
+ * redirected path exists; the caller checks that and else decides the
+ * path by the other rules (rules_match_rewritten with the rule's name). */
+bool rules_rewrite_if_exists(const struct rules_verdict *v);
 /*
  * rules_rewrite_addr: the address a connect or send to sa goes to
  * instead: the redirect's host, and its port (or sa's port when the

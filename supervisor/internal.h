@@ -725,6 +725,10 @@ int regs_rewrite(struct sup *s, struct call *c, struct proc *p,
 bool regs_edited_call(struct proc *p, struct call *c);
 long regs_on_stop(struct proc *p, int event, int sig);
 void regs_forget(struct proc *p);
+/* regs_signal_stop: at tid's signal-delivery stop, a notified call the
+ * kernel withdrew for the signal is restarted when it never fails with
+ * EINTR natively. */
+void regs_signal_stop(pid_t tid);
 
 /* Write the call's record (before the reply).  0 or -errno: on failure the
  * caller must fail closed.  *seq (may be NULL) gets the record's seq, when

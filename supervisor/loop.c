@@ -539,6 +539,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		if (sig == (SIGTRAP | 0x80))
 			break;
 		inject = sig;
+		regs_signal_stop(pid);
 		if (record_signal(s, p, sig) < 0)
 			sup_fail(s, "cannot write the audit trail");
 		if (sig == SIGXCPU || sig == SIGXFSZ) {

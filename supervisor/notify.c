@@ -455,6 +455,30 @@ static bool is_plain_reopen(const struct call *c, const struct resolved *r,
 }
 
 /*
+ * redirect_if = exists: a path is redirected only when its redirected path
+ * exists (resolved as the caller would, its last symlink not followed);
+ * else it is decided by the other rules, as it is named.
+ */
+static void redirect_if_exists(struct sup *s, const struct call *c,
+			       const struct rules_event *ev,
+			       struct rules_verdict *v)
+{
+	char to[PATH_MAX];
+	struct resolved r;
+	bool there;
+
+	if (!rules_rewrite_if_exists(v) ||
+	    rules_rewrite_path(v, ev->path, to, sizeof(to)) != 0)
+		return;
+	resolved_init(&r);
+	there = resolve_path_open(c->tid, c->tgid, AT_FDCWD, to, 0, 0,
+				  &r) == 0 && r.fd >= 0;
+	resolved_release(&r);
+	if (!there)
+		rules_match_rewritten(s->rules, ev, v->rule, v);
+}
+
+/*
  * Security: a redirect leads into its target and no further.  The path a
  * redirected call resolved to (symlinks followed) must be the redirect's
  * target or lie under it: a symlink the tree planted there that points
@@ -501,8 +525,10 @@ static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 			rules_match_rewritten(s->rules, &ev,
 					      cp->redirected ? cp->rewrite_by :
 					      c->rewrite_rule, &v);
-		else
+		else {
 			rules_match(s->rules, &ev, &v);
+			redirect_if_exists(s, c, &ev, &v);
+		}
 	}
 	/* Several checks of one path (read and write): keep the strictest. */
 	if (!cp->checked ||
@@ -714,6 +740,7 @@ static bool probe_redirect(struct sup *s, struct call *c, struct call_path *cp,
 		return false;
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
 	rules_match(s->rules, &ev, &v);
+	redirect_if_exists(s, c, &ev, &v);
 	if (v.action != RULES_REWRITE ||
 	    rules_rewrite_path(&v, path, to, sizeof(to)) != 0)
 		return false;

@@ -29,12 +29,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 
 #include "supervisor/internal.h"
 
+#ifndef ERESTARTSYS
+#define ERESTARTSYS 512		/* kernel-internal: restart, or EINTR */
+#endif
 #ifndef ERESTARTNOINTR
 #define ERESTARTNOINTR 513	/* kernel-internal: restart the call */
+#endif
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452	/* linux-libc-dev 6.1 predates it */
 #endif
 
 /* Syscalls a stepping task may make before its restarted call (signal
@@ -232,4 +239,68 @@ long regs_on_stop(struct proc *p, int event, int sig)
 void regs_forget(struct proc *p)
 {
 	edit_drop(p);
+}
+
+/*
+ * Notified calls that the kernel never fails with EINTR: they do not
+ * block (signals sent, ids and credentials, path changes and lookups on
+ * names; no open, which waits on a FIFO or a device, no truncate, which
+ * waits for a lease to be broken, no exec, socket, wait or IPC call).
+ */
+static bool never_eintr(long long nr)
+{
+	switch (nr) {
+	case SYS_kill: case SYS_tkill: case SYS_tgkill:
+	case SYS_rt_sigqueueinfo: case SYS_rt_tgsigqueueinfo:
+	case SYS_pidfd_send_signal: case SYS_pidfd_open: case SYS_pidfd_getfd:
+	case SYS_setsid: case SYS_setpgid:
+	case SYS_mkdir: case SYS_mkdirat: case SYS_mknod: case SYS_mknodat:
+	case SYS_rmdir: case SYS_unlink: case SYS_unlinkat:
+	case SYS_rename: case SYS_renameat: case SYS_renameat2:
+	case SYS_link: case SYS_linkat: case SYS_symlink: case SYS_symlinkat:
+	case SYS_chmod: case SYS_fchmodat: case SYS_fchmodat2: case SYS_fchmod:
+	case SYS_chown: case SYS_lchown: case SYS_fchownat: case SYS_fchown:
+	case SYS_utime: case SYS_utimes: case SYS_futimesat:
+	case SYS_utimensat:
+	case SYS_setxattr: case SYS_lsetxattr: case SYS_fsetxattr:
+	case SYS_removexattr: case SYS_lremovexattr: case SYS_fremovexattr:
+	case SYS_getxattr: case SYS_lgetxattr:
+	case SYS_listxattr: case SYS_llistxattr:
+	case SYS_stat: case SYS_lstat: case SYS_newfstatat: case SYS_statx:
+	case SYS_access: case SYS_faccessat: case SYS_faccessat2:
+	case SYS_readlink: case SYS_readlinkat: case SYS_chdir: case SYS_statfs:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * At a signal-delivery stop.  A signal that reaches a task waiting on a
+ * notification the supervisor has not received yet makes the kernel
+ * withdraw it and end the call with -ERESTARTSYS: restarted under
+ * SA_RESTART, EINTR without it.  Nothing of the call was done (past the
+ * receipt, WAIT_KILLABLE_RECV holds every signal but a fatal one off), so
+ * natively this is a signal that came just before the call: the call
+ * must be made after the handler, never fail.  For the calls that never
+ * fail with EINTR natively, -ERESTARTNOINTR, which the kernel's signal
+ * delivery then restarts whatever the handler's flags.  A call that
+ * blocks natively keeps the kernel's answer.
+ *
+ * Security: only the return register changes; the restarted call is
+ * notified again and decided like any other.  orig_rax names a call
+ * only at a stop on the way out of one (else it is -1), so the tree
+ * cannot make another call restart.
+ */
+void regs_signal_stop(pid_t tid)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return;
+	if ((long long)r.rax != -ERESTARTSYS ||
+	    !never_eintr((long long)r.orig_rax))
+		return;
+	r.rax = (unsigned long long)-ERESTARTNOINTR;
+	ptrace(PTRACE_SETREGS, tid, 0, &r);
 }

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The built-in default policy (no -r): reads anywhere but secrets, writes
 # only under the working directory and the private TMPDIR (plus /dev/null,
-# /dev/shm...), a denied create of an existing path answers EEXIST, exec of
-# installed programs and of the working directory only, loopback network
-# only (ENETUNREACH), privileged syscalls EPERM.
+# /dev/shm...), writes below /tmp done in the private TMPDIR, a denied
+# create of an existing path answers EEXIST, exec of installed programs
+# and of the working directory only, loopback network only (ENETUNREACH),
+# privileged syscalls EPERM.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -52,7 +53,7 @@ cases() {
 	local f n
 	for f in .config/gcloud/application_default_credentials.json \
 		.config/gcloud/credentials.db .azure/msal_token_cache.json \
-		.pypirc .npmrc .cargo/credentials .cargo/credentials.toml \
+		.pypirc .cargo/credentials .cargo/credentials.toml \
 		.docker/config.json .kube/config .config/gh/hosts.yml \
 		.git-credentials .netrc .local/state/sysgate/runs/other.jsonl \
 		.vault-token .pgpass .gem/credentials \
@@ -71,6 +72,27 @@ cases() {
 			cat "$H/$f"
 		check "secret-$n-not-leaked" bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
 	done
+	# ~/.npmrc (registry tokens) reads as an empty file, so that npm runs
+	# with its defaults and no denial; writes to it are still denied.
+	local npmrc=$H/.npmrc
+	echo "//registry.example/:_authToken=SECRET npm token" >"$npmrc"
+	[ "$U" = root ] || chown "$U:" "$npmrc"
+	c npmrc-reads-empty     - 0      "--type syscall --path /dev/null --action rewrite --rule npmrc-empty --field paths.0.redirected_from=\"$npmrc\"; --action deny --count 0" \
+		sh -c "test -z \"\$(cat '$npmrc')\" && echo read-empty"
+	check npmrc-reads-empty-said grep -qx read-empty "$SG_OUT"
+	check npmrc-not-leaked bash -c "! grep -q SECRET '$SG_OUT' '$SG_ERR'"
+	c npmrc-write-denied    - 2      "--type syscall --path $npmrc --action deny --rule no-secrets --errno EACCES" \
+		sh -c "echo registry=http://evil.example/ >> '$npmrc'"
+	check npmrc-unchanged grep -qx "//registry.example/:_authToken=SECRET npm token" "$npmrc"
+	if command -v npm >/dev/null; then
+		# (npm's cache and logs in ~/.npm are another matter: no
+		# denial of ~/.npmrc is asked here, not none at all.)
+		SG_TIMEOUT=120 c npmrc-npm-runs - 0 "--type syscall --action rewrite --rule npmrc-empty --field paths.0.redirected_from=\"$npmrc\"; --path $npmrc --action deny --count 0" \
+			npm config get registry
+		check npmrc-npm-default-registry grep -qx "https://registry.npmjs.org/" "$SG_OUT"
+	else
+		echo "# npmrc-npm-runs: not run (no npm)"
+	fi
 	# Trails written where there is no usable home (/tmp/sysgate-UID) and
 	# the private temp directories of other runs.
 	local uid other_t other_d made_trail_dir=0
@@ -129,8 +151,30 @@ cases() {
 		"$V/try-open" "$O/data.txt" w
 	c create-outside        - EACCES "--path $O/new --action deny --errno EACCES" \
 		"$V/try-open" "$O/new" wc
-	c create-tmp            - EACCES "--path $leak --action deny --errno EACCES" \
-		"$V/try-open" "$leak" wc
+	# Hard-coded /tmp paths: a write, create, mkdir, rename or unlink
+	# below /tmp is done in the run's private TMPDIR, and a read of what
+	# the run made there finds it; the real /tmp gets nothing, and the
+	# private TMPDIR goes at the end of the run.
+	local a=/tmp/agent-out-$$-$U.txt d=/tmp/agent-d-$$-$U
+	rm -rf "$a" "$d"
+	c tmp-write-lands-private - 0  "--type syscall --path-prefix /tmp/sysgate-2 --action rewrite --rule tmp-private --field paths.0.redirected_from=\"$a\"; --type syscall --action rewrite --rule tmp-private-read --field paths.0.redirected_from=\"$a\"; --type syscall --syscall mkdir --action rewrite --rule tmp-private --field paths.0.redirected_from=\"$d\"; --type syscall --syscall renameat2 --action rewrite --rule tmp-private; --type syscall --syscall unlinkat --action rewrite --rule tmp-private; --action deny --count 0" \
+		sh -c "echo agent-data > $a && grep -q agent-data $a && mkdir -p $d && echo x > $d/x && mv $d/x $d/y && test \"\$(cat $d/y)\" = x && rm $d/y && rmdir $d && test ! -e $d && ls -d /tmp >/dev/null && echo read-back-ok"
+	check tmp-write-read-back grep -qx read-back-ok "$SG_OUT"
+	check tmp-real-untouched test ! -e "$a" -a ! -e "$d"
+	check tmp-private-gone sh -c "! ls -d /tmp/sysgate-*/agent-out-$$-$U.txt 2>/dev/null | grep -q ."
+	# A /tmp file the run did not make is read where it is, and a write
+	# to it changes only a copy in the private TMPDIR; /tmp itself stays.
+	echo "PUBLIC real tmp" >"$leak"
+	chmod 0644 "$leak"
+	c tmp-read-real         - 0      "--type syscall --path $leak --action allow --rule read-anywhere" \
+		"$V/try-open" --cat "$leak"
+	check tmp-read-real-content grep -q "PUBLIC real tmp" "$SG_OUT"
+	c tmp-write-real-private - 0     "--type syscall --action rewrite --rule tmp-private --field paths.0.redirected_from=\"$leak\"" \
+		sh -c "echo changed > $leak && grep -q changed $leak"
+	check tmp-real-unchanged grep -qx "PUBLIC real tmp" "$leak"
+	c tmp-itself-kept       - EACCES "--type syscall --path /tmp --action deny --rule tmp-itself-unchanged --errno EACCES" \
+		"$V/try-chmod" /tmp 0700
+	check tmp-itself-mode test "$(stat -c %a /tmp)" = 1777
 	rm -f "$leak"
 	c write-bashrc          - EACCES "--path $H/.bashrc --action deny --errno EACCES" \
 		"$V/try-open" "$H/.bashrc" a

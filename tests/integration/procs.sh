@@ -187,6 +187,42 @@ try:
 except ProcessLookupError:
     pass
 '
+	# A signal that reaches a notified call before the supervisor has
+	# received it makes the kernel withdraw the notification and end the
+	# call with EINTR when the handler lacks SA_RESTART (CPython's
+	# handlers do).  Natively the signal just came before the call: a
+	# call that never fails with EINTR natively is restarted, never
+	# failed.  A second thread signals the caller once per call; the
+	# victim counts EINTR (natively 0) and says how many.
+	policy sigrestart <<EOF
+[policy]
+default = allow
+audit = all
+
+[rule watch]
+syscalls = mkdir, rmdir, stat, newfstatat
+path = $W/sr/**
+action = allow
+EOF
+	mkdir -p "$W/sr"
+	[ "$U" = root ] || chown "$U" "$W/sr"
+	: >"$W/sr/f"
+	native 0 "$B/try-sigrestart" kill
+	native 0 "$B/try-sigrestart" tgkill
+	native 0 "$B/try-sigrestart" "mkdir:$W/sr/d"
+	native 0 "$B/try-sigrestart" "stat:$W/sr/f"
+	c signal-no-eintr-kill   sigrestart 0 "--type syscall --syscall kill --action allow --min 2000; --type syscall --syscall tgkill --action allow --thread yes --min 1" \
+		"$B/try-sigrestart" kill
+	check signal-no-eintr-kill-count grep -q '^eintr 0 calls 2000 ' "$SG_OUT"
+	c signal-no-eintr-tgkill sigrestart 0 "--type syscall --syscall tgkill --action allow --thread no --min 2000" \
+		"$B/try-sigrestart" tgkill
+	check signal-no-eintr-tgkill-count grep -q '^eintr 0 calls 2000 ' "$SG_OUT"
+	c signal-no-eintr-mkdir  sigrestart 0 "--type syscall --syscall mkdir --rule watch --min 2000; --type syscall --syscall rmdir --rule watch --min 2000" \
+		"$B/try-sigrestart" "mkdir:$W/sr/d"
+	check signal-no-eintr-mkdir-count grep -q '^eintr 0 calls 2000 ' "$SG_OUT"
+	c signal-no-eintr-stat   sigrestart 0 "--type syscall --path $W/sr/f --rule watch --min 2000" \
+		"$B/try-sigrestart" "stat:$W/sr/f"
+	check signal-no-eintr-stat-count grep -q '^eintr 0 calls 2000 ' "$SG_OUT"
 	# 1,100 processes that each open a file relative to a dirfd (the
 	# supervisor takes a pidfd of each) under a soft limit of 1024 fds:
 	# the supervisor raises its own limit, the command keeps the one it

@@ -25,8 +25,10 @@ COMPARE="$SG_LIB_DIR/junit-compare.py"
 MODULE_TIMEOUT=${SG_TRANSPARENCY_TIMEOUT:-240}
 
 # The modules: what the system calls sysgate emulates are tested by, each
-# bounded in time on a loaded 2-core machine.
-MODULES=${SG_TRANSPARENCY_MODULES:-"test_os test_posix test_shutil test_tempfile test_fileio test_glob test_pathlib test_stat test_fcntl test_subprocess test_socket"}
+# bounded in time on a loaded 2-core machine.  test_signal: signals that
+# reach mediated calls (os.kill of the process itself under a handler
+# without SA_RESTART must not fail with EINTR).
+MODULES=${SG_TRANSPARENCY_MODULES:-"test_os test_posix test_shutil test_tempfile test_fileio test_glob test_pathlib test_stat test_fcntl test_subprocess test_socket test_signal"}
 
 # Tests left out, each flaky or hanging NATIVELY (never because it fails
 # only under sysgate: that is a bug to fix).  One -i PATTERN each.

@@ -136,6 +136,10 @@ static const struct {
 	  NAME ":3: path '/tmp/*.log' of rule 'r' cannot be redirected: use a literal path or PREFIX/** with a literal PREFIX" },
 	{ "[rule r]\nsyscalls = openat\naction = rewrite\nredirect = /x\n",
 	  NAME ":4: 'redirect' in rule 'r' needs 'path' patterns (the literal part of each is replaced)" },
+	{ "[rule r]\nsyscalls = openat\npath = /tmp/**\naction = rewrite\nredirect = /x\nredirect_if = maybe\n",
+	  NAME ":6: redirect_if = 'maybe': the one condition is 'exists'" },
+	{ "[rule r]\nsyscalls = openat\naction = rewrite\narg2_set = O_CLOEXEC\nredirect_if = exists\n",
+	  NAME ":5: 'redirect_if' in rule 'r' needs a path 'redirect'" },
 	{ "[rule r]\nsyscalls = openat\npath = /tmp/**\naction = rewrite\nredirect = rel\n",
 	  NAME ":5: redirect 'rel' of rule 'r' must be an absolute path other than '/', without wildcards" },
 	{ "[rule r]\nsyscalls = openat, connect\naction = rewrite\nredirect = /x\n",
@@ -200,6 +204,8 @@ static const struct {
 	  NAME ":2: unknown key 'acton' in [rule x] (did you mean 'action'?)" },
 	{ R "syscalls = openat\naction = deny\nredirect = /tmp\n",
 	  NAME ":4: 'redirect' is only valid with action = rewrite (rule 'x' has action = deny)" },
+	{ R "syscalls = openat\naction = allow\nredirect_if = exists\n",
+	  NAME ":4: 'redirect_if' is only valid with action = rewrite (rule 'x' has action = allow)" },
 	{ R "syscalls = open\naction = deny\naction = allow\n",
 	  NAME ":4: duplicate key 'action' in [rule x] (first at line 3)" },
 	{ R "syscalls = open\nerrno = EPERM\nerrno = EPERM\n",
@@ -1930,7 +1936,9 @@ static void test_rewrite(void)
 		"[rule proxy]\nsyscalls = connect\naddr = 0.0.0.0/0:80\n"
 		"action = rewrite\nredirect = 127.0.0.1:3128\n"
 		"[rule proxy6]\nsyscalls = connect\naddr = [2001:db8::]/32\n"
-		"action = rewrite\nredirect = [::1]\n");
+		"action = rewrite\nredirect = [::1]\n"
+		"[rule back]\nsyscalls = @stat\npath = /srv/**\n"
+		"action = rewrite\nredirect = /w/back\nredirect_if = exists\n");
 	struct rules_event ev = { .nr = __NR_openat, .access = RULES_ACC_WRITE,
 				  .path = "/tmp/a/b" };
 	struct rules_verdict v;
@@ -1947,6 +1955,7 @@ static void test_rewrite(void)
 	rules_match(rs, &ev, &v);
 	CU_ASSERT_EQUAL(v.action, RULES_REWRITE);
 	CU_ASSERT_STRING_EQUAL(v.rule, "scratch");
+	CU_ASSERT_FALSE(rules_rewrite_if_exists(&v));
 	CU_ASSERT_EQUAL(rules_rewrite_path(&v, "/tmp/a/b", buf, sizeof(buf)), 0);
 	CU_ASSERT_STRING_EQUAL(buf, "/work/p/.scratch/a/b");
 	CU_ASSERT_EQUAL(rules_rewrite_path(&v, "/tmp", buf, sizeof(buf)), 0);
@@ -1963,6 +1972,20 @@ static void test_rewrite(void)
 	CU_ASSERT_PTR_NULL(rules_rule_redirect_dir(rs, 1));
 	CU_ASSERT_PTR_NULL(rules_rule_redirect_dir(rs, 2));
 
+	/* redirect_if = exists: the rule says so; the supervisor checks. */
+	ev.nr = __NR_newfstatat;
+	ev.access = RULES_ACC_STAT;
+	ev.path = "/srv/x";
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_STRING_EQUAL(v.rule, "back");
+	CU_ASSERT_TRUE(rules_rewrite_if_exists(&v));
+	CU_ASSERT_EQUAL(rules_rewrite_path(&v, ev.path, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "/w/back/x");
+	rules_match_rewritten(rs, &ev, v.rule, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_FALSE(rules_rewrite_if_exists(&v));
+
+	ev.nr = __NR_openat;
 	ev.path = "/home/u/.netrc";
 	ev.access = RULES_ACC_READ;
 	rules_match(rs, &ev, &v);
