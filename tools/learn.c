@@ -1115,13 +1115,15 @@ int tool_learn(int argc, char **argv)
 	 * not in the trail). */
 	tools_vars(&v, cwd, sizeof(cwd), "/tmp", "RUN");
 	L.home = v.home ? xstrdup(v.home) : NULL;
-	for (int t = 0; t < op.n_trails; t++)
+	for (int t = 0; t < op.n_trails && status == 0; t++)
 		if (read_trail(&L, op.unverified, op.trails[t]) < 0)
-			return EXIT_TOOL_FAILURE;
-	if (L.runs == 0) {
+			status = EXIT_TOOL_FAILURE;
+	if (status == 0 && L.runs == 0) {
 		fprintf(stderr, "sysgate learn: no run in the trails\n");
-		return EXIT_TOOL_FAILURE;
+		status = EXIT_TOOL_FAILURE;
 	}
+	if (status != 0)
+		goto out;
 	if (op.base) {
 		base.arg = op.base;
 		base_ref = base_reference(op.base);
