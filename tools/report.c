@@ -8,7 +8,7 @@
  *
  * Everything shown comes from the traced program and is hostile: each
  * string is escaped for the terminal (no control bytes, no invalid UTF-8,
- * no bidi overrides) and again for HTML.
+ * no bidi overrides); the HTML page puts it in as text, never as markup.
  */
 #include "config.h"
 
@@ -26,21 +26,18 @@
 
 #include "audit/audit.h"
 #include "common/util.h"
+#include "tools/report-html.h"
 #include "tools/tools.h"
 
 #define EXIT_TOOL_FAILURE 125
 #define NONE SIZE_MAX
 /* Denials and limit records kept in full; more are only counted. */
 #define MAX_KEPT_EVENTS 100000
-/* Processes drawn in the HTML timeline. */
-#define MAX_LANES 2000
 /* Widest argv or path shown on one line (bytes of display text). */
 #define MAX_SHOW 400
 /* Rows of one HTML table (and denial marks), so that a page of a huge run
  * still opens; the text report and --json hold them all. */
 #define MAX_HTML_ROWS 5000
-/* Widest label in the timeline. */
-#define MAX_LABEL 42
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -2851,476 +2848,529 @@ static int output_json(FILE *f, const struct report *rp)
 
 /* ---- HTML ------------------------------------------------------------- */
 
-/* Text already made safe by sb_show, escaped for HTML. */
-static void html_put(FILE *f, const char *s)
+/*
+ * The page (tools/report-html.c) draws what the report computed, from one
+ * JSON object embedded in it: the findings as --json has them, the
+ * processes, every call as a row, the tables.  Every string in it is
+ * already shown (sb_show: no controls, no bidi, valid UTF-8); the page
+ * puts them in as text, never as markup.
+ */
+
+/* Calls embedded in the page; the others are counted, and the page says
+ * how many it left out. */
+#define MAX_HTML_CALLS 20000
+
+/* A string for the page; sb_show made it valid UTF-8. */
+static json_t *html_str(const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
+	json_t *v = json_string(s);
+
+	return v ? v : json_string("?");
 }
 
-/* Raw bytes from the trail, shown then escaped for HTML. */
-static void html_bytes(FILE *f, const char *b, size_t n, size_t max)
+/* The buffer as a string for the page, without its leading blanks. */
+static json_t *html_sb(struct sbuf *b)
 {
-	struct sbuf s = { 0 };
+	const char *s = sb_str(b);
+	json_t *v;
 
-	sb_show_max(&s, b, n, max);
-	html_put(f, sb_str(&s));
-	sb_release(&s);
-}
-
-static void html_more(FILE *f, uint64_t more)
-{
-	if (more)
-		fprintf(f, "<p class=\"more\">... and %" PRIu64
-			" more, in the text report and --json.</p>\n", more);
-}
-
-static void html_sb(FILE *f, struct sbuf *b)
-{
-	html_put(f, sb_str(b));
+	while (*s == ' ')
+		s++;
+	v = html_str(s);
 	sb_clear(b);
+	return v;
 }
 
-static const char html_css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fff}\n"
-	"h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #ccd}\n"
-	"code,.mono,td.m{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}\n"
-	".warn{background:#fde8e8;border:1px solid #e0a0a0;padding:8px 12px;color:#8a1010;font-weight:600}\n"
-	".ok{color:#17702f}.bad{color:#b3121b;font-weight:600}\n"
-	"table{border-collapse:collapse;margin:4px 0}td,th{border:1px solid #dde;padding:3px 8px;text-align:left;vertical-align:top}\n"
-	"th{background:#f1f3f8}table.kv td:first-child{color:#556;white-space:nowrap}\n"
-	"ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:18px}ul.tree{padding-left:0}\n"
-	"ul.tree li{position:relative;padding-left:14px;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}\n"
-	"ul.tree ul li::before{content:'';position:absolute;left:0;top:0;height:10px;width:10px;border-left:1px solid #99a;border-bottom:1px solid #99a}\n"
-	".pid{color:#556}.st{color:#667}.den{color:#b3121b}\n"
-	"svg text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:11px}\n"
-	".more{color:#667;font-style:italic}\n";
-
-static void html_header(FILE *f, const struct report *rp)
+static bool html_name_in(const char *name, const char *const *names,
+			 size_t n)
 {
-	struct sbuf b = { 0 };
-	const json_t *s = rp->start;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
-	      "<title>sysgate report: ", f);
-	sb_show(&b, rp->run_id, strlen(rp->run_id));
-	html_sb(f, &b);
-	fprintf(f, "</title>\n<style>\n%s</style></head>\n<body>\n", html_css);
-	if (!rp->verified) {
-		fputs("<p class=\"warn\" id=\"verify-warning\">WARNING: this trail does not verify: ", f);
-		sb_show(&b, rp->why, strlen(rp->why));
-		html_sb(f, &b);
-		fputs("</p>\n", f);
+/* What a record is about, for the page's filter by kind. */
+static const char *html_kind(const json_t *rec)
+{
+	static const char *const net[] = {
+		"socket", "socketpair", "connect", "bind", "listen", "accept",
+		"accept4", "sendto", "sendmsg", "sendmmsg", "recvfrom",
+		"recvmsg", "recvmmsg", "getsockopt", "setsockopt", "shutdown",
+		"getsockname", "getpeername",
+	};
+	static const char *const sig[] = {
+		"kill", "tkill", "tgkill", "rt_sigqueueinfo",
+		"rt_tgsigqueueinfo", "pidfd_send_signal",
+	};
+	const char *type = jstr(rec, "type");
+	const char *name = jstr(rec, "syscall");
+	const json_t *args = json_object_get(rec, "args");
+
+	if (!type || strcmp(type, "syscall")) {
+		if (type && !strcmp(type, "proc.signal"))
+			return "signal";
+		if (type && !strcmp(type, "proc.exec"))
+			return "exec";
+		if (type && !strncmp(type, "proc.", 5))
+			return "process";
+		return "other";
 	}
-	fputs("<h1>sysgate report</h1>\n<table class=\"kv\" id=\"summary\">\n", f);
-	fputs("<tr><td>trail</td><td class=\"m\">", f);
-	sb_show(&b, rp->trail, strlen(rp->trail));
-	html_sb(f, &b);
-	fprintf(f, " <span class=\"%s\">%s</span>", rp->verified ? "ok" : "bad",
-		rp->verified ? "hash chain verified" : "DOES NOT VERIFY");
-	if (rp->end && jstr(rp->end, "signature"))
-		fputs(" (signed)", f);
-	fputs("</td></tr>\n<tr><td>run</td><td class=\"m\">", f);
-	sb_show(&b, rp->run_id, strlen(rp->run_id));
-	if (rp->runs > 1)
-		sb_printf(&b, " (run %u of %u in this trail)", rp->run_index,
-			  rp->runs);
-	html_sb(f, &b);
-	fputs("</td></tr>\n<tr><td>command</td><td class=\"m\">", f);
-	sb_show_argv(&b, json_object_get(s, "command"), 4 * MAX_SHOW);
-	html_sb(f, &b);
-	fputs("</td></tr>\n<tr><td>cwd</td><td class=\"m\">", f);
-	sb_show_member(&b, s, "cwd", MAX_SHOW);
-	html_sb(f, &b);
-	fputs("</td></tr>\n<tr><td>host</td><td>", f);
-	sb_show_member(&b, s, "host", MAX_SHOW);
-	if (jstr(s, "ts"))
-		sb_printf(&b, ", started %s", clean(jstr(s, "ts")));
-	html_sb(f, &b);
-	fputs("</td></tr>\n<tr><td>policy</td><td class=\"m\">", f);
-	sb_show_member(&b, s, "policy", MAX_SHOW);
-	sb_printf(&b, " (audit = %s)", clean(jstr(s, "audit_level")));
-	html_sb(f, &b);
-	fputs("</td></tr>\n<tr><td>result</td><td>", f);
-	sb_run_result(&b, rp);
-	sb_add(&b, ", after ");
-	sb_duration(&b, rp->t1_us - rp->t0_us);
-	html_sb(f, &b);
-	fprintf(f, "</td></tr>\n<tr><td>records</td><td>%" PRIu64
-		"</td></tr>\n<tr><td>calls</td><td>%" PRIu64 " recorded: %"
-		PRIu64 " allowed, <span class=\"%s\">%" PRIu64 " denied</span>, %"
-		PRIu64 " killed, %" PRIu64 " redirected; %" PRIu64
-		" allowed but failed</td></tr>\n</table>\n",
-		rp->records, rp->syscalls, rp->allowed,
-		rp->denied + rp->killed ? "bad" : "ok", rp->denied, rp->killed,
-		rp->redirected, rp->failed);
-	sb_release(&b);
+	if (!name)
+		return "other";
+	if (!strcmp(name, "execve") || !strcmp(name, "execveat"))
+		return "exec";
+	if (json_object_get(args, "addr") ||
+	    html_name_in(name, net, ARRAY_SIZE(net)))
+		return "network";
+	if (html_name_in(name, sig, ARRAY_SIZE(sig)))
+		return "signal";
+	if (json_array_size(json_object_get(rec, "paths")) ||
+	    json_object_get(args, "path") || json_object_get(args, "oldpath") ||
+	    json_object_get(args, "newpath"))
+		return "file";
+	return "other";
 }
 
-static void html_tree(FILE *f, const struct report *rp)
+/* A pending call with its result merged in, as on_result sees it; or the
+ * record itself.  A new reference. */
+static json_t *html_merged(const struct report *rp, json_t *rec)
 {
+	static const char *const keys[] = { "result", "errno" };
+	int64_t seq = 0;
+	size_t ri;
+	json_t *m;
+
+	if (!json_is_true(json_object_get(rec, "pending")) ||
+	    !jint(rec, "seq", &seq) ||
+	    !map_get(&rp->result_map, &seq, sizeof(seq), &ri))
+		return json_incref(rec);
+	m = json_copy(rec);
+	if (!m) {
+		fprintf(stderr, "sysgate report: out of memory\n");
+		exit(EXIT_TOOL_FAILURE);
+	}
+	json_object_del(m, "pending");
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		json_t *v = json_object_get(rp->recs[ri], keys[i]);
+
+		if (v)
+			json_object_set(m, keys[i], v);
+	}
+	return m;
+}
+
+/* What became of a record, for the page's filter by outcome. */
+static const char *html_outcome(const json_t *call)
+{
+	const char *type = jstr(call, "type");
+	const char *action = jstr(call, "action");
+
+	if (!type || strcmp(type, "syscall"))
+		return "event";
+	if (action && !strcmp(action, "deny"))
+		return "denied";
+	if (action && !strcmp(action, "kill"))
+		return "killed";
+	if (action && !strcmp(action, "rewrite"))
+		return "redirected";
+	if (json_object_get(call, "errno"))
+		return "error";
+	if (json_is_true(json_object_get(call, "pending")))
+		return "unknown";
+	return "allowed";
+}
+
+/* Whether one path of a call is folded: file_folded's rule, the one the
+ * text report folds its files by. */
+static bool html_path_folded(const struct report *rp, const json_t *obj,
+			     const char *key, const char *access,
+			     const char *outcome, bool *any)
+{
+	struct file_ent fe = { .access = (char *)access,
+			       .outcome = (char *)outcome };
+	bool folded;
+
+	if (audit_json_bytes(obj, key, &fe.path, &fe.path_len) < 0)
+		return true;
+	*any = true;
+	folded = file_folded(rp, &fe);
+	free(fe.path);
+	return folded;
+}
+
+/* A call is noise when it has paths and every one of them is folded. */
+static bool html_call_folded(const struct report *rp, const json_t *call)
+{
+	static const char *const raw_args[] = { "path", "oldpath", "newpath" };
+	const char *action = jstr(call, "action");
+	const char *name = jstr(call, "syscall");
+	const json_t *paths = json_object_get(call, "paths");
+	const json_t *args = json_object_get(call, "args");
+	struct sbuf out = { 0 };
+	bool bad, any = false, folded = true;
+	size_t i;
+	json_t *pe;
+
+	call_outcome(call, action ? action : "?", &out, &bad);
+	json_array_foreach(paths, i, pe) {
+		const char *acc = jstr(pe, "access");
+
+		folded &= html_path_folded(rp, pe, "path", acc ? acc : "?",
+					   sb_str(&out), &any);
+	}
+	for (i = 0; !json_array_size(paths) && i < ARRAY_SIZE(raw_args); i++)
+		folded &= html_path_folded(rp, args, raw_args[i],
+					   guess_access(name ? name : "?",
+							raw_args[i],
+							jstr(args, "flags")),
+					   sb_str(&out), &any);
+	sb_release(&out);
+	return any && folded;
+}
+
+/* One row of the call list: [seq, ms, pid, tid, call, arguments, result,
+ * kind, outcome, folded], decoded as --pid shows them. */
+static json_t *html_call_row(const struct report *rp, json_t *rec,
+			     bool *folded)
+{
+	const char *type = jstr(rec, "type");
+	json_t *call = html_merged(rp, rec);
 	struct sbuf b = { 0 };
-	unsigned open_depth = 0;
-	bool any = false;
+	int64_t seq = 0, pid = -1, tid = -1, ri_seq;
+	size_t ri;
+	json_t *row = json_array();
 
-	fprintf(f, "<h2>Process tree (%zu process%s, %u thread%s)</h2>\n",
-		rp->n_procs, rp->n_procs == 1 ? "" : "es", rp->threads,
-		rp->threads == 1 ? "" : "s");
-	fputs("<ul class=\"tree\" id=\"tree\">\n", f);
-	for (size_t l = 0; l < rp->n_lanes && l < MAX_LANES; l++) {
-		const struct proc *p = &rp->procs[rp->lanes[l]];
+	jint(rec, "seq", &seq);
+	jint(rec, "pid", &pid);
+	if (!jint(rec, "tid", &tid))
+		tid = pid;
+	*folded = type && !strcmp(type, "syscall") &&
+		  html_call_folded(rp, call);
+	json_array_append_new(row, json_integer(seq));
+	json_array_append_new(row, json_ms(rp, parse_ts(
+				json_object_get(rec, "ts"))));
+	json_array_append_new(row, json_integer(pid));
+	json_array_append_new(row, json_integer(tid));
+	if (type && !strcmp(type, "syscall")) {
+		json_array_append_new(row, html_str(clean(jstr(rec,
+							       "syscall"))));
+		sb_call_args(&b, rec);
+		json_array_append_new(row, html_sb(&b));
+		ri_seq = seq;
+		if (json_is_true(json_object_get(rec, "pending")) &&
+		    map_get(&rp->result_map, &ri_seq, sizeof(ri_seq), &ri))
+			sb_call_result(&b, rec, rp->recs[ri]);
+		else
+			sb_call_result(&b, rec, NULL);
+	} else {
+		json_array_append_new(row, html_str(clean(type)));
+		sb_proc_members(&b, rec, NULL);
+		json_array_append_new(row, html_sb(&b));
+	}
+	json_array_append_new(row, html_sb(&b));
+	json_array_append_new(row, json_string(html_kind(rec)));
+	json_array_append_new(row, json_string(html_outcome(call)));
+	json_array_append_new(row, json_boolean(*folded));
+	json_decref(call);
+	sb_release(&b);
+	return row;
+}
 
-		if (any) {
-			if (p->depth > open_depth) {
-				fputs("<ul>\n", f);
-			} else {
-				fputs("</li>\n", f);
-				for (; open_depth > p->depth; open_depth--)
-					fputs("</ul></li>\n", f);
-			}
+/*
+ * The calls of the run, in trail order (a result on its call's row).  At
+ * most MAX_HTML_CALLS: the ones the text report does not fold first, then
+ * folded ones while there is room; "calls_total" says how many there were.
+ */
+static void html_calls(const struct report *rp, json_t *data)
+{
+	json_t *rows = json_array();
+	uint64_t total = 0, folded_total = 0, kept = 0, room_folded;
+	bool *noise = xrealloc_array(NULL, rp->n_recs, sizeof(*noise));
+	json_t **row = xrealloc_array(NULL, rp->n_recs, sizeof(*row));
+
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		const char *type = jstr(rp->recs[i], "type");
+
+		row[i] = NULL;
+		if (!rec_shown(rp->recs[i]) || (type &&
+		    (!strcmp(type, "run.start") || !strcmp(type, "run.end"))))
+			continue;
+		total++;
+		row[i] = html_call_row(rp, rp->recs[i], &noise[i]);
+		folded_total += noise[i];
+		if (!noise[i] && kept < MAX_HTML_CALLS)
+			kept++;
+	}
+	room_folded = MAX_HTML_CALLS - kept;
+	kept = 0;
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		if (!row[i])
+			continue;
+		if (kept < MAX_HTML_CALLS && (!noise[i] || room_folded)) {
+			room_folded -= noise[i];
+			kept++;
+			json_array_append(rows, row[i]);
 		}
-		open_depth = p->depth;
-		any = true;
-		fprintf(f, "<li class=\"proc\" id=\"p%" PRId64 "-%zu\"><span class=\"pid\">%"
-			PRId64 "</span> ", p->pid, l, p->pid);
-		if (!p->execed && p->parent != NONE)
-			fputs("<span class=\"st\">(fork)</span> ", f);
+		json_decref(row[i]);
+	}
+	free(row);
+	free(noise);
+	json_object_set_new(data, "calls", rows);
+	json_object_set_new(data, "calls_total", json_integer(total));
+	json_object_set_new(data, "calls_folded", json_integer(folded_total));
+	json_object_set_new(data, "calls_cap", json_integer(MAX_HTML_CALLS));
+}
+
+/* The processes as --json has them, with their line shown. */
+static json_t *html_procs(const struct report *rp)
+{
+	json_t *arr = json_procs(rp);
+	struct sbuf b = { 0 };
+
+	for (size_t l = 0; l < rp->n_lanes; l++) {
+		const struct proc *p = &rp->procs[rp->lanes[l]];
+		json_t *o = json_array_get(arr, l);
+
 		sb_proc_cmd(&b, p, MAX_SHOW);
-		html_sb(f, &b);
-		sb_add(&b, "[");
+		json_object_set_new(o, "label", html_sb(&b));
+		if (!p->execed && p->parent != NONE)
+			json_object_set_new(o, "forked", json_true());
 		sb_duration(&b, proc_dur_us(rp, p));
 		sb_add(&b, ", ");
 		sb_proc_status(&b, p);
 		if (p->threads)
 			sb_printf(&b, ", +%u thread%s", p->threads,
 				  p->threads == 1 ? "" : "s");
-		sb_add(&b, "]");
-		fputs(" <span class=\"st\">", f);
-		html_sb(f, &b);
-		fputs("</span>", f);
-		if (p->denials)
-			fprintf(f, " <span class=\"den\">%u denied</span>",
-				p->denials);
+		json_object_set_new(o, "status", html_sb(&b));
+		json_object_set_new(o, "failed", json_boolean(proc_failed(p)));
+		json_object_set_new(o, "depth", json_integer(p->depth));
 	}
-	if (any) {
-		fputs("</li>\n", f);
-		for (; open_depth > 0; open_depth--)
-			fputs("</ul></li>\n", f);
-	}
-	fputs("</ul>\n", f);
-	html_more(f, rp->n_lanes > MAX_LANES ? rp->n_lanes - MAX_LANES : 0);
 	sb_release(&b);
+	return arr;
 }
 
-static double tl_x(const struct report *rp, int64_t ts, double x0, double w)
+/* ["key", "value"] of the summary table. */
+static void html_kv(json_t *arr, const char *key, struct sbuf *b)
 {
-	double span = (double)(rp->t1_us - rp->t0_us);
+	json_t *pair = json_array();
 
-	if (span <= 0 || ts < rp->t0_us)
-		return x0;
-	if (ts > rp->t1_us)
-		ts = rp->t1_us;
-	return x0 + w * (double)(ts - rp->t0_us) / span;
+	json_array_append_new(pair, json_string(key));
+	json_array_append_new(pair, html_sb(b));
+	json_array_append_new(arr, pair);
 }
 
-static void html_timeline(FILE *f, const struct report *rp)
+static json_t *html_head(const struct report *rp)
 {
-	const double label_w = 300, plot_w = 880, lane_h = 18, top = 24;
-	size_t lanes = rp->n_lanes < MAX_LANES ? rp->n_lanes : MAX_LANES;
-	double h = top + lanes * lane_h + 8;
+	const json_t *s = rp->start;
+	json_t *arr = json_array();
 	struct sbuf b = { 0 };
 
-	fputs("<h2>Timeline</h2>\n", f);
-	fprintf(f, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
-		label_w + plot_w + 20, h, label_w + plot_w + 20, h);
-	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafbfd\"/>\n",
-		label_w + plot_w + 20, h);
-	/* Axis: five ticks over the run. */
-	for (int t = 0; t <= 4; t++) {
-		double x = label_w + plot_w * t / 4.0;
-		int64_t us = (rp->t1_us - rp->t0_us) * t / 4;
-
-		sb_duration(&b, us);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#dde\"/>"
-			"<text x=\"%.1f\" y=\"14\" text-anchor=\"%s\" fill=\"#556\">",
-			x, top - 4, x, h, x, t == 0 ? "start" : t == 4 ? "end" : "middle");
-		html_sb(f, &b);
-		fputs("</text>\n", f);
-	}
-	for (size_t l = 0; l < lanes; l++) {
-		const struct proc *p = &rp->procs[rp->lanes[l]];
-		double y = top + l * lane_h;
-		int64_t end = p->ended ? p->end_us : rp->t1_us;
-		double x1 = tl_x(rp, p->start_us >= 0 ? p->start_us : rp->t0_us,
-				 label_w, plot_w);
-		double x2 = tl_x(rp, end, label_w, plot_w);
-		const char *color = !p->ended ? "#9aa3b5" :
-			p->signaled ? "#d9822b" :
-			p->code ? "#e0b341" : "#4f8fd6";
-
-		if (x2 - x1 < 2)
-			x2 = x1 + 2;
-		for (unsigned d = 0; d < p->depth && d < 10; d++)
-			sb_add(&b, " ");
-		sb_printf(&b, "%" PRId64 " ", p->pid);
-		sb_proc_cmd(&b, p, MAX_LABEL);
-		sb_cut(&b, 0, MAX_LABEL);
-		/* The nested svg clips a label too wide for its column. */
-		fprintf(f, "<g class=\"lane\" id=\"lane-%zu\"><svg x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\">"
-			"<text x=\"4\" y=\"13\" xml:space=\"preserve\">",
-			l, y, label_w - 8, lane_h);
-		html_sb(f, &b);
-		fputs("</text></svg>", f);
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\" fill=\"%s\"%s><title>",
-			x1, y + 3, x2 - x1, lane_h - 6, color,
-			p->ended ? "" : " stroke-dasharray=\"3,2\" stroke=\"#667\"");
-		sb_printf(&b, "pid %" PRId64 ": ", p->pid);
-		sb_proc_cmd(&b, p, MAX_SHOW);
-		sb_add(&b, "\n");
-		sb_duration(&b, proc_dur_us(rp, p));
-		sb_add(&b, ", ");
-		sb_proc_status(&b, p);
-		html_sb(f, &b);
-		fputs("</title></rect></g>\n", f);
-	}
-	/* Execs: small white ticks; denials: red marks on top. */
-	for (size_t i = 0; i < rp->n_execs; i++) {
-		const struct exec_ev *e = &rp->execs[i];
-		size_t lane = rp->procs[e->proc].lane;
-
-		if (lane >= lanes)
-			continue;
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#fff\" stroke=\"#1d3f73\"><title>exec ",
-			tl_x(rp, e->ts_us, label_w, plot_w),
-			top + lane * lane_h + lane_h / 2);
-		sb_show_max(&b, e->path, e->path_len, MAX_SHOW);
-		html_sb(f, &b);
-		fputs("</title></circle>\n", f);
-	}
-	for (size_t i = 0; i < rp->n_denials && i < MAX_HTML_ROWS;
-	     i++) {
-		const struct denial *d = &rp->denials[i];
-		size_t lane = d->proc != NONE ? rp->procs[d->proc].lane : NONE;
-
-		if (lane == NONE || lane >= lanes)
-			continue;
-		fprintf(f, "<rect class=\"denial\" x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" fill=\"#d0101b\"><title>denied ",
-			tl_x(rp, d->ts_us, label_w, plot_w) - 1.5,
-			top + lane * lane_h + 1, lane_h - 2);
-		sb_printf(&b, "%s ", clean(jstr(d->rec, "syscall")));
-		sb_denial_what(&b, d->rec);
-		sb_add(&b, " (rule ");
-		sb_add(&b, jstr(d->rec, "rule") ? clean(jstr(d->rec, "rule")) :
-		       "default");
-		sb_add(&b, ")");
-		html_sb(f, &b);
-		fputs("</title></rect>\n", f);
-	}
-	fputs("</svg>\n", f);
-	if (rp->n_lanes > lanes)
-		fprintf(f, "<p class=\"more\">%zu more processes are not drawn.</p>\n",
-			rp->n_lanes - lanes);
-	fputs("<p class=\"st\">Bars: blue exit 0, yellow other exit codes, orange killed by a signal, grey no exit recorded; "
-	      "circles: exec; red marks: denials.</p>\n", f);
+	sb_show(&b, rp->trail, strlen(rp->trail));
+	sb_add(&b, rp->verified ? "  (hash chain verified" :
+	       "  (DOES NOT VERIFY");
+	sb_add(&b, rp->end && jstr(rp->end, "signature") ? ", signed)" : ")");
+	html_kv(arr, "trail", &b);
+	sb_show(&b, rp->run_id, strlen(rp->run_id));
+	if (rp->runs > 1)
+		sb_printf(&b, " (run %u of %u in this trail)", rp->run_index,
+			  rp->runs);
+	html_kv(arr, "run", &b);
+	sb_show_argv(&b, json_object_get(s, "command"), 4 * MAX_SHOW);
+	html_kv(arr, "command", &b);
+	sb_show_member(&b, s, "cwd", MAX_SHOW);
+	html_kv(arr, "cwd", &b);
+	sb_show_member(&b, s, "host", MAX_SHOW);
+	if (jstr(s, "ts"))
+		sb_printf(&b, ", started %s", clean(jstr(s, "ts")));
+	html_kv(arr, "host", &b);
+	sb_show_member(&b, s, "policy", MAX_SHOW);
+	sb_printf(&b, " (audit = %s)", clean(jstr(s, "audit_level")));
+	html_kv(arr, "policy", &b);
+	sb_run_result(&b, rp);
+	sb_add(&b, ", after ");
+	sb_duration(&b, rp->t1_us - rp->t0_us);
+	html_kv(arr, "result", &b);
+	sb_printf(&b, "%" PRIu64 " (seq %" PRIu64 "-%" PRIu64 ")",
+		  rp->records, rp->first_seq, rp->last_seq);
+	html_kv(arr, "records", &b);
+	sb_printf(&b, "%" PRIu64 " recorded: %" PRIu64 " allowed, %" PRIu64
+		  " denied, %" PRIu64 " killed, %" PRIu64 " redirected; %"
+		  PRIu64 " allowed but failed", rp->syscalls, rp->allowed,
+		  rp->denied, rp->killed, rp->redirected, rp->failed);
+	html_kv(arr, "calls", &b);
 	sb_release(&b);
+	return arr;
 }
 
-static void html_denials(FILE *f, const struct report *rp)
+/* Denials: [seq, ms, pid, program, call, what, decision, rule, [stack]]. */
+static json_t *html_denials(const struct report *rp)
 {
+	json_t *arr = json_array();
 	struct sbuf b = { 0 };
 
-	fprintf(f, "<h2>Denials (%" PRIu64 ")</h2>\n", rp->denials_total);
-	fputs("<table id=\"denials\"><tr><th>record</th><th>time</th><th>pid</th><th>program</th>"
-	      "<th>call</th><th>what</th><th>decision</th><th>rule</th><th>stack</th></tr>\n", f);
-	for (size_t i = 0; i < rp->n_denials && i < MAX_HTML_ROWS;
-	     i++) {
+	for (size_t i = 0; i < rp->n_denials && i < MAX_HTML_ROWS; i++) {
 		const struct denial *d = &rp->denials[i];
-		const json_t *stack = json_object_get(d->rec, "stack");
 		const char *err = jstr(d->rec, "errno");
 		const char *note = jstr(d->rec, "note");
+		json_t *row = json_array(), *fr;
 		size_t k;
-		json_t *fr;
 
-		fprintf(f, "<tr class=\"denial\"><td>%" PRIu64 "</td><td>", d->seq);
-		sb_rel(&b, rp, d->ts_us);
-		html_sb(f, &b);
-		fprintf(f, "</td><td>%" PRId64 "</td><td class=\"m\">",
-			d->proc != NONE ? rp->procs[d->proc].pid : -1);
+		json_array_append_new(row, json_integer((json_int_t)d->seq));
+		json_array_append_new(row, json_ms(rp, d->ts_us));
+		json_array_append_new(row, json_integer(d->proc != NONE ?
+					rp->procs[d->proc].pid : -1));
 		sb_show_member(&b, d->rec, "exe", MAX_SHOW);
-		html_sb(f, &b);
-		fputs("</td><td class=\"m\">", f);
-		sb_add(&b, clean(jstr(d->rec, "syscall")));
-		html_sb(f, &b);
-		fputs("</td><td class=\"m\">", f);
+		json_array_append_new(row, html_sb(&b));
+		json_array_append_new(row, html_str(clean(jstr(d->rec,
+							       "syscall"))));
 		sb_denial_what(&b, d->rec);
 		if (note) {
 			sb_add(&b, " (");
 			sb_show(&b, note, strlen(note));
 			sb_add(&b, ")");
 		}
-		html_sb(f, &b);
-		fputs("</td><td class=\"bad\">", f);
+		json_array_append_new(row, html_sb(&b));
 		sb_add(&b, clean(jstr(d->rec, "action")));
 		if (err)
 			sb_printf(&b, " %s", clean(err));
-		html_sb(f, &b);
-		fputs("</td><td class=\"m\">", f);
+		json_array_append_new(row, html_sb(&b));
 		sb_add(&b, jstr(d->rec, "rule") ? clean(jstr(d->rec, "rule")) :
 		       "(default)");
-		html_sb(f, &b);
-		fputs("</td><td class=\"m\">", f);
-		json_array_foreach(stack, k, fr) {
+		json_array_append_new(row, html_sb(&b));
+		json_array_append_new(row, json_array());
+		json_array_foreach(json_object_get(d->rec, "stack"), k, fr) {
 			sb_printf(&b, "#%zu ", k);
 			sb_frame(&b, fr);
-			html_sb(f, &b);
-			fputs("<br>", f);
+			json_array_append_new(json_array_get(row, 8), html_sb(&b));
 		}
-		fputs("</td></tr>\n", f);
+		json_array_append_new(arr, row);
 	}
-	fputs("</table>\n", f);
-	if (rp->denials_total > MAX_HTML_ROWS)
-		fprintf(f, "<p class=\"more\">... and %" PRIu64
-			" more, in the text report (and the trail).</p>\n",
-			rp->denials_total - MAX_HTML_ROWS);
 	sb_release(&b);
+	return arr;
 }
 
-static void html_files(FILE *f, const struct report *rp)
+/* Files in the text report's order (by access, the working directory's
+ * and HOME's first): [access, path, outcome, rule, calls, pid, seq, bad,
+ * folded]. */
+static json_t *html_files(const struct report *rp)
 {
-	size_t rows = 0;
-
-	fprintf(f, "<h2>Files (%zu)</h2>\n<table id=\"files\"><tr><th>access</th><th>path</th>"
-		"<th>outcome</th><th>rule</th><th>calls</th></tr>\n", rp->n_files);
-	for (size_t k = 0; k <= ARRAY_SIZE(access_order); k++) {
-		for (size_t i = 0; i < rp->n_files; i++) {
-			const struct file_ent *fe = &rp->files[i];
-			bool match = k < ARRAY_SIZE(access_order) ?
-				!strcmp(fe->access, access_order[k]) :
-				!access_known(fe->access);
-
-			if (!match || rows++ >= MAX_HTML_ROWS)
-				continue;
-			fputs("<tr><td>", f);
-			html_bytes(f, fe->access, strlen(fe->access), MAX_SHOW);
-			fputs("</td><td class=\"m\">", f);
-			html_bytes(f, fe->path, fe->path_len, MAX_SHOW);
-			fprintf(f, "</td><td class=\"%s\">", fe->bad ? "bad" : "ok");
-			html_bytes(f, fe->outcome, strlen(fe->outcome),
-				   MAX_SHOW);
-			fputs("</td><td class=\"m\">", f);
-			if (fe->rule)
-				html_bytes(f, fe->rule, strlen(fe->rule),
-					   MAX_SHOW);
-			fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", fe->count);
-		}
-	}
-	fputs("</table>\n", f);
-	html_more(f, rows > MAX_HTML_ROWS ? rows - MAX_HTML_ROWS : 0);
-}
-
-static void html_execs(FILE *f, const struct report *rp)
-{
+	json_t *arr = json_array();
 	struct sbuf b = { 0 };
 
-	fprintf(f, "<h2>Programs executed (%zu)</h2>\n<table id=\"execs\"><tr><th>time</th><th>pid</th>"
-		"<th>program</th><th>argv</th></tr>\n", rp->n_execs);
+	for (size_t k = 0; k <= ARRAY_SIZE(access_order); k++)
+		for (int ours = 1; ours >= 0; ours--)
+			for (size_t i = 0; i < rp->n_files; i++) {
+				const struct file_ent *fe = &rp->files[i];
+
+				if (!access_match(fe, k) ||
+				    path_ours(rp, fe->path, fe->path_len) !=
+				    (bool)ours ||
+				    json_array_size(arr) >= MAX_HTML_ROWS)
+					continue;
+				sb_show_max(&b, fe->path, fe->path_len,
+					    MAX_SHOW);
+				json_array_append_new(arr, json_pack(
+					"[s,o,s,s,I,I,I,b,b]",
+					clean(fe->access), html_sb(&b),
+					clean(fe->outcome),
+					fe->rule && outcome_by_rule(fe->outcome)
+					? clean(fe->rule) : "",
+					(json_int_t)fe->count,
+					(json_int_t)fe->pid,
+					(json_int_t)fe->first_seq, fe->bad,
+					file_folded(rp, fe)));
+			}
+	sb_release(&b);
+	return arr;
+}
+
+/* Programs executed: [ms, pid, path, argv]; network: [call, address,
+ * outcome, rule, program, pid, calls, bad]; limits: lines. */
+static void html_tables(const struct report *rp, json_t *data)
+{
+	json_t *execs = json_array(), *net = json_array(), *lim = json_array();
+	struct sbuf b = { 0 }, a = { 0 };
+
 	for (size_t i = 0; i < rp->n_execs && i < MAX_HTML_ROWS; i++) {
 		const struct exec_ev *e = &rp->execs[i];
 
-		fputs("<tr><td>", f);
-		sb_rel(&b, rp, e->ts_us);
-		html_sb(f, &b);
-		fprintf(f, "</td><td>%" PRId64 "</td><td class=\"m\">",
-			rp->procs[e->proc].pid);
-		html_bytes(f, e->path, e->path_len, MAX_SHOW);
-		fputs("</td><td class=\"m\">", f);
-		sb_show_argv(&b, e->argv, MAX_SHOW);
-		html_sb(f, &b);
-		fputs("</td></tr>\n", f);
+		sb_show_max(&b, e->path, e->path_len, MAX_SHOW);
+		sb_show_argv(&a, e->argv, MAX_SHOW);
+		json_array_append_new(execs, json_pack("[o,I,o,o]",
+			json_ms(rp, e->ts_us),
+			(json_int_t)rp->procs[e->proc].pid, html_sb(&b),
+			html_sb(&a)));
 	}
-	fputs("</table>\n", f);
-	html_more(f, rp->n_execs > MAX_HTML_ROWS ?
-		  rp->n_execs - MAX_HTML_ROWS : 0);
-	sb_release(&b);
-}
-
-static void html_net(FILE *f, const struct report *rp)
-{
-	fprintf(f, "<h2>Network (%zu)</h2>\n<table id=\"network\"><tr><th>call</th><th>address</th>"
-		"<th>outcome</th><th>rule</th><th>program</th><th>calls</th></tr>\n",
-		rp->n_nets);
 	for (size_t i = 0; i < rp->n_nets && i < MAX_HTML_ROWS; i++) {
 		const struct net_ent *n = &rp->nets[i];
 
-		fputs("<tr><td class=\"m\">", f);
-		html_put(f, clean(n->syscall));
-		fputs("</td><td class=\"m\">", f);
-		html_put(f, n->addr);
-		fprintf(f, "</td><td class=\"%s\">", n->bad ? "bad" : "ok");
-		html_put(f, clean(n->outcome));
-		fputs("</td><td class=\"m\">", f);
-		if (n->rule)
-			html_bytes(f, n->rule, strlen(n->rule), MAX_SHOW);
-		fputs("</td><td class=\"m\">", f);
-		html_put(f, n->exe);
-		fprintf(f, " (pid %" PRId64 ")</td><td>%" PRIu64 "</td></tr>\n",
-			n->pid, n->count);
+		json_array_append_new(net, json_pack("[s,s,s,s,s,I,I,b]",
+			clean(n->syscall), n->addr, clean(n->outcome),
+			n->rule && outcome_by_rule(n->outcome) ?
+			clean(n->rule) : "", n->exe, (json_int_t)n->pid,
+			(json_int_t)n->count, n->bad));
 	}
-	fputs("</table>\n", f);
-	html_more(f, rp->n_nets > MAX_HTML_ROWS ? rp->n_nets - MAX_HTML_ROWS : 0);
-}
+	for (size_t i = 0; i < rp->n_limits && i < MAX_HTML_ROWS; i++) {
+		int64_t seq = 0;
 
-static void html_limits(FILE *f, const struct report *rp)
-{
-	struct sbuf b = { 0 };
-
-	fprintf(f, "<h2>Limits reached (%" PRIu64 ")</h2>\n", rp->limits_total);
-	if (!rp->n_limits)
-		fputs("<p class=\"st\">None.</p>\n", f);
-	for (size_t i = 0; i < rp->n_limits; i++) {
+		jint(rp->limits[i], "seq", &seq);
+		sb_printf(&b, "record %" PRId64 "  ", seq);
 		sb_rel(&b, rp, parse_ts(json_object_get(rp->limits[i], "ts")));
 		sb_add(&b, "  ");
 		sb_members(&b, rp->limits[i]);
-		fputs("<p class=\"mono\">", f);
-		html_sb(f, &b);
-		fputs("</p>\n", f);
+		json_array_append_new(lim, html_sb(&b));
 	}
+	json_object_set_new(data, "execs", execs);
+	json_object_set_new(data, "network", net);
+	json_object_set_new(data, "limits", lim);
 	sb_release(&b);
+	sb_release(&a);
 }
 
-static void output_html(FILE *f, const struct report *rp)
+/* Everything the page shows. */
+static json_t *html_data(const struct report *rp)
 {
-	html_header(f, rp);
-	html_tree(f, rp);
-	html_timeline(f, rp);
-	html_denials(f, rp);
-	html_files(f, rp);
-	html_execs(f, rp);
-	html_net(f, rp);
-	html_limits(f, rp);
-	fputs("<p class=\"st\">Written by sysgate " PACKAGE_VERSION
-	      " report from the audit trail; no script, no external resource.</p>\n"
-	      "</body></html>\n", f);
+	json_t *data = json_object();
+	struct sbuf b = { 0 };
+
+	json_object_set_new(data, "version", json_string(PACKAGE_VERSION));
+	sb_show(&b, rp->run_id, strlen(rp->run_id));
+	json_object_set_new(data, "run", html_sb(&b));
+	json_object_set_new(data, "verified", json_boolean(rp->verified));
+	sb_show(&b, rp->why, strlen(rp->why));
+	json_object_set_new(data, "why", html_sb(&b));
+	json_object_set_new(data, "all", json_boolean(rp->all));
+	json_object_set_new(data, "head", html_head(rp));
+	sb_run_result(&b, rp);
+	json_object_set_new(data, "result", html_sb(&b));
+	json_object_set_new(data, "duration_ms", json_ms(rp, rp->t1_us));
+	json_object_set_new(data, "findings", json_findings(rp));
+	json_object_set_new(data, "processes", html_procs(rp));
+	json_object_set_new(data, "threads", json_integer(rp->threads));
+	html_calls(rp, data);
+	json_object_set_new(data, "denials", html_denials(rp));
+	json_object_set_new(data, "denials_total",
+			    json_integer((json_int_t)rp->denials_total));
+	json_object_set_new(data, "files", html_files(rp));
+	json_object_set_new(data, "files_total", json_integer(rp->n_files));
+	html_tables(rp, data);
+	json_object_set_new(data, "execs_total", json_integer(rp->n_execs));
+	json_object_set_new(data, "network_total", json_integer(rp->n_nets));
+	json_object_set_new(data, "limits_total",
+			    json_integer((json_int_t)rp->limits_total));
+	json_object_set_new(data, "max_rows", json_integer(MAX_HTML_ROWS));
+	sb_release(&b);
+	return data;
+}
+
+static int output_html(FILE *f, const struct report *rp)
+{
+	json_t *data = html_data(rp);
+	int r = report_html_write(f, rp->run_id, data);
+
+	json_decref(data);
+	return r;
 }
 
 /* ---- the command ------------------------------------------------------ */
@@ -3542,8 +3592,8 @@ int tool_report(int argc, char **argv)
 			report_release(&rp);
 			return EXIT_TOOL_FAILURE;
 		}
-		output_html(f, &rp);
-		if (finish_stream(f, html) < 0)
+		if (output_html(f, &rp) < 0 ||
+		    finish_stream(f, html) < 0)
 			status = EXIT_TOOL_FAILURE;
 	}
 	if (want_json) {

@@ -1,11 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The HTML report in a real browser: `sysgate report --html` of a run with
-# a few processes and denials, opened in headless Chromium (Debian's
-# chromium package).  The screenshot is a real picture (not blank, with the
-# blue process bars and the red denial marks of the timeline), the DOM
-# holds the tree, one timeline lane per process and the denial table, and
-# the page logs no script error.  Skips (77) without /usr/bin/chromium.
+# The HTML report in a real browser.  `sysgate report --html` of a run with
+# a few processes, two denials and files named to attack the page
+# ("<img src=x onerror=...>", "x</script><script>...", U+2028) is opened
+# in headless Chromium (Debian's chromium package), driven over the
+# DevTools protocol by html-browser.py: findings first and the very ones
+# of --json, one tree node per process, a real click on the process that
+# read the secret shows its calls only, in order, with the denied read;
+# typed search text leaves only matching rows; the outcome and kind
+# filters; loader noise folded until unfolded; the hostile names show as
+# text and run nothing; nothing is fetched; no script error.  Screenshots
+# (png-colors.py): the first screen is a real picture, the timeline has
+# the blue bars and the red denial marks.  The file itself: no external
+# URL, the JSON block cannot be closed by the trail, no raw U+2028; a page
+# of a run too large for it says how many calls it left out.  Skips (77)
+# without /usr/bin/chromium.
 . "$(dirname "$0")/lib.sh"
 : "${SG_USERS:=$(id -un)}"
 sg_init
@@ -20,6 +29,56 @@ chromium() {
 		--disable-quic --no-first-run --disable-background-networking \
 		--disable-component-update --disable-sync \
 		--user-data-dir="$prof" "$@" </dev/null
+}
+
+# shot NAME PNG MIN-RED MIN-BLUE: a screenshot shows what it should.
+shot() {
+	if $PY "$SG_LIB_DIR/png-colors.py" "$2" "$3" "$4" >"$R/$1.out" 2>&1; then
+		SG_ERR='' sg_report_pass "$1"
+	else
+		SG_ERR='' sg_report_fail "$1" "$(cat "$R/$1.out")" "screenshot: $2"
+	fi
+	sed 's/^/#   /' "$R/$1.out"
+}
+
+# A trail too large for one page: run.start, N openat calls, run.end (not
+# chained: the report warns and goes on).
+big_trail() {
+	$PY - "$1" <<'EOF'
+import json, sys
+n = int(sys.argv[1])
+recs = [{"type": "run.start", "run": "big", "seq": 1,
+         "ts": "2026-01-01T00:00:00.000000Z", "command": ["big"], "cwd": "/w"}]
+for i in range(n):
+    recs.append({"type": "syscall", "run": "big", "seq": i + 2,
+                 "ts": "2026-01-01T00:00:01.%06dZ" % i, "pid": 7, "tid": 7,
+                 "syscall": "openat", "action": "allow",
+                 "args": {"path": "/w/f%d" % i}, "result": 3})
+recs.append({"type": "run.end", "run": "big", "seq": n + 2,
+             "ts": "2026-01-01T00:00:02.000000Z", "exit": 0,
+             "status": "exited"})
+for r in recs:
+    print(json.dumps(r))
+EOF
+}
+
+# html-browser.py's lines as cases; every one of its checks must report.
+browser() {
+	local rc line n=0
+	timeout -k 5 100 $PY "$SG_LIB_DIR/html-browser.py" "$CHROMIUM" "$@" \
+		>"$R/browser.out" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*)
+			n=$((n + 1))
+			SG_ERR='' sg_report_pass "browser-${line#PASS }" ;;
+		"FAIL "*)
+			line=${line#FAIL }
+			SG_ERR='' sg_report_fail "browser-${line%%:*}" "$line" ;;
+		esac
+	done <"$R/browser.out"
+	check "browser-ran-every-check-($n,rc=$rc)" test "$n" = 17 -a "$rc" = 0
 }
 
 cases() {
@@ -39,95 +98,71 @@ syscalls = @file
 action = allow
 EOF
 	local S=$H/.ssh/id_rsa
+	local IMG='<img src=x onerror=window.sgPwned=1;document.title=1>'
+	local SCR='x</script><script>window.sgPwned=2;</script>'
+	local LS
+	LS=$(printf 'ls\342\200\250sep')
 	sg_run -r "$P/html.ini" -- sh -c "
 		cat readme.txt >/dev/null
+		cat '$IMG' '$SCR' '$LS' 2>/dev/null
 		(sleep 0.2; cat '$S' 2>/dev/null) &
 		sleep 0.1
 		cat '$S' 2>/dev/null
 		wait
 		exit 1"
 	check run-status-1 test "$SG_RC" = 1
-	local html=$R/report.html png=$R/report.png
+	local html=$R/report.html shots=$R/shots
+	mkdir -p "$shots"
 	"$SYSGATE" report "$SG_TRAIL" --html "$html" 2>"$R/report.err"
 	check report-written test -s "$html"
+	"$SYSGATE" report "$SG_TRAIL" --json >"$R/report.json"
 
-	chromium --enable-logging=stderr --v=0 --screenshot="$png" \
-		--window-size=1280,900 "file://$html" >"$R/shot.log" 2>&1
-	check screenshot-taken test -s "$png"
-	check no-script-error sh -c "! grep -Eqi 'Uncaught|SyntaxError|ReferenceError|TypeError|CONSOLE\\(' '$R/shot.log'"
-	if $PY - "$png" >"$R/png.out" 2>&1 <<'EOF'
-# A small PNG reader (8-bit RGB/RGBA, not interlaced): what is drawn?
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat = 8, b""
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype, _, _, inter = struct.unpack(">IIBBBBB", body)
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-assert depth == 8 and ctype in (2, 6) and not inter, (depth, ctype, inter)
-bpp = 3 if ctype == 2 else 4
-raw = zlib.decompress(idat)
-stride = w * bpp
-prev = bytearray(stride)
-counts = {"white": 0, "other": 0, "red": 0, "blue": 0}
-for y in range(h):
-    f = raw[y * (stride + 1)]
-    line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b = prev[i]
-        c = prev[i - bpp] if i >= bpp else 0
-        if f == 1:
-            line[i] = (line[i] + a) & 255
-        elif f == 2:
-            line[i] = (line[i] + b) & 255
-        elif f == 3:
-            line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
-            line[i] = (line[i] + pr) & 255
-    for i in range(0, stride, bpp):
-        r, g, bl = line[i], line[i + 1], line[i + 2]
-        if r > 245 and g > 245 and bl > 245:
-            counts["white"] += 1
-        else:
-            counts["other"] += 1
-        if r > 180 and g < 60 and bl < 60:
-            counts["red"] += 1
-        if r < 110 and 120 < g < 170 and bl > 190:
-            counts["blue"] += 1
-    prev = line
-print("%dx%d %s" % (w, h, counts))
-ok = (w, h) == (1280, 900) and counts["other"] > w * h // 50 \
-    and counts["red"] >= 20 and counts["blue"] >= 200
-sys.exit(0 if ok else 1)
+	# The file: one, with nothing to fetch, its JSON block intact.
+	check no-external-url sh -c "! grep -Eiq '(src|href|action|url)[[:space:]]*[=(][[:space:]]*[\"'\'']?(https?:|//)' '$html'"
+	check only-url-is-the-svg-namespace test \
+		"$(grep -Eo 'https?://[^"'\'' )]*' "$html" | sort -u)" = \
+		http://www.w3.org/2000/svg
+	check two-scripts-two-ends test \
+		"$(grep -o '<script' "$html" | wc -l)/$(grep -o '</script' "$html" | wc -l)" = 2/2
+	check trail-cannot-close-the-script sh -c "! grep -qF '$SCR' '$html'"
+	check no-raw-line-separator sh -c "! grep -qF '$LS' '$html'"
+
+	# The browser, for real: clicks, typing, what the page shows.
+	$PY - "$R/report.json" "$IMG" >"$R/want.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(json.dumps({"child": r["denials"][0]["pid"], "secret": ".ssh/id_rsa",
+                  "own": "readme.txt", "hostile": sys.argv[2],
+                  "pwned": "sgPwned"}))
 EOF
-	then
-		SG_ERR= sg_report_pass "screenshot-shows-page-bars-and-denials"
-	else
-		SG_ERR= sg_report_fail "screenshot-shows-page-bars-and-denials" \
-			"$(cat "$R/png.out")" "screenshot: $png"
-	fi
-	sed 's/^/#   /' "$R/png.out"
+	browser "$html" "$R/report.json" "$R/want.json" "$shots"
+	shot screenshot-first-screen-drawn "$shots/page.png" 0 0
+	shot screenshot-timeline-bars-and-denials "$shots/timeline.png" 20 200
 
+	# Another way in: the DOM after the script ran (--dump-dom).
 	chromium --dump-dom "file://$html" >"$R/dom.html" 2>"$R/dom.log"
 	local procs lanes
 	procs=$($PY -c 'import json, sys
-print(len(json.load(sys.stdin)["processes"]))' < <("$SYSGATE" report "$SG_TRAIL" --json))
+print(len(json.load(sys.stdin)["processes"]))' <"$R/report.json")
 	lanes=$(grep -o 'class="lane"' "$R/dom.html" | wc -l)
-	check dom-rendered grep -q '</html>' "$R/dom.html"
+	check dom-rendered grep -q 'data-ready="1"' "$R/dom.html"
 	check "dom-one-lane-per-process-($lanes/$procs)" test "$lanes" = "$procs" -a "$procs" -ge 5
 	check dom-tree-items test "$(grep -o 'class="proc"' "$R/dom.html" | wc -l)" = "$procs"
 	check dom-denial-marks test "$(grep -o '<rect class="denial"' "$R/dom.html" | wc -l)" = 2
 	check dom-denial-rows test "$(grep -o '<tr class="denial"' "$R/dom.html" | wc -l)" = 2
-	check dom-no-script sh -c "! grep -qi '<script' '$R/dom.html'"
+	check dom-no-injected-element sh -c "! grep -qi '<img' '$R/dom.html'"
+
+	# A run too large for the page: capped, and the page says so.
+	big_trail 20500 >"$R/big.jsonl"
+	"$SYSGATE" report "$R/big.jsonl" --html "$R/big.html" 2>"$R/big.err"
+	check big-page-written test -s "$R/big.html"
+	check big-page-capped "$PY" -c 'import json, re, sys
+s = open(sys.argv[1]).read()
+d = json.loads(re.search(r"id=\"report-data\">(.*?)</script>", s, re.S).group(1))
+assert len(d["calls"]) == 20000 and d["calls_total"] == 20500, \
+    (len(d["calls"]), d["calls_total"])' "$R/big.html"
+	chromium --dump-dom "file://$R/big.html" >"$R/big-dom.html" 2>/dev/null
+	check big-page-says-so grep -q 'id="calls-cap">This page holds 20000 of the run.s 20500 calls' "$R/big-dom.html"
 }
 
 sg_main cases
