@@ -47,6 +47,19 @@
 		return child;
 	}
 
+	/* Opened by a click, or by Enter or Space once focused. */
+	function clickable(e, fn) {
+		e.tabIndex = 0;
+		e.setAttribute('role', 'button');
+		e.addEventListener('click', fn);
+		e.addEventListener('keydown', function (ev) {
+			if (ev.key === 'Enter' || ev.key === ' ') {
+				ev.preventDefault();
+				fn();
+			}
+		});
+	}
+
 	function svg(tag, attrs) {
 		var e = document.createElementNS(SVGNS, tag);
 
@@ -133,9 +146,7 @@
 				var p = procByPid(pid);
 				var s = add(c, el('span', 'node', p ? procShort(p) : pid));
 
-				s.addEventListener('click', function () {
-					select(pid, null);
-				});
+				clickable(s, function () { select(pid, null); });
 				if (i + 1 < F.chain.length)
 					add(c, document.createTextNode(' > '));
 			});
@@ -147,9 +158,7 @@
 			add(li, el('span', 'kind', a.kind + ':'));
 			add(li, document.createTextNode(a.text));
 			li.title = 'show record ' + a.seq + ' among the calls of its process';
-			li.addEventListener('click', function () {
-				select(a.pid, a.seq);
-			});
+			clickable(li, function () { select(a.pid, a.seq); });
 		});
 		if (F.failed && !list.length)
 			add(box, el('p', 'st', '(no denial, limit, signal, failed exit or missing file recorded)'));
@@ -190,9 +199,7 @@
 			add(node, el('span', 'st', '[' + p.status + ']'));
 			if (p.denials)
 				add(node, el('span', 'den', ' ' + p.denials + ' denied'));
-			node.addEventListener('click', function () {
-				select(p.pid, null);
-			});
+			clickable(node, function () { select(p.pid, null); });
 			stack.push({ pid: p.pid, li: li, kids: null });
 		});
 	}
@@ -212,7 +219,7 @@
 
 	function drawControls(parent) {
 		var ctl = add(parent, el('div')), counts = { k: {}, o: {} };
-		var kinds = add(ctl, el('fieldset')), outs;
+		var kinds, outs;
 
 		ctl.id = 'controls';
 		D.calls.forEach(function (r) {
@@ -224,6 +231,7 @@
 		s.type = 'search';
 		s.placeholder = 'search calls, paths, results';
 		s.addEventListener('input', function () { render(); });
+		kinds = add(ctl, el('fieldset'));
 		kinds.id = 'kinds';
 		add(kinds, el('legend', null, 'kind'));
 		KINDS.forEach(function (k) {
@@ -333,7 +341,7 @@
 		var p = state.pid === null ? null : procByPid(state.pid);
 		var info = (p ? 'Process ' + procShort(p) : state.pid !== null ?
 			'Process ' + state.pid : 'All processes') + ': ' +
-			plural(match, 'call', 'calls') + ' shown, in trail order';
+			plural(match, 'record', 'records') + ' shown, in trail order';
 		if (folded)
 			info += '; ' + folded + ' loader, locale and runtime calls folded (tick "show loader..." to see them)';
 		if (match > shown)
@@ -352,7 +360,8 @@
 		render();
 		var m = seq === null ? null :
 			document.querySelector('#calls tr[data-seq="' + seq + '"]');
-		(m || document.getElementById('procs')).scrollIntoView();
+		(m || document.getElementById('procs')).scrollIntoView(
+			{ block: m ? 'center' : 'start' });
 	}
 
 	/* ---- timeline and tables ---- */

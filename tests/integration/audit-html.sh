@@ -6,7 +6,8 @@
 # in headless Chromium (Debian's chromium package), driven over the
 # DevTools protocol by html-browser.py: findings first and the very ones
 # of --json, one tree node per process, a real click on the process that
-# read the secret shows its calls only, in order, with the denied read;
+# read the secret shows its calls only, in order, with the denied read; a
+# finding opens its process at its record;
 # typed search text leaves only matching rows; the outcome and kind
 # filters; loader noise folded until unfolded; the hostile names show as
 # text and run nothing; nothing is fetched; no script error.  Screenshots
@@ -78,7 +79,7 @@ browser() {
 			SG_ERR='' sg_report_fail "browser-${line%%:*}" "$line" ;;
 		esac
 	done <"$R/browser.out"
-	check "browser-ran-every-check-($n,rc=$rc)" test "$n" = 17 -a "$rc" = 0
+	check "browser-ran-every-check-($n,rc=$rc)" test "$n" = 18 -a "$rc" = 0
 }
 
 cases() {

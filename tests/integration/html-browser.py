@@ -225,6 +225,16 @@ def run(b, page, report, want, shots):
     check("click-says-which-process", info.startswith("Process %d " % child),
           info)
 
+    # A finding opens its process at its record.
+    f = report["findings"]["anomalies"][0]
+    b.click("document.querySelectorAll('#findings li')[0]")
+    rows = b.eval(VISIBLE_ROWS)
+    marked = [r["seq"] for r in rows if "mark" in r["cls"].split()]
+    check("finding-opens-its-record", marked == [f["seq"]] and
+          all(r["pid"] == f["pid"] for r in rows),
+          "finding %s pid %s, marked %r, pids %r" %
+          (f["seq"], f["pid"], marked, sorted({r["pid"] for r in rows})))
+
     # Back to every process; type a search: only matching rows remain.
     b.click("document.getElementById('all-procs')")
     b.click("document.getElementById('search')")
