@@ -3037,7 +3037,7 @@ static json_t *html_call_row(const struct report *rp, json_t *rec,
 	const char *type = jstr(rec, "type");
 	json_t *call = html_merged(rp, rec);
 	struct sbuf b = { 0 };
-	int64_t seq = 0, pid = -1, tid = -1, ri_seq;
+	int64_t seq = 0, pid = -1, tid = -1;
 	size_t ri;
 	json_t *row = json_array();
 
@@ -3057,9 +3057,8 @@ static json_t *html_call_row(const struct report *rp, json_t *rec,
 							       "syscall"))));
 		sb_call_args(&b, rec);
 		json_array_append_new(row, html_sb(&b));
-		ri_seq = seq;
 		if (json_is_true(json_object_get(rec, "pending")) &&
-		    map_get(&rp->result_map, &ri_seq, sizeof(ri_seq), &ri))
+		    map_get(&rp->result_map, &seq, sizeof(seq), &ri))
 			sb_call_result(&b, rec, rp->recs[ri]);
 		else
 			sb_call_result(&b, rec, NULL);
