@@ -13,8 +13,9 @@
 # text and run nothing; nothing is fetched; no script error.  Screenshots
 # (png-colors.py): the first screen is a real picture, the timeline has
 # the blue bars and the red denial marks.  The file itself: no external
-# URL, the JSON block cannot be closed by the trail, no raw U+2028; a page
-# of a run too large for it says how many calls it left out.  Skips (77)
+# URL, the JSON block cannot be closed by the trail, no raw U+2028; only
+# loader paths folded, nothing with --all; a page of a run too large for
+# it says how many calls it left out.  Skips (77)
 # without /usr/bin/chromium.
 . "$(dirname "$0")/lib.sh"
 : "${SG_USERS:=$(id -un)}"
@@ -152,6 +153,21 @@ print(len(json.load(sys.stdin)["processes"]))' <"$R/report.json")
 	check dom-denial-marks test "$(grep -o '<rect class="denial"' "$R/dom.html" | wc -l)" = 2
 	check dom-denial-rows test "$(grep -o '<tr class="denial"' "$R/dom.html" | wc -l)" = 2
 	check dom-no-injected-element sh -c "! grep -qi '<img' '$R/dom.html'"
+
+	# --all: nothing folded, the box starts ticked; without it, folded
+	# calls are the loader's (the text report's rule).
+	"$SYSGATE" report "$SG_TRAIL" --all --html "$R/all.html" 2>/dev/null
+	check all-unfolds "$PY" -c 'import json, re, sys
+def data(p):
+    s = open(p).read()
+    return json.loads(re.search(r"id=\"report-data\">(.*?)</script>", s, re.S).group(1))
+a, d = data(sys.argv[1]), data(sys.argv[2])
+folded = [c for c in d["calls"] if c[9]]
+assert a["all"] and not any(c[9] for c in a["calls"]), "--all folds"
+assert folded and all(".so" in c[5] or "/usr/" in c[5] or "/etc/" in c[5]
+                      for c in folded), folded[:3]
+assert not any("readme.txt" in c[5] for c in folded), "own file folded"' \
+		"$R/all.html" "$html"
 
 	# A run too large for the page: capped, and the page says so.
 	big_trail 20500 >"$R/big.jsonl"
