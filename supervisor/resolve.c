@@ -810,6 +810,15 @@ static uint64_t mnt_id(int fd)
 	return sx.stx_mnt_id;
 }
 
+/* Are the objects behind fds a and b on the same mount?  False when it
+ * cannot be told: RES_NO_XDEV fails closed (EXDEV). */
+static bool same_mount(int a, int b)
+{
+	uint64_t ma = mnt_id(a);
+
+	return ma && ma == mnt_id(b);
+}
+
 void resolve_inherit_root(struct proc *child, const struct proc *parent)
 {
 	/* A shared root only: a task's own root fd stays its own. */
@@ -1238,6 +1247,10 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			}
 			if (nfd < 0)
 				return -errno;
+			if ((flags & RES_NO_XDEV) && !same_mount(nfd, cur)) {
+				close(nfd);
+				return -EXDEV;
+			}
 			close(cur);
 			cur = nfd;
 			if (fstat(cur, &cur_st) < 0)
@@ -1262,6 +1275,14 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			NEED_CUR_ST();
 		if (self && cur_st.st_ino == PROC_ROOT_INO && is_procfs(cur)) {
 			char sub[64];
+
+			/* They are symlinks to the kernel: followed only
+			 * where a symlink may be, and counted. */
+			if ((flags & RES_NO_SYMLINKS) &&
+			    (!last || slash || (flags & RES_FOLLOW)))
+				return -ELOOP;
+			if (++links > RESOLVE_MAX_LINKS)
+				return -ELOOP;
 
 			proc_self_name(comp, tid, tgid, sub, sizeof(sub));
 			if (last && !slash && !(flags & RES_FOLLOW))
@@ -1307,7 +1328,9 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			close(nfd);
 			return r;
 		}
-		if (flags & RES_NO_XDEV && st.st_dev != cur_st.st_dev) {
+		/* The kernel compares mounts (a bind mount of the same file
+		 * system is a crossing too). */
+		if ((flags & RES_NO_XDEV) && !same_mount(nfd, cur)) {
 			close(nfd);
 			return -EXDEV;
 		}
@@ -1376,6 +1399,10 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 					close(obj);
 					return r;
 				}
+				if ((flags & RES_NO_XDEV) && !same_mount(obj, cur)) {
+					close(obj);
+					return -EXDEV;
+				}
 				close(cur);
 				cur = obj;
 				cur_st = st;
@@ -1406,6 +1433,13 @@ static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
 			target[tl] = '\0';
 			if (target[0] == '/') {
 				if (flags & RES_BENEATH)
+					return -EXDEV;
+				/* As the kernel's nd_jump_root(): under
+				 * NO_XDEV, an absolute link is taken only when
+				 * the lookup already has its root (an absolute
+				 * path, a "..") and stays in the root's mount. */
+				if ((flags & RES_NO_XDEV) &&
+				    (*rootp < 0 || !same_mount(cur, *rootp)))
 					return -EXDEV;
 				NEED_ROOT();
 				close(cur);
