@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +167,24 @@ static bool missing_matches(int dirfd, const char *path, unsigned flags,
 			    const struct resolved *out)
 {
 	struct stat made, ours;
-	int fd = kernel_open(dirfd, path, flags, O_WRONLY | O_CREAT);
+	int fd;
 	bool ok;
+
+	if (path[0] == '/') {
+		/* Outside the tree ("/nonexistent"): nothing is made there;
+		 * the parent as written must be the resolver's parent. */
+		char dir[PATH_MAX];
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		strrchr(dir, '/')[1] = '\0';
+		fd = kernel_open(dirfd, dir, flags | RES_FOLLOW, O_PATH);
+		ok = fd >= 0 && fstat(fd, &made) == 0 &&
+		     fstat(out->parent_fd, &ours) == 0 && same(&made, &ours);
+		if (fd >= 0)
+			close(fd);
+		return ok;
+	}
+	fd = kernel_open(dirfd, path, flags, O_WRONLY | O_CREAT);
 
 	if (fd < 0)
 		return false;
@@ -180,35 +197,44 @@ static bool missing_matches(int dirfd, const char *path, unsigned flags,
 	return ok;
 }
 
-/* One case: what the kernel does, and whether the resolver agrees. */
-static void check_one(int dirfd, const char *path, unsigned flags)
+/*
+ * One case: what the kernel does from kdirfd, and whether the resolver,
+ * walking from the tracee's rdirfd (the same directory: an fd of it, or
+ * AT_FDCWD with the tracee's cwd there), agrees.
+ */
+static void check_one(int kdirfd, int rdirfd, const char *path, unsigned flags)
 {
 	struct resolved out;
 	struct stat kst;
-	int kfd = kernel_open(dirfd, path, flags, O_PATH);
+	int kfd = kernel_open(kdirfd, path, flags, O_PATH);
 	int r;
 	bool ok;
 
+	/* thread-self names the tracee's main thread, not this one. */
+	if (gettid() != getpid() && strstr(path, "thread-self")) {
+		if (kfd >= 0)
+			close(kfd);
+		return;
+	}
 	n_cases++;
-	r = resolve_path_open(getpid(), getpid(), dirfd, path, flags, 0, &out);
+	r = resolve_path_open(getpid(), getpid(), rdirfd, path, flags, 0, &out);
 	if (kfd >= 0) {
-		CU_ASSERT_EQUAL_FATAL(fstat(kfd, &kst), 0);
 		/* /proc/self not followed: the resolver reports the link's
 		 * text for the caller and goes on to what it names. */
-		ok = r == 0 && out.fd >= 0 &&
+		ok = fstat(kfd, &kst) == 0 && r == 0 && out.fd >= 0 &&
 		     (same(&kst, &out.st) ||
 		      (out.self_link[0] && S_ISLNK(kst.st_mode)));
 		close(kfd);
 	} else if (kfd == -ENOENT && r == 0 && out.fd < 0 &&
 		   out.parent_fd >= 0) {
-		ok = out.trailing_slash || missing_matches(dirfd, path, flags, &out);
+		ok = out.trailing_slash || missing_matches(kdirfd, path, flags, &out);
 	} else {
 		ok = r == kfd;
 	}
 	if (!ok)
 		fprintf(stderr, "\n  mismatch: %s flags 0x%x dirfd %d: kernel %s, "
 			"resolver %d (fd %d parent %d name \"%s\" path \"%s\")\n",
-			path, flags, dirfd, kfd >= 0 ? "ok" : strerror(-kfd), r,
+			path, flags, rdirfd, kfd >= 0 ? "ok" : strerror(-kfd), r,
 			out.fd, out.parent_fd, out.name, out.path);
 	CU_ASSERT(ok);
 	resolved_release(&out);
@@ -240,7 +266,7 @@ static const unsigned flag_sets[] = {
 	RES_NO_XDEV, RES_BENEATH | RES_NO_MAGICLINKS,
 };
 
-static void check_all(int dirfd)
+static void check_all(int kdirfd, int rdirfd)
 {
 	for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); p++)
 		for (size_t f = 0; f < sizeof(flag_sets) / sizeof(flag_sets[0]); f++)
@@ -251,7 +277,7 @@ static void check_all(int dirfd)
 					flags |= RES_FOLLOW;
 				if (v & 2)
 					flags |= RES_OPEN;
-				check_one(dirfd, paths[p], flags);
+				check_one(kdirfd, rdirfd, paths[p], flags);
 			}
 }
 
@@ -265,21 +291,45 @@ static void test_from_dirfd(void)
 {
 	setup();
 	n_cases = 0;
-	check_all(top_fd);
+	check_all(top_fd, top_fd);
 	CU_ASSERT(n_cases > 1000);
 	rm_tree();
 }
 
-/* The same paths from the cwd (AT_FDCWD): the kept cwd of the task. */
+static void *check_from_cwd(void *arg)
+{
+	(void)arg;
+	check_all(top_fd, AT_FDCWD);
+	return NULL;
+}
+
+/*
+ * The same paths from the cwd (AT_FDCWD) of the tracee, this process's
+ * main thread.  The resolver runs on another thread, as it does in the
+ * supervisor: it makes its thread's cwd its own (dir_fd_path()), which
+ * here would move the tracee's.  The kernel's answers are taken from an
+ * fd of that cwd.
+ */
 static void test_from_cwd(void)
 {
 	int old = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	pthread_t t;
 
 	CU_ASSERT_FATAL(old >= 0);
 	build_tree();
 	CU_ASSERT_EQUAL_FATAL(chdir(top), 0);
+	resolve_note_call(getpid(), SYS_chdir);
 	resolve_task_seen(getpid());
-	check_all(AT_FDCWD);
+	n_cases = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, check_from_cwd, NULL), 0);
+	CU_ASSERT_EQUAL(pthread_join(t, NULL), 0);
+	CU_ASSERT(n_cases > 1000);
+	{
+		char cwd[PATH_MAX];
+
+		/* The tracee's cwd stayed where it was put. */
+		CU_ASSERT(getcwd(cwd, sizeof(cwd)) && !strcmp(cwd, top));
+	}
 	CU_ASSERT_EQUAL(fchdir(old), 0);
 	close(old);
 	rm_tree();
