@@ -810,6 +810,15 @@ static uint64_t mnt_id(int fd)
 	return sx.stx_mnt_id;
 }
 
+/* Are the objects behind fds a and b on the same mount?  False when it
+ * cannot be told: RES_NO_XDEV fails closed (EXDEV). */
+static bool same_mount(int a, int b)
+{
+	uint64_t ma = mnt_id(a);
+
+	return ma && ma == mnt_id(b);
+}
+
 void resolve_inherit_root(struct proc *child, const struct proc *parent)
 {
 	/* A shared root only: a task's own root fd stays its own. */
@@ -964,512 +973,658 @@ int resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path,
 				 0, out);
 }
 
-static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
-		unsigned flags, int dir_oflags, struct resolved *out,
-		int *rootp, bool *root_keptp);
+/*
+ * The walk's state.  It starts at a directory (start, borrowed, while cur
+ * is -1: the kept cwd, or the root for an absolute path; else cur, an
+ * O_PATH fd of its own), reads one component of rem at a time from pos,
+ * and ends with out filled: the object's fd, or its parent's fd and name
+ * when the last name is missing.  The caller's root is opened only when a
+ * step needs it (an absolute path or link, a ".." that may be at the top).
+ */
+struct walk {
+	pid_t tid, tgid;
+	unsigned flags;
+	int dir_oflags;
+	struct resolved *out;
+	int root;		/* the caller's root, or -1 until needed */
+	bool root_kept;		/* root belongs to the cache: not closed */
+	struct stat root_st;
+	int cur;		/* where the walk is (-1: at start) */
+	int start;		/* borrowed: see above */
+	struct stat cur_st;
+	bool cur_known;		/* cur_st is cur's */
+	bool at_root;		/* cur is the caller's root */
+	bool scoped;		/* RES_BENEATH or RES_IN_ROOT */
+	bool try_jump;		/* new text to walk: try the fast paths */
+	bool parent_lex;	/* out->path is the parent's, by lexical_path(),
+				 * for a walk that ends on a missing name */
+	char *rem;		/* the rest of the path, links pushed in front */
+	size_t rem_size, pos;
+	int links;		/* symlinks followed */
+	char comp[NAME_MAX + 1]; /* the component of this step */
+	bool last;		/* it is the last one */
+	bool slash;		/* a '/' follows it */
+};
 
-int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
-		      unsigned flags, int dir_oflags, struct resolved *out)
+/* What a step tells the loop (or a negative errno: the walk's answer). */
+enum {
+	WALK_NEXT = 0,		/* go on with the rest of rem */
+	WALK_CANONICAL,		/* out holds the object, or parent and name:
+				 * its path is still to be read back */
+	WALK_DONE,		/* out is complete */
+	WALK_FALLBACK,		/* a fast path could not: walk step by step */
+};
+
+static int walk_base(const struct walk *w)
 {
-	int root = -1;
-	bool kept = false;
-	int r = walk(tid, tgid, dirfd, path, flags, dir_oflags, out, &root, &kept);
-
-	if (root >= 0 && !kept)
-		close(root);
-	return r;
+	return w->cur >= 0 ? w->cur : w->start;
 }
 
-/* The walk itself; the root it opened, if any, is left in *rootp. */
-static int walk(pid_t tid, pid_t tgid, int dirfd, const char *path,
-		unsigned flags, int dir_oflags, struct resolved *out,
-		int *rootp, bool *root_keptp)
+static int walk_need_root(struct walk *w)
 {
-	AUTO_CLOSE int cur = -1;
-	int start = -1;		/* borrowed: see below */
-	AUTO_FREE char *rem = NULL;
-	struct stat root_st = { 0 }, cur_st = { 0 };
-	size_t rem_size = 2 * PATH_MAX;
-	size_t pos = 0;
-	int links = 0;
-	int r;
-	bool scoped = flags & (RES_BENEATH | RES_IN_ROOT);
-	bool try_jump = true;	/* new text to walk: try jump_prefix() */
-	bool at_root = false;	/* cur is the caller's root */
-	bool cur_known = false;	/* cur_st is cur's */
-	bool parent_lex = false; /* out->path is cur's, by lexical_path(),
-				  * when the walk ends on its missing name */
+	if (w->root >= 0)
+		return 0;
+	return task_root(w->tid, &w->root, &w->root_st, &w->root_kept);
+}
 
-	resolved_init(out);
+/* cur's stat, taken when a step needs it ("." and "..", procfs's "self",
+ * RES_NO_XDEV): a name looked up in cur fails with ENOTDIR on its own
+ * when cur is no directory. */
+static int walk_need_cur_st(struct walk *w)
+{
+	if (!w->cur_known) {
+		if (fstat(walk_base(w), &w->cur_st) < 0)
+			return -errno;
+		w->cur_known = true;
+	}
+	return S_ISDIR(w->cur_st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/* cur is the object (its stat in out->st): out takes it, named by the
+ * kernel's path of it. */
+static int walk_done_cur(struct walk *w, const char *name)
+{
+	struct resolved *out = w->out;
+	int r;
+
+	out->fd = steal_fd(&w->cur);
+	if (name)
+		snprintf(out->name, sizeof(out->name), "%s", name);
+	r = fd_path(out->fd, out->path, sizeof(out->path));
+	return r < 0 ? r : WALK_DONE;
+}
+
+/* cur becomes nfd, whose stat is st (NULL: unknown). */
+static void walk_enter(struct walk *w, int nfd, const struct stat *st)
+{
+	if (w->cur >= 0)
+		close(w->cur);
+	w->cur = nfd;
+	w->cur_known = st != NULL;
+	if (st)
+		w->cur_st = *st;
+	w->at_root = false;
+}
+
+/*
+ * Where the walk starts, and the root ".." cannot climb above.  Returns
+ * 0, WALK_DONE for an empty path that names dirfd, or -errno.
+ */
+static int walk_start(struct walk *w, int dirfd, const char *path)
+{
+	struct resolved *out = w->out;
+	int r;
+
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
-
-	/* Where the walk starts, and the root ".." cannot climb above.
-	 * start: a directory the walk starts from without an fd of its
-	 * own (cur < 0): the kept cwd, or the root for an absolute path. */
-	if (!scoped && dirfd == AT_FDCWD && path[0] != '/' && path[0] != '\0')
-		start = task_cwd(tid);
-	if (start < 0 && (scoped || path[0] != '/' || path[0] == '\0')) {
-		r = open_start(tid, tgid, dirfd, &cur);
+	if (!w->scoped && dirfd == AT_FDCWD && path[0] != '/' && path[0] != '\0')
+		w->start = task_cwd(w->tid);
+	if (w->start < 0 && (w->scoped || path[0] != '/' || path[0] == '\0')) {
+		r = open_start(w->tid, w->tgid, dirfd, &w->cur);
 		if (r < 0)
 			return r;
 	}
-	if (scoped) {
-		*rootp = dup(cur);
-		if (*rootp < 0)
+	if (w->scoped) {
+		/* The start is the root: ".." and absolute links stop there. */
+		w->root = dup(w->cur);
+		if (w->root < 0 || fstat(w->root, &w->root_st) < 0)
 			return -errno;
-		if (fstat(*rootp, &root_st) < 0)
-			return -errno;
+		w->cur_st = w->root_st;
+		w->cur_known = true;
 	}
-	/* Otherwise the caller's root is opened when the walk needs it: an
-	 * absolute path or link, or a ".." that may be at the top. */
-#define NEED_ROOT()                                                           \
-	do {                                                                  \
-		if (*rootp < 0) {                                             \
-			r = task_root(tid, rootp, &root_st, root_keptp);      \
-			if (r < 0)                                            \
-				return r;                                     \
-		}                                                             \
-	} while (0)
-	/* cur's stat is taken when a step needs it ("." and "..", procfs's
-	 * "self", RES_NO_XDEV): a name looked up in cur fails with ENOTDIR
-	 * on its own when cur is no directory. */
-#define NEED_CUR_ST()                                                         \
-	do {                                                                  \
-		if (!cur_known) {                                             \
-			if (fstat(cur >= 0 ? cur : start, &cur_st) < 0)       \
-				return -errno;                                \
-			cur_known = true;                                     \
-		}                                                             \
-		if (!S_ISDIR(cur_st.st_mode))                                 \
-			return -ENOTDIR;                                      \
-	} while (0)
-
 	if (path[0] == '\0') {
-		if (!(flags & RES_EMPTY_PATH))
+		if (!(w->flags & RES_EMPTY_PATH))
 			return -ENOENT;
 		/* AT_EMPTY_PATH: the object is dirfd itself. */
-		if (fstat(cur, &out->st) < 0)
+		if (fstat(w->cur, &out->st) < 0)
 			return -errno;
-		out->fd = steal_fd(&cur);
-		return fd_path(out->fd, out->path, sizeof(out->path));
+		return walk_done_cur(w, NULL);
 	}
 	if (path[0] == '/') {
-		if (flags & RES_BENEATH)
+		if (w->flags & RES_BENEATH)
 			return -EXDEV;
-		if (cur >= 0)
-			close(cur);
-		NEED_ROOT();
-		/* The walk starts at the root itself (cur < 0), and takes its
-		 * own fd of it only if the jumps below do not finish it. */
-		cur = -1;
-		start = *rootp;
-		cur_st = root_st;
-		cur_known = true;
-		at_root = true;
+		if (w->cur >= 0)
+			close(w->cur);
+		w->cur = -1;
+		r = walk_need_root(w);
+		if (r < 0)
+			return r;
+		/* The walk starts at the root itself, and takes its own fd
+		 * of it only if the fast paths do not finish it. */
+		w->start = w->root;
+		w->cur_st = w->root_st;
+		w->cur_known = true;
+		w->at_root = true;
 	}
-	if (scoped) {
-		cur_st = root_st;
-		cur_known = true;
+	if (w->flags & RES_NO_XDEV) {
+		r = walk_need_cur_st(w);
+		if (r < 0)
+			return r;
 	}
-	if (flags & RES_NO_XDEV)
-		NEED_CUR_ST();
-
-	rem = malloc(rem_size);
-	if (!rem)
+	w->rem = malloc(w->rem_size);
+	if (!w->rem)
 		return -ENOMEM;
-	strcpy(rem, path);
+	strcpy(w->rem, path);
+	return 0;
+}
 
-	for (;;) {
-		char comp[NAME_MAX + 1];
-		size_t clen;
-		bool last, slash;
-		int nfd;
-		struct stat st;
+/* jump_whole() opened the whole rest (text, from base) as nfd. */
+static int walk_took_whole(struct walk *w, const char *text, int base,
+			   int nfd, const struct stat *st)
+{
+	struct resolved *out = w->out;
+	const char *l = strrchr(text, '/');
 
-		while (rem[pos] == '/')
-			pos++;
-		if (try_jump) {
-			int base = cur >= 0 ? cur : start;
-			bool missing = false;	/* a name missing (ENOENT) */
-			bool loop_seen = false;	/* a symlink on the way */
-			bool jumped_own;
-			size_t jpos = pos;	/* where the jumps start */
-			size_t used;
+	out->st = *st;
+	out->fd = nfd;
+	out->opened = w->dir_oflags != 0;
+	snprintf(out->name, sizeof(out->name), "%s", l ? l + 1 : text);
+	/* Names from our own root: the path is the text (lexical_path()). */
+	if (w->at_root && w->cur < 0 && root_is_own(w->start) &&
+	    lexical_path(text, strlen(text), out->path, sizeof(out->path)) == 0)
+		return WALK_DONE;
+	/* Names from a directory (the cwd, a dirfd): its path, then the
+	 * text. */
+	if (!w->at_root && !S_ISDIR(st->st_mode) &&
+	    base_path(base, text, out->path, sizeof(out->path)) == 0)
+		return WALK_DONE;
+	return WALK_CANONICAL;
+}
 
-			try_jump = false;
-			if (flags & RES_OPEN) {
-				const char *l = strrchr(rem + pos, '/');
+/*
+ * The fast paths, tried once for each new text to walk (the path, a link
+ * target): the whole rest in one openat2 (jump_whole, jump_follow), or
+ * every directory before the last name (jump_prefix).  Each gives the
+ * walk's own answer or none (their security arguments are at each).
+ * Returns WALK_NEXT after a prefix jump, WALK_DONE or WALK_CANONICAL when
+ * the walk is over, WALK_FALLBACK when the step-by-step walk must go on
+ * from where it is, or -errno.
+ */
+static int walk_jump(struct walk *w)
+{
+	struct resolved *out = w->out;
+	int base = walk_base(w);
+	const char *text = w->rem + w->pos;
+	bool missing = false;	/* a name missing (ENOENT) */
+	bool loop_seen = false;	/* a symlink on the way */
+	bool jumped_own;
+	size_t jpos = w->pos;	/* where the jumps start */
+	size_t used;
+	struct stat st;
+	int nfd;
 
-				nfd = jump_whole(rem + pos, base, flags, at_root,
-						 dir_oflags, &st);
-				if (nfd >= 0) {
-					out->st = st;
-					out->fd = nfd;
-					out->opened = dir_oflags != 0;
-					snprintf(out->name, sizeof(out->name),
-						 "%s", l ? l + 1 : rem + pos);
-					/* Names from our own root: the path
-					 * is the text (lexical_path()). */
-					if (at_root && cur < 0 && root_is_own(start) &&
-					    lexical_path(rem + pos, strlen(rem + pos),
-							 out->path, sizeof(out->path)) == 0)
-						return 0;
-					/* Names from a directory (the cwd, a
-					 * dirfd): its path, then the text. */
-					if (!at_root && !S_ISDIR(st.st_mode) &&
-					    base_path(base, rem + pos, out->path,
-						      sizeof(out->path)) == 0)
-						return 0;
-					goto canonical;
-				}
-				missing = nfd == -ENOENT;
-				loop_seen = nfd == -ELOOP;
-			}
-			/* An absolute path with a symlink on the way of an
-			 * open, or any for an exec (only the object wanted):
-			 * the kernel may take it whole, links and all. */
-			if ((loop_seen || (flags & RES_OBJECT)) && at_root &&
-			    cur < 0 &&
-			    (nfd = jump_follow(rem + pos, start, &root_st,
-					       flags, &st)) >= 0) {
-				const char *l = strrchr(rem + pos, '/');
+	w->try_jump = false;
+	if (w->flags & RES_OPEN) {
+		nfd = jump_whole(text, base, w->flags, w->at_root,
+				 w->dir_oflags, &st);
+		if (nfd >= 0)
+			return walk_took_whole(w, text, base, nfd, &st);
+		missing = nfd == -ENOENT;
+		loop_seen = nfd == -ELOOP;
+	}
+	/* An absolute path with a symlink on the way of an open, or any for
+	 * an exec (only the object wanted): the kernel may take it whole,
+	 * links and all. */
+	if ((loop_seen || (w->flags & RES_OBJECT)) && w->at_root && w->cur < 0 &&
+	    (nfd = jump_follow(text, w->start, &w->root_st, w->flags, &st)) >= 0) {
+		const char *l = strrchr(text, '/');
 
-				out->st = st;
-				out->fd = nfd;
-				snprintf(out->name, sizeof(out->name), "%s",
-					 l ? l + 1 : rem + pos);
-				goto canonical;
-			}
-			/* A symlink on the way defeats the prefix jump too. */
-			nfd = loop_seen ? -1 :
-			      jump_prefix(rem + pos, base, flags, at_root, &used);
-			/* The prefix jump went by names from our own root. */
-			jumped_own = nfd >= 0 && at_root && cur < 0 &&
-				     root_is_own(start);
-			if (nfd >= 0) {
-				/* A directory (O_DIRECTORY): its stat when
-				 * a step needs it. */
-				if (cur >= 0)
-					close(cur);
-				cur = nfd;
-				cur_known = false;
-				at_root = false;
-				pos += used;
-			}
-			/* (A shorter jump leaves more than the last name.) */
-			if (missing && !strchr(rem + pos, '/')) {
-				/*
-				 * The directories before the last name are
-				 * there (cur), so the last name is what was
-				 * missing when jump_whole() looked: the
-				 * answer the kernel gave.  A create makes it
-				 * with O_EXCL, which sees one made since.
-				 */
-				size_t l = strlen(rem + pos);
-
-				if (l > NAME_MAX)
-					return -ENAMETOOLONG;
-				if (cur < 0 && (cur = dup(start)) < 0)
-					return -errno;
-				out->parent_fd = steal_fd(&cur);
-				memcpy(out->name, rem + pos, l + 1);
-				/* Its path: the text the jump took
-				 * (lexical_path()). */
-				parent_lex = jumped_own &&
-					     lexical_path(rem + jpos, pos - jpos,
-							  out->path,
-							  sizeof(out->path)) == 0;
-				goto canonical;
-			}
-			if (nfd >= 0)
-				continue;
-		}
-		if (cur < 0 && (cur = dup(start)) < 0)
-			return -errno;
-		if (rem[pos] == '\0') {
-			/* "/" or a path of only "." and "/": cur is the object,
-			 * stat'ed now (cur_st may be the kept root's). */
-			NEED_CUR_ST();
-			if (fstat(cur, &out->st) < 0)
-				return -errno;
-			out->fd = steal_fd(&cur);
-			out->trailing_slash = true;
-			return fd_path(out->fd, out->path, sizeof(out->path));
-		}
-		clen = strcspn(rem + pos, "/");
-		if (clen > NAME_MAX)
-			return -ENAMETOOLONG;
-		memcpy(comp, rem + pos, clen);
-		comp[clen] = '\0';
-		pos += clen;
-		slash = rem[pos] == '/';
-		{
-			size_t q = pos;
-
-			while (rem[q] == '/')
-				q++;
-			last = rem[q] == '\0';
-		}
-		if (last)
-			out->trailing_slash = slash;
-
-		if (!strcmp(comp, ".")) {
-			NEED_CUR_ST();
-			if (last) {
-				if (fstat(cur, &out->st) < 0)
-					return -errno;
-				out->fd = steal_fd(&cur);
-				snprintf(out->name, sizeof(out->name), ".");
-				return fd_path(out->fd, out->path, sizeof(out->path));
-			}
-			continue;
-		}
-		if (!strcmp(comp, "..")) {
-			NEED_CUR_ST();
-			NEED_ROOT();
-			if (same_file(&cur_st, &root_st)) {
-				if (flags & RES_BENEATH)
-					return -EXDEV;
-				nfd = dup(cur);
-			} else {
-				nfd = openat(cur, "..", O_PATH | O_CLOEXEC);
-				at_root = false;
-			}
-			if (nfd < 0)
-				return -errno;
-			close(cur);
-			cur = nfd;
-			if (fstat(cur, &cur_st) < 0)
-				return -errno;
-			cur_known = true;
-			if (last) {
-				out->st = cur_st;
-				out->fd = steal_fd(&cur);
-				snprintf(out->name, sizeof(out->name), "..");
-				return fd_path(out->fd, out->path, sizeof(out->path));
-			}
-			continue;
-		}
-
+		out->st = st;
+		out->fd = nfd;
+		snprintf(out->name, sizeof(out->name), "%s", l ? l + 1 : text);
+		return WALK_CANONICAL;
+	}
+	/* A symlink on the way defeats the prefix jump too. */
+	nfd = loop_seen ? -1 :
+	      jump_prefix(text, base, w->flags, w->at_root, &used);
+	/* The prefix jump went by names from our own root. */
+	jumped_own = nfd >= 0 && w->at_root && w->cur < 0 && root_is_own(w->start);
+	if (nfd >= 0) {
+		/* A directory (O_DIRECTORY): its stat when a step needs it. */
+		walk_enter(w, nfd, NULL);
+		w->pos += used;
+	}
+	/* (A shorter jump leaves more than the last name.) */
+	if (missing && !strchr(w->rem + w->pos, '/')) {
 		/*
-		 * Security: "self" and "thread-self" at the root of a procfs
-		 * name the caller, not the supervisor doing the walk.
+		 * The directories before the last name are there (cur), so
+		 * the last name is what was missing when jump_whole() looked:
+		 * the answer the kernel gave.  A create makes it with O_EXCL,
+		 * which sees one made since.
 		 */
-		bool self = !strcmp(comp, "self") || !strcmp(comp, "thread-self");
+		size_t l = strlen(w->rem + w->pos);
 
-		if (self)
-			NEED_CUR_ST();
-		if (self && cur_st.st_ino == PROC_ROOT_INO && is_procfs(cur)) {
-			char sub[64];
-
-			proc_self_name(comp, tid, tgid, sub, sizeof(sub));
-			if (last && !slash && !(flags & RES_FOLLOW))
-				snprintf(out->self_link, sizeof(out->self_link),
-					 "%s", sub);
-			r = push_front(rem, rem_size, &pos, sub, strlen(sub));
-			if (r < 0)
-				return r;
-			continue;
-		}
-
-		if (last && !slash && !(flags & RES_FOLLOW)) {
-			/* The last component itself, not what it points to. */
-			nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-			if (nfd < 0 && errno != ENOENT)
-				return -errno;
-			if (nfd >= 0 && fstat(nfd, &out->st) < 0) {
-				r = -errno;
-				close(nfd);
-				return r;
-			}
-			out->fd = nfd;
-			out->parent_fd = steal_fd(&cur);
-			snprintf(out->name, sizeof(out->name), "%s", comp);
-			goto canonical;
-		}
-
-		nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0) {
-			if (errno == ENOENT && last) {
-				out->parent_fd = steal_fd(&cur);
-				snprintf(out->name, sizeof(out->name), "%s", comp);
-				goto canonical;
-			}
-			if (errno == ENOENT) {
-				missing_path(cur, comp, rem + pos, out);
-				return -ENOENT;
-			}
+		if (l > NAME_MAX)
+			return -ENAMETOOLONG;
+		if (w->cur < 0 && (w->cur = dup(w->start)) < 0)
 			return -errno;
-		}
-		if (fstat(nfd, &st) < 0) {
+		out->parent_fd = steal_fd(&w->cur);
+		memcpy(out->name, w->rem + w->pos, l + 1);
+		/* Its path: the text the jump took (lexical_path()). */
+		w->parent_lex = jumped_own &&
+				lexical_path(w->rem + jpos, w->pos - jpos, out->path,
+					     sizeof(out->path)) == 0;
+		return WALK_CANONICAL;
+	}
+	return nfd >= 0 ? WALK_NEXT : WALK_FALLBACK;
+}
+
+/* The next component of rem into comp; last and slash set. */
+static int walk_comp(struct walk *w)
+{
+	size_t clen = strcspn(w->rem + w->pos, "/");
+	size_t q;
+
+	if (clen > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(w->comp, w->rem + w->pos, clen);
+	w->comp[clen] = '\0';
+	w->pos += clen;
+	w->slash = w->rem[w->pos] == '/';
+	for (q = w->pos; w->rem[q] == '/'; q++)
+		;
+	w->last = w->rem[q] == '\0';
+	if (w->last)
+		w->out->trailing_slash = w->slash;
+	return 0;
+}
+
+/* "/" or a path of only "." and "/": cur is the object, stat'ed now
+ * (cur_st may be the kept root's). */
+static int walk_end(struct walk *w)
+{
+	int r = walk_need_cur_st(w);
+
+	if (r < 0)
+		return r;
+	if (fstat(w->cur, &w->out->st) < 0)
+		return -errno;
+	w->out->trailing_slash = true;
+	return walk_done_cur(w, NULL);
+}
+
+static int walk_dot(struct walk *w)
+{
+	int r = walk_need_cur_st(w);
+
+	if (r < 0 || !w->last)
+		return r;
+	if (fstat(w->cur, &w->out->st) < 0)
+		return -errno;
+	return walk_done_cur(w, ".");
+}
+
+/* ".." stops at the caller's root (or fails there, RES_BENEATH). */
+static int walk_dotdot(struct walk *w)
+{
+	int r = walk_need_cur_st(w);
+	int nfd;
+
+	if (r < 0 || (r = walk_need_root(w)) < 0)
+		return r;
+	if (same_file(&w->cur_st, &w->root_st)) {
+		if (w->flags & RES_BENEATH)
+			return -EXDEV;
+		nfd = dup(w->cur);
+	} else {
+		nfd = openat(w->cur, "..", O_PATH | O_CLOEXEC);
+		w->at_root = false;
+	}
+	if (nfd < 0)
+		return -errno;
+	if ((w->flags & RES_NO_XDEV) && !same_mount(nfd, w->cur)) {
+		close(nfd);
+		return -EXDEV;
+	}
+	close(w->cur);
+	w->cur = nfd;
+	if (fstat(w->cur, &w->cur_st) < 0)
+		return -errno;
+	w->cur_known = true;
+	if (!w->last)
+		return WALK_NEXT;
+	w->out->st = w->cur_st;
+	return walk_done_cur(w, "..");
+}
+
+/*
+ * Security: "self" and "thread-self" at the root of a procfs name the
+ * caller, not the supervisor doing the walk: the link's text for the
+ * caller is pushed in front of the rest.  Returns WALK_FALLBACK when comp
+ * is no such link.
+ */
+static int walk_proc_self(struct walk *w)
+{
+	char sub[64];
+	int r;
+
+	if (strcmp(w->comp, "self") && strcmp(w->comp, "thread-self"))
+		return WALK_FALLBACK;
+	r = walk_need_cur_st(w);
+	if (r < 0)
+		return r;
+	if (w->cur_st.st_ino != PROC_ROOT_INO || !is_procfs(w->cur))
+		return WALK_FALLBACK;
+	/* They are symlinks to the kernel: followed only where a symlink
+	 * may be, and counted. */
+	if ((w->flags & RES_NO_SYMLINKS) &&
+	    (!w->last || w->slash || (w->flags & RES_FOLLOW)))
+		return -ELOOP;
+	if (++w->links > RESOLVE_MAX_LINKS)
+		return -ELOOP;
+	proc_self_name(w->comp, w->tid, w->tgid, sub, sizeof(sub));
+	if (w->last && !w->slash && !(w->flags & RES_FOLLOW))
+		snprintf(w->out->self_link, sizeof(w->out->self_link), "%s", sub);
+	r = push_front(w->rem, w->rem_size, &w->pos, sub, strlen(sub));
+	return r < 0 ? r : WALK_NEXT;
+}
+
+/*
+ * A magic link of procfs (nfd closed): comp in the procfs directory cur
+ * names owner's object.
+ *
+ * Security: a magic link jumps to an object without a path walk.  Only
+ * links of processes in the traced tree are followed (the supervisor's
+ * rights as their tracer are no wider than theirs over each other), and
+ * never under RESOLVE_NO_MAGICLINKS or a scoped walk.
+ */
+static int walk_magic(struct walk *w, pid_t owner, pid_t task, int kind)
+{
+	struct resolved *out = w->out;
+	struct stat st;
+	int obj, r;
+
+	if (w->flags & RES_NO_MAGICLINKS)
+		return -ELOOP;
+	if (w->scoped)
+		return -EXDEV;
+	if (!procs_find(owner) || owner == getpid())
+		return -EACCES;
+	if (kind == 2)
+		return -EACCES;
+	if (kind == 0) {
+		struct proc *op = procs_find(owner);
+		struct proc *tp = procs_find(task);
+		int nfdn = (int)strtol(w->comp, NULL, 10);
+
+		/* fd N of that task's own table. */
+		if (!tp || tp->tgid != op->tgid)
+			return -ENOENT;
+		obj = tracee_getfd(task, op->tgid, nfdn);
+		if (obj < 0)
+			return -ENOENT;
+		out->via_pid = op->tgid;
+		out->via_fd = nfdn;
+	} else {
+		obj = openat(w->cur, w->comp, O_PATH | O_CLOEXEC);
+		if (obj < 0)
+			return -errno;
+	}
+	if (fstat(obj, &st) < 0) {
+		r = -errno;
+		close(obj);
+		return r;
+	}
+	if ((w->flags & RES_NO_XDEV) && !same_mount(obj, w->cur)) {
+		close(obj);
+		return -EXDEV;
+	}
+	walk_enter(w, obj, &st);
+	if (w->last) {
+		if (w->slash && !S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		out->st = st;
+		out->fd = steal_fd(&w->cur);
+		return WALK_CANONICAL;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	out->via_pid = 0;
+	out->via_fd = -1;
+	return WALK_NEXT;
+}
+
+/* A symlink (nfd, closed here, whose stat is st) to follow: its target is
+ * pushed in front of the rest of the walk. */
+static int walk_link(struct walk *w, int nfd, const struct stat *st)
+{
+	char dir[PATH_MAX];
+	char target[PATH_MAX];
+	pid_t owner, task;
+	int kind, r;
+	ssize_t tl;
+
+	if ((w->flags & RES_NO_SYMLINKS) || ++w->links > RESOLVE_MAX_LINKS) {
+		close(nfd);
+		return -ELOOP;
+	}
+	/* procfs has an anonymous device (major 0): a link on a block device
+	 * is no magic link. */
+	if (major(st->st_dev) == 0 && is_procfs(nfd) &&
+	    fd_path(w->cur, dir, sizeof(dir)) == 0 &&
+	    proc_magic(dir, w->comp, &owner, &task, &kind)) {
+		close(nfd);
+		return walk_magic(w, owner, task, kind);
+	}
+	tl = readlinkat(nfd, "", target, sizeof(target));
+	r = -errno;
+	close(nfd);
+	if (tl < 0)
+		return r;
+	if (tl == 0)
+		return -ENOENT;
+	if ((size_t)tl >= sizeof(target))
+		return -ENAMETOOLONG;
+	target[tl] = '\0';
+	if (target[0] == '/') {
+		if (w->flags & RES_BENEATH)
+			return -EXDEV;
+		/* As the kernel's nd_jump_root(): under NO_XDEV, an absolute
+		 * link is taken only when the lookup already has its root
+		 * (an absolute path, a "..") and stays in the root's mount. */
+		if ((w->flags & RES_NO_XDEV) &&
+		    (w->root < 0 || !same_mount(w->cur, w->root)))
+			return -EXDEV;
+		r = walk_need_root(w);
+		if (r < 0)
+			return r;
+		nfd = dup(w->root);
+		if (nfd < 0)
+			return -errno;
+		walk_enter(w, nfd, &w->root_st);
+		w->at_root = true;
+	}
+	/* The rest of the walk continues after the target; a trailing slash
+	 * is kept. */
+	r = push_front(w->rem, w->rem_size, &w->pos, target, (size_t)tl);
+	if (r < 0)
+		return r;
+	w->try_jump = true;
+	return WALK_NEXT;
+}
+
+/* A name: looked up in cur without following, then entered, followed
+ * (a symlink) or taken as the object (the last one). */
+static int walk_name(struct walk *w)
+{
+	struct resolved *out = w->out;
+	struct stat st;
+	int nfd, r;
+
+	nfd = openat(w->cur, w->comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (w->last && !w->slash && !(w->flags & RES_FOLLOW)) {
+		/* The last component itself, not what it points to. */
+		if (nfd < 0 && errno != ENOENT)
+			return -errno;
+		if (nfd >= 0 && fstat(nfd, &out->st) < 0) {
 			r = -errno;
 			close(nfd);
 			return r;
 		}
-		if (flags & RES_NO_XDEV && st.st_dev != cur_st.st_dev) {
-			close(nfd);
-			return -EXDEV;
+		out->fd = nfd;
+		out->parent_fd = steal_fd(&w->cur);
+		snprintf(out->name, sizeof(out->name), "%s", w->comp);
+		return WALK_CANONICAL;
+	}
+	if (nfd < 0) {
+		if (errno == ENOENT && w->last) {
+			out->parent_fd = steal_fd(&w->cur);
+			snprintf(out->name, sizeof(out->name), "%s", w->comp);
+			return WALK_CANONICAL;
 		}
-
-		if (S_ISLNK(st.st_mode)) {
-			char dir[PATH_MAX];
-			char target[PATH_MAX];
-			pid_t owner, task;
-			int kind;
-			ssize_t tl;
-
-			if (flags & RES_NO_SYMLINKS) {
-				close(nfd);
-				return -ELOOP;
-			}
-			if (++links > RESOLVE_MAX_LINKS) {
-				close(nfd);
-				return -ELOOP;
-			}
-			/* procfs has an anonymous device (major 0): a link
-			 * on a block device is no magic link. */
-			if (major(st.st_dev) == 0 && is_procfs(nfd) &&
-			    fd_path(cur, dir, sizeof(dir)) == 0 &&
-			    proc_magic(dir, comp, &owner, &task, &kind)) {
-				int obj;
-
-				close(nfd);
-				/*
-				 * Security: a magic link jumps to an object
-				 * without a path walk.  Only links of
-				 * processes in the traced tree are followed
-				 * (the supervisor's rights as their tracer are
-				 * no wider than theirs over each other), and
-				 * never under RESOLVE_NO_MAGICLINKS or a
-				 * scoped walk.
-				 */
-				if (flags & RES_NO_MAGICLINKS)
-					return -ELOOP;
-				if (scoped)
-					return -EXDEV;
-				if (!procs_find(owner) || owner == getpid())
-					return -EACCES;
-				if (kind == 2)
-					return -EACCES;
-				if (kind == 0) {
-					struct proc *op = procs_find(owner);
-					struct proc *tp = procs_find(task);
-					int nfdn = (int)strtol(comp, NULL, 10);
-
-					/* fd N of that task's own table. */
-					if (!tp || tp->tgid != op->tgid)
-						return -ENOENT;
-					obj = tracee_getfd(task, op->tgid,
-							   nfdn);
-					if (obj < 0)
-						return -ENOENT;
-					out->via_pid = op->tgid;
-					out->via_fd = nfdn;
-				} else {
-					obj = openat(cur, comp, O_PATH | O_CLOEXEC);
-					if (obj < 0)
-						return -errno;
-				}
-				if (fstat(obj, &st) < 0) {
-					r = -errno;
-					close(obj);
-					return r;
-				}
-				close(cur);
-				cur = obj;
-				cur_st = st;
-				cur_known = true;
-				at_root = false;
-				if (last) {
-					if (slash && !S_ISDIR(st.st_mode))
-						return -ENOTDIR;
-					out->st = st;
-					out->fd = steal_fd(&cur);
-					goto canonical;
-				}
-				if (!S_ISDIR(st.st_mode))
-					return -ENOTDIR;
-				out->via_pid = 0;
-				out->via_fd = -1;
-				continue;
-			}
-			tl = readlinkat(nfd, "", target, sizeof(target));
-			r = -errno;
-			close(nfd);
-			if (tl < 0)
-				return r;
-			if (tl == 0)
-				return -ENOENT;
-			if ((size_t)tl >= sizeof(target))
-				return -ENAMETOOLONG;
-			target[tl] = '\0';
-			if (target[0] == '/') {
-				if (flags & RES_BENEATH)
-					return -EXDEV;
-				NEED_ROOT();
-				close(cur);
-				cur = dup(*rootp);
-				if (cur < 0)
-					return -errno;
-				cur_st = root_st;
-				cur_known = true;
-				at_root = true;
-			}
-			/* The rest of the walk continues after the target;
-			 * a trailing slash is kept. */
-			r = push_front(rem, rem_size, &pos, target, (size_t)tl);
-			if (r < 0)
-				return r;
-			try_jump = true;
-			continue;
+		if (errno == ENOENT) {
+			missing_path(w->cur, w->comp, w->rem + w->pos, out);
+			return -ENOENT;
 		}
-
-		if (last) {
-			if (slash && !S_ISDIR(st.st_mode)) {
-				close(nfd);
-				return -ENOTDIR;
-			}
-			out->st = st;
-			out->fd = nfd;
-			out->parent_fd = steal_fd(&cur);
-			snprintf(out->name, sizeof(out->name), "%s", comp);
-			goto canonical;
-		}
-		if (!S_ISDIR(st.st_mode)) {
+		return -errno;
+	}
+	if (fstat(nfd, &st) < 0) {
+		r = -errno;
+		close(nfd);
+		return r;
+	}
+	/* The kernel compares mounts (a bind mount of the same file system
+	 * is a crossing too). */
+	if ((w->flags & RES_NO_XDEV) && !same_mount(nfd, w->cur)) {
+		close(nfd);
+		return -EXDEV;
+	}
+	if (S_ISLNK(st.st_mode))
+		return walk_link(w, nfd, &st);
+	if (w->last) {
+		if (w->slash && !S_ISDIR(st.st_mode)) {
 			close(nfd);
 			return -ENOTDIR;
 		}
-		close(cur);
-		cur = nfd;
-		cur_st = st;
-		cur_known = true;
-		at_root = false;
+		out->st = st;
+		out->fd = nfd;
+		out->parent_fd = steal_fd(&w->cur);
+		snprintf(out->name, sizeof(out->name), "%s", w->comp);
+		return WALK_CANONICAL;
 	}
+	if (!S_ISDIR(st.st_mode)) {
+		close(nfd);
+		return -ENOTDIR;
+	}
+	walk_enter(w, nfd, &st);
+	return WALK_NEXT;
+}
 
-canonical:
-	/*
-	 * The canonical path comes from the kernel's view of the fd we hold,
-	 * not from string bookkeeping: it names what the call will act on.
-	 */
+/* One step of the walk by components: the component at pos. */
+static int walk_step(struct walk *w)
+{
+	int r;
+
+	if (w->cur < 0 && (w->cur = dup(w->start)) < 0)
+		return -errno;
+	if (w->rem[w->pos] == '\0')
+		return walk_end(w);
+	r = walk_comp(w);
+	if (r < 0)
+		return r;
+	if (!strcmp(w->comp, "."))
+		return walk_dot(w);
+	if (!strcmp(w->comp, ".."))
+		return walk_dotdot(w);
+	r = walk_proc_self(w);
+	if (r != WALK_FALLBACK)
+		return r;
+	return walk_name(w);
+}
+
+/*
+ * The canonical path comes from the kernel's view of the fd we hold, not
+ * from string bookkeeping: it names what the call will act on.
+ */
+static int walk_canonical(struct walk *w)
+{
+	struct resolved *out = w->out;
+	size_t pl;
+	int n, r;
+
 	if (out->fd >= 0)
 		return S_ISDIR(out->st.st_mode) ?
 			dir_fd_path(out->fd, out->path, sizeof(out->path)) :
 			fd_path(out->fd, out->path, sizeof(out->path));
 	/* The directory's path is in out->path already when the prefix jump
 	 * took it by names from our own root (lexical_path()). */
-	r = parent_lex ? 0 : dir_fd_path(out->parent_fd, out->path, sizeof(out->path));
+	r = w->parent_lex ? 0 :
+	    dir_fd_path(out->parent_fd, out->path, sizeof(out->path));
 	if (r < 0)
 		return r;
-	{
-		size_t pl = strlen(out->path);
-		int n = snprintf(out->path + pl, sizeof(out->path) - pl, "%s%s",
-				 pl > 0 && out->path[pl - 1] == '/' ? "" : "/",
-				 out->name);
-
-		if (n < 0 || (size_t)n >= sizeof(out->path) - pl)
-			return -ENAMETOOLONG;
-	}
+	pl = strlen(out->path);
+	n = snprintf(out->path + pl, sizeof(out->path) - pl, "%s%s",
+		     pl > 0 && out->path[pl - 1] == '/' ? "" : "/", out->name);
+	if (n < 0 || (size_t)n >= sizeof(out->path) - pl)
+		return -ENAMETOOLONG;
 	return 0;
 }
-#undef NEED_ROOT
+
+/* The walk: the fast paths for each new text, else a step per
+ * component, until a step says it is over. */
+static int walk_run(struct walk *w, int dirfd, const char *path)
+{
+	int r = walk_start(w, dirfd, path);
+
+	while (r == WALK_NEXT) {
+		while (w->rem[w->pos] == '/')
+			w->pos++;
+		if (w->try_jump) {
+			r = walk_jump(w);
+			if (r != WALK_FALLBACK)
+				continue;
+		}
+		r = walk_step(w);
+	}
+	if (r == WALK_CANONICAL)
+		return walk_canonical(w);
+	return r == WALK_DONE ? 0 : r;
+}
+
+int resolve_path_open(pid_t tid, pid_t tgid, int dirfd, const char *path,
+		      unsigned flags, int dir_oflags, struct resolved *out)
+{
+	struct walk w = {
+		.tid = tid,
+		.tgid = tgid,
+		.flags = flags,
+		.dir_oflags = dir_oflags,
+		.out = out,
+		.root = -1,
+		.cur = -1,
+		.start = -1,
+		.scoped = flags & (RES_BENEATH | RES_IN_ROOT),
+		.try_jump = true,
+		.rem_size = 2 * PATH_MAX,
+	};
+	int r;
+
+	resolved_init(out);
+	r = walk_run(&w, dirfd, path);
+	if (w.cur >= 0)
+		close(w.cur);
+	free(w.rem);
+	if (w.root >= 0 && !w.root_kept)
+		close(w.root);
+	return r;
+}
