@@ -198,6 +198,8 @@ struct rules_set {
 				 * own (when a file), then its includes' */
 	size_t n_files;
 	struct rules_env env;
+	char **warnings;	/* "FILE:LINE: message": rules_warning() */
+	size_t n_warnings;
 };
 
 static inline bool rules_nr_has(const uint64_t *set, int nr)

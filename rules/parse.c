@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -159,6 +160,34 @@ static int fail(struct pctx *c, unsigned line, const char *fmt, ...)
 			snprintf(c->err, c->err_len, "%s: %s", c->name, msg);
 	}
 	return -EINVAL;
+}
+
+static int push_str(char ***list, size_t *n, const char *s);
+
+/*
+ * A mistake that leaves a valid policy (a '[' that is no class, a literal
+ * "$HOME"), kept in the set as "FILE:LINE: message" for `sysgate check`
+ * (rules_warning()).  The built-in policy's are not kept: a user cannot
+ * act on them.  0 or -ENOMEM.
+ */
+__attribute__((format(printf, 3, 4)))
+static int warn(struct pctx *c, unsigned line, const char *fmt, ...)
+{
+	char msg[RULES_ERR_MAX], full[RULES_ERR_MAX + PATH_MAX];
+	va_list ap;
+	int rc;
+
+	if (!c->rs || strcmp(c->name, DEFAULT_SOURCE) == 0)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(full, sizeof(full), "%s:%u: %s", c->name, line, msg);
+	else
+		snprintf(full, sizeof(full), "%s: %s", c->name, msg);
+	rc = push_str(&c->rs->warnings, &c->rs->n_warnings, full);
+	return rc == -E2BIG ? 0 : rc;
 }
 
 /* "unknown WHAT 'word' (did you mean 'x'?)" */
@@ -426,6 +455,24 @@ static int cross_check(struct pctx *c, const char *text,
 static const char *const action_names[] = { "allow", "deny", "kill", "ask",
 					    "rewrite", NULL };
 
+/* Words people write for an action, and the action they mean. */
+static const char *const action_aliases[][2] = {
+	{ "denied", "deny" },	 { "deny-all", "deny" },  { "block", "deny" },
+	{ "reject", "deny" },	 { "refuse", "deny" },	  { "drop", "deny" },
+	{ "allowed", "allow" },	 { "permit", "allow" },	  { "accept", "allow" },
+	{ "pass", "allow" },	 { "killed", "kill" },	  { "asked", "ask" },
+	{ "prompt", "ask" },	 { "redirect", "rewrite" },
+};
+
+static const char *action_suggest(const char *v)
+{
+	for (size_t i = 0; i < sizeof(action_aliases) /
+			       sizeof(action_aliases[0]); i++)
+		if (strcasecmp(v, action_aliases[i][0]) == 0)
+			return action_aliases[i][1];
+	return suggest_from(v, action_names);
+}
+
 static int parse_action(struct pctx *c, unsigned line, const char *v,
 			enum rules_action *out)
 {
@@ -440,8 +487,7 @@ static int parse_action(struct pctx *c, unsigned line, const char *v,
 	else if (strcmp(v, "rewrite") == 0)
 		*out = RULES_REWRITE;
 	else
-		return fail_unknown(c, line, "action", v,
-				    suggest_from(v, action_names));
+		return fail_unknown(c, line, "action", v, action_suggest(v));
 	return 0;
 }
 
@@ -449,7 +495,23 @@ static int parse_errno(struct pctx *c, unsigned line, const char *v,
 		       int *out)
 {
 	int e = rules_errno_by_name(v);
+	const char *digits = v[0] == '-' || v[0] == '+' ? v + 1 : v;
 
+	/* A number is refused: the trail and sysgate check name errnos,
+	 * and a name says what the program will see. */
+	if (e <= 0 && digits[0] && strspn(digits, "0123456789") ==
+	    strlen(digits)) {
+		const char *name = strlen(digits) < 5 ?
+				   rules_errno_name(atoi(digits)) : NULL;
+
+		if (name)
+			return fail(c, line,
+				    "errno = %s: errno takes a name (%s is %s: errno = %s)",
+				    v, digits, name, name);
+		return fail(c, line,
+			    "errno = %s: errno takes a name, such as EPERM or EACCES",
+			    v);
+	}
 	if (e <= 0)
 		return fail_unknown(c, line, "errno", v,
 				    rules_errno_suggest(v));
@@ -794,11 +856,37 @@ static int find_key(const char *const *keys, const char *k)
 	return -1;
 }
 
+static const char *const env_keys[] = { "keep", "drop", "set", NULL };
+
+/* The section a key of another section belongs in ("[limits]"), or NULL.
+ * keys: those of the section it is in, which is not suggested. */
+static const char *home_section(const char *key, const char *const *keys)
+{
+	static const struct {
+		const char *const *keys;
+		const char *section;
+	} homes[] = {
+		{ policy_keys, "[policy]" },
+		{ limit_keys, "[limits]" },
+		{ rule_keys, "a [rule NAME] section" },
+		{ env_keys, "[env]" },
+	};
+
+	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++)
+		if (homes[i].keys != keys && find_key(homes[i].keys, key) >= 0)
+			return homes[i].section;
+	return NULL;
+}
+
 static int unknown_key(struct pctx *c, unsigned line, const char *key,
 		       const char *section, const char *const *keys)
 {
 	const char *sugg = suggest_from(key, keys);
+	const char *home = home_section(key, keys);
 
+	if (home)
+		return fail(c, line, "key '%s' belongs in %s, not in [%s]",
+			    key, home, section);
 	if (sugg)
 		return fail(c, line,
 			    "unknown key '%s' in [%s] (did you mean '%s'?)", key,
@@ -1004,7 +1092,6 @@ static int limits_key(struct pctx *c, struct state *st,
  *   set = NAME=VALUE        replaces or adds NAME (repeatable)
  */
 
-static const char *const env_keys[] = { "keep", "drop", "set", NULL };
 
 /* TMPDIR and SYSGATE_RUN are the run's: sysgate sets them after [env]. */
 static const char *const env_sysgate_vars[] = { "TMPDIR", "SYSGATE_RUN",
@@ -1203,9 +1290,72 @@ static int add_path(struct pctx *c, unsigned line, const char *g,
 	return push_checked(c, line, &r->paths, &r->n_paths, g);
 }
 
+/* The ${NAME} a shell variable written $NAME stands for, or NULL. */
+static const char *shell_var(const char *name, size_t n)
+{
+	static const char *const map[][2] = {
+		{ "HOME", "HOME" }, { "PWD", "CWD" },	 { "CWD", "CWD" },
+		{ "TMPDIR", "TMPDIR" }, { "TMP", "TMPDIR" }, { "RUN", "RUN" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strlen(map[i][0]) == n && !strncmp(name, map[i][0], n))
+			return map[i][1];
+	return NULL;
+}
+
+/*
+ * What a shell would expand and sysgate does not: "~/" and "$HOME" are
+ * refused at the start of a path (where they make it relative), and
+ * warned about inside one (where they are literal names).  A '[' is a
+ * plain byte in our globs, never a class: warned about, but in the names
+ * of files without one (pipe:[INODE]).
+ */
+static int path_mistakes(struct pctx *c, unsigned line, const char *key,
+			 const char *item)
+{
+	const char *p;
+
+	if (item[0] == '~')
+		return fail(c, line,
+			    "%s = %s: '~' is not expanded (write ${HOME}%s)",
+			    key, item, item + 1 + strcspn(item + 1, "/"));
+	for (p = strchr(item, '$'); p; p = strchr(p + 1, '$')) {
+		size_t n = strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+				  "abcdefghijklmnopqrstuvwxyz0123456789");
+		const char *var = shell_var(p + 1, n);
+
+		if (!var)
+			continue;
+		if (p == item)
+			return fail(c, line,
+				    "%s = %s: '$%.*s' is not expanded (write ${%s})",
+				    key, item, (int)n, p + 1, var);
+		if (warn(c, line,
+			 "%s = %s: '$%.*s' is a literal name here (a variable is written ${%s})",
+			 key, item, (int)n, p + 1, var) < 0)
+			return -ENOMEM;
+	}
+	if ((strstr(item, "/~/") || (strlen(item) > 1 &&
+	     !strcmp(item + strlen(item) - 2, "/~"))) &&
+	    warn(c, line,
+		 "%s = %s: '~' is a literal name here (the home directory is ${HOME})",
+		 key, item) < 0)
+		return -ENOMEM;
+	if (strcmp(key, "redirect") != 0 && strchr(item, '[') &&
+	    !rules_nameless_prefix(item) &&
+	    warn(c, line,
+		 "%s = %s: '[' is a plain character in sysgate globs, not a class: this matches a name with the brackets in it (list each path instead)",
+		 key, item) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 static int item_path(struct pctx *c, unsigned line, char *item, void *arg)
 {
-	return each_form(c, line, "glob", item, add_path, arg);
+	int rc = path_mistakes(c, line, "path", item);
+
+	return rc < 0 ? rc : each_form(c, line, "glob", item, add_path, arg);
 }
 
 static int add_exe(struct pctx *c, unsigned line, const char *g,
@@ -1220,7 +1370,9 @@ static int add_exe(struct pctx *c, unsigned line, const char *g,
 
 static int item_exe(struct pctx *c, unsigned line, char *item, void *arg)
 {
-	return each_form(c, line, "glob", item, add_exe, arg);
+	int rc = path_mistakes(c, line, "exe", item);
+
+	return rc < 0 ? rc : each_form(c, line, "glob", item, add_exe, arg);
 }
 
 static int item_access(struct pctx *c, unsigned line, char *item, void *arg)
@@ -1271,8 +1423,10 @@ static int parse_redirect(struct pctx *c, unsigned line, const char *value,
 			  struct rules_rule *r)
 {
 	char text[RULES_GLOB_MAX + 1];
-	int rc = expand(c, line, "redirect", value, text, sizeof(text));
+	int rc = path_mistakes(c, line, "redirect", value);
 
+	if (rc == 0)
+		rc = expand(c, line, "redirect", value, text, sizeof(text));
 	if (rc < 0)
 		return rc;
 	if (!text[0])
@@ -1804,7 +1958,15 @@ void rules_free(struct rules_set *rs)
 	for (i = 0; i < rs->n_files; i++)
 		free(rs->files[i]);
 	free(rs->files);
+	for (i = 0; i < rs->n_warnings; i++)
+		free(rs->warnings[i]);
+	free(rs->warnings);
 	free(rs);
+}
+
+const char *rules_warning(const struct rules_set *rs, size_t i)
+{
+	return rs && i < rs->n_warnings ? rs->warnings[i] : NULL;
 }
 
 const char *rules_file(const struct rules_set *rs, size_t i)
@@ -2102,6 +2264,12 @@ static int merge_include(struct pctx *c, const struct include_ref *inc,
 		rs->rules[rs->n_rules++] = child->rules[i];
 	/* The rules' strings now belong to rs. */
 	child->n_rules = 0;
+	for (i = 0; i < child->n_warnings; i++) {
+		rc = push_str(&rs->warnings, &rs->n_warnings,
+			      child->warnings[i]);
+		if (rc < 0 && rc != -E2BIG)
+			return rc;
+	}
 	rc = merge_env(c, inc, child->source, &rs->env, &child->env);
 	if (rc < 0)
 		return rc;
@@ -2287,6 +2455,19 @@ int rules_compile_globs(struct rules_set *rs)
 	return 0;
 }
 
+/* A policy without a rule whose default refuses: every call the filter
+ * sees is refused, the command's own start (execve) with them. */
+static int warn_empty(struct pctx *c, struct rules_set *rs)
+{
+	if (rs->n_rules || (rs->def != RULES_DENY && rs->def != RULES_KILL))
+		return 0;
+	c->rs = rs;
+	return warn(c, 0,
+		    "the policy has no rule and its default is %s: it %s every call, the command's own execve included (add rules, or include = default)",
+		    rules_action_name(rs->def),
+		    rs->def == RULES_DENY ? "denies" : "kills on");
+}
+
 /* The top policy: errors and chain set up, a canonical id for cycles. */
 static int load_top(const char *text, const char *name,
 		    const struct rules_vars *vars, struct rules_set **out,
@@ -2319,7 +2500,8 @@ static int load_top(const char *text, const char *name,
 		}
 	}
 	/* Matching then allocates nothing and parses no glob. */
-	if (rc == 0 && (rc = rules_compile_globs(*out)) < 0) {
+	if (rc == 0 && ((rc = rules_compile_globs(*out)) < 0 ||
+			(rc = warn_empty(&c, *out)) < 0)) {
 		rules_free(*out);
 		*out = NULL;
 	}

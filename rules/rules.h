@@ -468,6 +468,15 @@ enum rules_action rules_default_action(const struct rules_set *rs, int *err);
  * (borrowed from the set; NULL when i is out of range). */
 size_t rules_rule_count(const struct rules_set *rs);
 const char *rules_rule_name(const struct rules_set *rs, size_t i);
+/*
+ * The warnings of loading: mistakes that leave a valid policy (a '[' in a
+ * glob, which is no class; "$HOME" inside a path, which is a literal
+ * name; a policy without rules that refuses everything), each as
+ * "FILE:LINE: message" or "FILE: message", in file order, includes' after
+ * the including file's.  Borrowed; NULL when i is out of range.
+ */
+const char *rules_warning(const struct rules_set *rs, size_t i);
+
 /* True when a rule of the set has stack = yes (the supervisor loads its
  * unwinder only then). */
 bool rules_wants_stacks(const struct rules_set *rs);

@@ -412,7 +412,11 @@ unsigned tools_check_warnings(const struct rules_set *rs, const char *tmpdir,
 	size_t i, k, by, n = rules_rule_count(rs);
 	char at[PATH_MAX + 16];
 	unsigned warned = 0;
+	const char *w;
 
+	/* The loader's: mistakes that still make a valid policy. */
+	for (i = 0; (w = rules_warning(rs, i)); i++, warned++)
+		fprintf(out, "warning: %s\n", w);
 	for (i = 0; i < n; i++) {
 		const char *p;
 

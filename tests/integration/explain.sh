@@ -188,6 +188,29 @@ EOF
 	has inc-explain-included "^  rule 'base-exec' \\($P/base.ini:3\\): yes: it decides"
 	has inc-explain-included-decision "^decision: allow by rule 'base-exec' \\($P/base.ini:3\\)"
 
+	# Mistakes that still make a valid policy: warned about by file,
+	# line and key.
+	policy mistakes <<'EOF'
+[policy]
+default = allow
+[rule classes]
+syscalls = openat
+path = /tmp/[ab], /x/$HOME/y
+action = deny
+EOF
+	sg_raw check "$P/mistakes.ini"
+	check mistakes-status test "$SG_RC" = 0
+	check warn-class grep -qF -- "warning: $P/mistakes.ini:5: path = /tmp/[ab]: '[' is a plain character in sysgate globs, not a class" "$SG_OUT"
+	check warn-dollar grep -qF -- "warning: $P/mistakes.ini:5: path = /x/\$HOME/y: '\$HOME' is a literal name here (a variable is written \${HOME})" "$SG_OUT"
+	: >"$P/empty.ini"
+	sg_raw check "$P/empty.ini"
+	has warn-empty "^warning: $P/empty.ini: the policy has no rule and its default is deny: it denies every call"
+	# And the mistakes that make none: the error names what was meant.
+	printf '[rule r]\nsyscalls = openat\naction = denied\n' >"$P/denied.ini"
+	sg_raw check "$P/denied.ini"
+	check denied-status test "$SG_RC" = 125
+	check denied-message grep -qF -- "$P/denied.ini:3: unknown action 'denied' (did you mean 'deny'?)" "$SG_ERR"
+
 	sg_raw check default
 	hasnt default-no-tmpdir-warning "sysgate-RUN"
 	# The built-in policy's secrets that this machine lacks (~/.netrc,
