@@ -494,6 +494,21 @@ bool rules_wants_stacks(const struct rules_set *rs);
  */
 int rules_build_guard_filter(struct sock_fprog *prog);
 
+/*
+ * What a seccomp filter program returns for the call d (SECCOMP_RET_*
+ * with its data), run as the kernel runs it; -1 for an instruction it
+ * does not know or a jump out of the program.  rules_filter_stacked: two
+ * filters loaded one after the other, guard first (may be NULL): the
+ * policy's answer unless the guard's is strictly stronger, as
+ * seccomp_run_filters() decides.  Pure.
+ */
+struct seccomp_data;
+int64_t rules_filter_run(const struct sock_fprog *prog,
+			 const struct seccomp_data *d);
+int64_t rules_filter_stacked(const struct sock_fprog *guard,
+			     const struct sock_fprog *policy,
+			     const struct seccomp_data *d);
+
 /* ---- Explaining decisions (rules/explain.c; sysgate check --explain) ---- */
 
 /* Why a rule did or did not decide an event: the first condition of the

@@ -2885,108 +2885,6 @@ static void test_default_filter(void)
 }
 
 /*
- * A classic BPF interpreter for seccomp programs: the return value, or -1
- * for an instruction it does not know or a jump out of the program (the
- * test then fails: every instruction libseccomp emits is known here).
- */
-static int64_t bpf_run(const struct sock_fprog *p, const struct seccomp_data *d)
-{
-	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
-
-	for (unsigned pc = 0; pc < p->len; pc++) {
-		const struct sock_filter *f = &p->filter[pc];
-		uint32_t k = f->k, src = BPF_SRC(f->code) == BPF_X ? x : k;
-
-		switch (BPF_CLASS(f->code)) {
-		case BPF_LD:
-			if (f->code == (BPF_LD | BPF_W | BPF_ABS)) {
-				if (k % 4 || k > sizeof(*d) - 4)
-					return -1;
-				memcpy(&a, (const char *)d + k, 4);
-			} else if (f->code == (BPF_LD | BPF_IMM)) {
-				a = k;
-			} else if (f->code == (BPF_LD | BPF_MEM) && k < BPF_MEMWORDS) {
-				a = mem[k];
-			} else {
-				return -1;
-			}
-			break;
-		case BPF_LDX:
-			if (f->code == (BPF_LDX | BPF_IMM))
-				x = k;
-			else if (f->code == (BPF_LDX | BPF_MEM) && k < BPF_MEMWORDS)
-				x = mem[k];
-			else
-				return -1;
-			break;
-		case BPF_ST:
-		case BPF_STX:
-			if (k >= BPF_MEMWORDS)
-				return -1;
-			mem[k] = BPF_CLASS(f->code) == BPF_ST ? a : x;
-			break;
-		case BPF_ALU:
-			switch (BPF_OP(f->code)) {
-			case BPF_ADD: a += src; break;
-			case BPF_SUB: a -= src; break;
-			case BPF_AND: a &= src; break;
-			case BPF_OR: a |= src; break;
-			case BPF_XOR: a ^= src; break;
-			case BPF_LSH: a = src < 32 ? a << src : 0; break;
-			case BPF_RSH: a = src < 32 ? a >> src : 0; break;
-			case BPF_NEG: a = -a; break;
-			default: return -1;
-			}
-			break;
-		case BPF_JMP: {
-			bool t;
-
-			switch (BPF_OP(f->code)) {
-			case BPF_JA:
-				if (k >= p->len - pc)
-					return -1;
-				pc += k;
-				continue;
-			case BPF_JEQ: t = a == src; break;
-			case BPF_JGT: t = a > src; break;
-			case BPF_JGE: t = a >= src; break;
-			case BPF_JSET: t = (a & src) != 0; break;
-			default: return -1;
-			}
-			pc += t ? f->jt : f->jf;
-			break;
-		}
-		case BPF_RET:
-			return BPF_RVAL(f->code) == BPF_A ? a : k;
-		case BPF_MISC:
-			if (BPF_MISCOP(f->code) == BPF_TAX)
-				x = a;
-			else
-				a = x;
-			break;
-		default:
-			return -1;
-		}
-	}
-	return -1;
-}
-
-/* What the kernel returns for two stacked filters, policy loaded last
- * (seccomp_run_filters(): the newest stands unless an older one returns a
- * strictly stronger action). */
-static int64_t bpf_stacked(const struct sock_fprog *guard,
-			   const struct sock_fprog *policy,
-			   const struct seccomp_data *d)
-{
-	int64_t p = bpf_run(policy, d), g = bpf_run(guard, d);
-
-	if (p < 0 || g < 0)
-		return -1;
-	return (int32_t)((uint32_t)g & SECCOMP_RET_ACTION_FULL) <
-	       (int32_t)((uint32_t)p & SECCOMP_RET_ACTION_FULL) ? g : p;
-}
-
-/*
  * Where rules_filter_has_guards() says the policy filter holds the guards,
  * stacking the guard filter under it changes no decision: every syscall
  * number (and x32 and out-of-range ones, and another arch), with argument
@@ -3081,8 +2979,8 @@ static void test_filter_holds_guards(void)
 
 						memset(d.args, 0, sizeof(d.args));
 						d.args[arg_at[w]] = vals[v];
-						one = bpf_run(&prog, &d);
-						two = bpf_stacked(&guard, &prog, &d);
+						one = rules_filter_run(&prog, &d);
+						two = rules_filter_stacked(&guard, &prog, &d);
 						checked++;
 						if ((one < 0 || one != two) && differ++ < 5)
 							fprintf(stderr, "\npolicy %zu: nr %d arch %x arg%d=0x%llx: alone 0x%llx, with the guard 0x%llx\n",
@@ -3270,8 +3168,8 @@ static void test_filter_closed_world(void)
 			struct seccomp_data d = { .nr = nr,
 						  .arch = AUDIT_ARCH_X86_64 };
 			bool closed = !si || nr == 468 || nr == 469;
-			int64_t one = bpf_run(&prog, &d);
-			int64_t two = bpf_stacked(&guard, &prog, &d);
+			int64_t one = rules_filter_run(&prog, &d);
+			int64_t two = rules_filter_stacked(&guard, &prog, &d);
 			uint32_t want = SECCOMP_RET_USER_NOTIF;
 
 			if (i == 0 && !si)
@@ -3368,7 +3266,7 @@ static void test_filter_target_calls(void)
 				.nr = cases[i].nr, .arch = AUDIT_ARCH_X86_64,
 				.args = { cases[i].a0, cases[i].a1 },
 			};
-			int64_t r = bpf_run(&prog, &d);
+			int64_t r = rules_filter_run(&prog, &d);
 			uint32_t want = cases[i].notified ?
 					SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
 
@@ -3441,7 +3339,7 @@ static void test_filter_unnamed_network(void)
 					.arch = AUDIT_ARCH_X86_64,
 					.args = { hi | d, hi | SOCK_CLOEXEC | ty, 0 },
 				};
-				int64_t r = bpf_run(&prog, &sd);
+				int64_t r = rules_filter_run(&prog, &sd);
 				uint32_t want = rules_socket_unnamed(d, ty) ?
 						SECCOMP_RET_USER_NOTIF :
 						SECCOMP_RET_ALLOW;
@@ -3454,7 +3352,7 @@ static void test_filter_unnamed_network(void)
 				.nr = __NR_socket, .arch = AUDIT_ARCH_X86_64,
 				.args = { (1u << bit) | AF_INET, SOCK_STREAM },
 			};
-			int64_t r = bpf_run(&prog, &sd);
+			int64_t r = rules_filter_run(&prog, &sd);
 
 			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) !=
 				     SECCOMP_RET_USER_NOTIF)
@@ -3465,7 +3363,7 @@ static void test_filter_unnamed_network(void)
 				.nr = __NR_setsockopt, .arch = AUDIT_ARCH_X86_64,
 				.args = { 3, opts[i].level, opts[i].opt, 0x1000, 8 },
 			};
-			int64_t r = bpf_run(&prog, &sd);
+			int64_t r = rules_filter_run(&prog, &sd);
 			uint32_t want = opts[i].route ? SECCOMP_RET_USER_NOTIF :
 							SECCOMP_RET_ALLOW;
 
@@ -3484,7 +3382,7 @@ static void test_filter_unnamed_network(void)
 				.nr = nrs[k], .arch = AUDIT_ARCH_X86_64,
 				.args = { 3 },
 			};
-			int64_t r = bpf_run(&prog, &sd);
+			int64_t r = rules_filter_run(&prog, &sd);
 			bool notified = !texts[t];
 
 			if (r < 0 || ((uint32_t)r & SECCOMP_RET_ACTION_FULL) !=
@@ -3561,7 +3459,7 @@ static void test_filter_fileattr_ioctls(void)
 				.nr = __NR_ioctl, .arch = AUDIT_ARCH_X86_64,
 				.args = { 3, cmds[i].cmd, 0x1000 },
 			};
-			int64_t r = bpf_run(&prog, &d);
+			int64_t r = rules_filter_run(&prog, &d);
 			uint32_t want = cmds[i].attr && texts[t].mediates ?
 					SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
 
@@ -3953,7 +3851,7 @@ static void test_policies_system_state(void)
 			/* Refused in the kernel, or shown to the supervisor
 			 * (which then records the refusal): never allowed. */
 			d.nr = si->nr;
-			r = bpf_run(&prog, &d);
+			r = rules_filter_run(&prog, &d);
 			CU_ASSERT_NOT_EQUAL(r & SECCOMP_RET_ACTION_FULL,
 					    SECCOMP_RET_ALLOW);
 		}
@@ -4008,16 +3906,16 @@ static void test_filter_lease(void)
 		d.args[0] = 3;
 		d.args[1] = 1024;	/* F_SETLEASE */
 		d.args[2] = 0;		/* F_RDLCK */
-		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+		CU_ASSERT_EQUAL(rules_filter_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
 				pols[i].notified ? SECCOMP_RET_USER_NOTIF :
 						   SECCOMP_RET_ALLOW);
 		/* Only the low 32 bits are the command. */
 		d.args[1] = 0xffffffff00000000ull | 1024;
-		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+		CU_ASSERT_EQUAL(rules_filter_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
 				pols[i].notified ? SECCOMP_RET_USER_NOTIF :
 						   SECCOMP_RET_ALLOW);
 		d.args[1] = 1025;	/* F_GETLEASE */
-		CU_ASSERT_EQUAL(bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
+		CU_ASSERT_EQUAL(rules_filter_run(&prog, &d) & SECCOMP_RET_ACTION_FULL,
 				SECCOMP_RET_ALLOW);
 		free(prog.filter);
 		rules_free(rs);
@@ -4064,7 +3962,7 @@ static void test_filter_core_limit(void)
 			uint32_t act;
 
 			memcpy(d.args, calls[i].args, sizeof(calls[i].args));
-			act = (uint32_t)bpf_run(&prog, &d) & SECCOMP_RET_ACTION_FULL;
+			act = (uint32_t)rules_filter_run(&prog, &d) & SECCOMP_RET_ACTION_FULL;
 			if ((act == SECCOMP_RET_USER_NOTIF) != calls[i].notified)
 				fprintf(stderr, "\npolicy %zu call %zu: 0x%x\n",
 					p, i, act);
