@@ -2646,19 +2646,8 @@ const char *rules_action_name(enum rules_action a)
 
 int rules_action_rank(enum rules_action a)
 {
-	switch (a) {
-	case RULES_ALLOW:
-		return 0;
-	case RULES_REWRITE:
-		return 1;
-	case RULES_ASK:
-		return 2;
-	case RULES_DENY:
-		return 3;
-	case RULES_KILL:
-		return 4;
-	}
-	return 4;
+	/* Fail closed: a value out of the enum ranks as kill. */
+	return (unsigned)a <= RULES_KILL ? (int)a : RULES_KILL;
 }
 
 const char *rules_access_name(unsigned one_access_bit)

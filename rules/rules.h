@@ -32,20 +32,22 @@
 
 struct rules_set;
 
-/* What a rule (or the default) does.  The values are not an order: when a
- * call has several checks, the strictest action wins by
- * rules_action_rank(). */
+/*
+ * What a rule (or the default) does, ordered by strictness: when a call
+ * has several checks (two paths, a path and a scalar condition), the
+ * greatest value wins.  ask ranks below deny: an answer may still allow.
+ */
 enum rules_action {
 	RULES_ALLOW = 0,
 	RULES_REWRITE = 1, /* carried out with changed arguments (see
 			    * rules_rewrite_path/addr/args) */
-	RULES_DENY = 2,
-	RULES_KILL = 3,
-	RULES_ASK = 4,     /* a hook or the terminal decides (allow or deny) */
+	RULES_ASK = 2,     /* a hook or the terminal decides (allow or deny) */
+	RULES_DENY = 3,
+	RULES_KILL = 4,
 };
 
-/* Strictness of an action, for calls with several checks: kill > deny >
- * ask > rewrite > allow. */
+/* Strictness of an action: its value (kill > deny > ask > rewrite >
+ * allow). */
 int rules_action_rank(enum rules_action a);
 
 /* Default time to wait for an answer of action = ask. */

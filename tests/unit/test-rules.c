@@ -2650,6 +2650,18 @@ static void test_groups(void)
 	CU_ASSERT_EQUAL(rules_group_lookup("@nope", set), -ENOENT);
 }
 
+/* Actions are ordered by strictness by value, ask below deny. */
+static void test_action_order(void)
+{
+	CU_ASSERT(RULES_ALLOW < RULES_REWRITE);
+	CU_ASSERT(RULES_REWRITE < RULES_ASK);
+	CU_ASSERT(RULES_ASK < RULES_DENY);
+	CU_ASSERT(RULES_DENY < RULES_KILL);
+	for (int a = RULES_ALLOW; a <= RULES_KILL; a++)
+		CU_ASSERT_EQUAL(rules_action_rank((enum rules_action)a), a);
+	CU_ASSERT_EQUAL(rules_action_rank((enum rules_action)99), RULES_KILL);
+}
+
 static void test_names(void)
 {
 	CU_ASSERT_EQUAL(rules_errno_by_name("EACCES"), EACCES);
@@ -4270,6 +4282,7 @@ int main(void)
 		{ "filter: sockets and options no address describes", test_filter_unnamed_network },
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 		{ "parse: warnings of valid policies", test_parse_warnings },
+		{ "actions ordered by strictness", test_action_order },
 		{ "env: name globs", test_env_glob },
 		{ "env: keep, drop, set", test_env_apply },
 		{ "env: the default policy's drops", test_env_default },
