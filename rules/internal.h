@@ -291,6 +291,13 @@ const char *rules_suggest_result(const char *word, const char *best,
 bool rules_cond_holds(const struct rules_argcond *c, int nr,
 		      const uint64_t *args, enum rules_action action);
 bool rules_rule_is_scalar(const struct rules_rule *r);
+/* The one matcher: rules_match() leaving out the rule named skip (a
+ * pointer into the set, or NULL), calling fn (when not NULL) for each
+ * rule tried, with the first condition it failed (rules_explain()). */
+void rules_match_walk(const struct rules_set *rs,
+		      const struct rules_event *ev, const char *skip,
+		      rules_explain_fn fn, void *ctx,
+		      struct rules_verdict *out);
 /* Does the audit level record a decision with this action (and rule flag,
  * true for the default)? */
 bool rules_level_records(enum rules_audit_level level, enum rules_action a,

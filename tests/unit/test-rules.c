@@ -3747,6 +3747,42 @@ static void test_explain(void)
 	}
 }
 
+/* rules_explain() is rules_match()'s own walk: a rule that fails several
+ * conditions is reported by the first one the matcher tries (the access
+ * class and the argument conditions before any glob). */
+static void test_explain_order(void)
+{
+	struct rules_set *rs = load_ok(
+		"[policy]\ndefault = allow\n"
+		"[rule both]\nsyscalls = openat\npath = /etc/**\n"
+		"access = write\narg2 = 1\naction = deny\n");
+	struct rules_event ev = { .nr = __NR_openat, .path = "/x",
+				  .access = RULES_ACC_READ };
+	struct explain_seen seen = { .n = 0 };
+	struct rules_verdict v;
+
+	if (!rs)
+		return;
+	rules_explain(rs, &ev, explain_collect, &seen, &v);
+	CU_ASSERT_EQUAL(seen.n, 1);
+	CU_ASSERT_EQUAL(seen.why[0], RULES_WHY_ACCESS);
+	ev.access = RULES_ACC_WRITE;
+	seen.n = 0;
+	rules_explain(rs, &ev, explain_collect, &seen, &v);
+	CU_ASSERT_EQUAL(seen.why[0], RULES_WHY_ARG);
+	ev.args[2] = 1;
+	seen.n = 0;
+	rules_explain(rs, &ev, explain_collect, &seen, &v);
+	CU_ASSERT_EQUAL(seen.why[0], RULES_WHY_PATH);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	ev.path = "/etc/passwd";
+	seen.n = 0;
+	rules_explain(rs, &ev, explain_collect, &seen, &v);
+	CU_ASSERT_EQUAL(seen.why[0], RULES_WHY_MATCH);
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	rules_free(rs);
+}
+
 /* END explain tests. */
 
 /* ---------------------------------------------------------------------
@@ -4283,6 +4319,7 @@ int main(void)
 		{ "explain: steps, shadowed rules, conditions", test_explain },
 		{ "parse: warnings of valid policies", test_parse_warnings },
 		{ "actions ordered by strictness", test_action_order },
+		{ "explain: the matcher's order", test_explain_order },
 		{ "env: name globs", test_env_glob },
 		{ "env: keep, drop, set", test_env_apply },
 		{ "env: the default policy's drops", test_env_default },
