@@ -277,8 +277,9 @@ int rules_expr_parse(const char *text, uint64_t *out, char *why,
 int rules_argcond_parse(const char *text, unsigned arg,
 			struct rules_argcond *out, char *why, size_t why_len);
 
-/* parse.c: Damerau-Levenshtein suggestion from a NULL-terminated list or
- * a table walked by the caller. */
+/* suggest.c: Damerau-Levenshtein suggestion from a NULL-terminated list
+ * (rules_suggest_from) or a table walked by the caller. */
+const char *rules_suggest_from(const char *word, const char *const *list);
 size_t rules_edit_distance(const char *a, const char *b);
 /* Keep the best candidate so far: call for each candidate. */
 void rules_suggest_consider(const char *word, const char *cand,

@@ -44,76 +44,6 @@ extern const char rules_default_policy[];
 #endif
 
 /* ---------------------------------------------------------------------
- * Suggestions (optimal string alignment distance, case-insensitive).
- */
-
-size_t rules_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	/* Distances are at most RULES_WORD_MAX: a short fits. */
-	unsigned short d[RULES_WORD_MAX + 1][RULES_WORD_MAX + 1];
-
-	if (la > RULES_WORD_MAX || lb > RULES_WORD_MAX)
-		return SIZE_MAX;
-	for (i = 0; i <= la; i++)
-		d[i][0] = (unsigned short)i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = (unsigned short)j;
-	for (i = 1; i <= la; i++) {
-		for (j = 1; j <= lb; j++) {
-			int ca = tolower((unsigned char)a[i - 1]);
-			int cb = tolower((unsigned char)b[j - 1]);
-			size_t cost = ca != cb;
-			size_t v = d[i - 1][j] + 1;
-
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (d[i - 1][j - 1] + cost < v)
-				v = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 &&
-			    ca == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == cb &&
-			    d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = (unsigned short)v;
-		}
-	}
-	return d[la][lb];
-}
-
-void rules_suggest_consider(const char *word, const char *cand,
-			    const char **best, size_t *best_dist)
-{
-	size_t d = rules_edit_distance(word, cand);
-
-	if (d < *best_dist) {
-		*best_dist = d;
-		*best = cand;
-	}
-}
-
-const char *rules_suggest_result(const char *word, const char *best,
-				 size_t best_dist)
-{
-	size_t len = strlen(word);
-	size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
-
-	if (!best || best_dist > limit)
-		return NULL;
-	return best;
-}
-
-static const char *suggest_from(const char *word, const char *const *list)
-{
-	const char *best = NULL;
-	size_t best_dist = SIZE_MAX, i;
-
-	for (i = 0; list[i]; i++)
-		rules_suggest_consider(word, list[i], &best, &best_dist);
-	return rules_suggest_result(word, best, best_dist);
-}
-
-/* ---------------------------------------------------------------------
  * Messages.
  */
 
@@ -470,7 +400,7 @@ static const char *action_suggest(const char *v)
 			       sizeof(action_aliases[0]); i++)
 		if (strcasecmp(v, action_aliases[i][0]) == 0)
 			return action_aliases[i][1];
-	return suggest_from(v, action_names);
+	return rules_suggest_from(v, action_names);
 }
 
 static int parse_action(struct pctx *c, unsigned line, const char *v,
@@ -600,7 +530,7 @@ static int var_value(struct pctx *c, unsigned line, const char *name,
 		val = v ? v->run : NULL;
 		is_path = false;
 	} else {
-		sugg = suggest_from(name, var_names);
+		sugg = rules_suggest_from(name, var_names);
 		if (sugg)
 			return fail(c, line,
 				    "unknown variable ${%s} (did you mean ${%s}?)",
@@ -881,7 +811,7 @@ static const char *home_section(const char *key, const char *const *keys)
 static int unknown_key(struct pctx *c, unsigned line, const char *key,
 		       const char *section, const char *const *keys)
 {
-	const char *sugg = suggest_from(key, keys);
+	const char *sugg = rules_suggest_from(key, keys);
 	const char *home = home_section(key, keys);
 
 	if (home)
@@ -916,7 +846,7 @@ static int parse_unmediated(struct pctx *c, unsigned line, const char *v,
 		word[n] = '\0';
 		if (!rules_unmediated_by_name(word))
 			return fail_unknown(c, line, "unmediated family", word,
-					    suggest_from(word,
+					    rules_suggest_from(word,
 							 rules_unmediated_names));
 		bits |= rules_unmediated_by_name(word);
 		v += n;
@@ -971,7 +901,7 @@ static int policy_key(struct pctx *c, struct state *st,
 
 		if (lvl < 0)
 			return fail_unknown(c, e->line, "audit level", e->value,
-					    suggest_from(e->value,
+					    rules_suggest_from(e->value,
 							 audit_levels));
 		rs->audit = (enum rules_audit_level)lvl;
 		return 0;
@@ -1382,7 +1312,7 @@ static int item_access(struct pctx *c, unsigned line, char *item, void *arg)
 
 	if (k < 0)
 		return fail_unknown(c, line, "access", item,
-				    suggest_from(item, access_names));
+				    rules_suggest_from(item, access_names));
 	r->access |= 1u << k;
 	return 0;
 }
@@ -1853,7 +1783,7 @@ static int section_start(struct pctx *c, struct state *st,
 		size_t n = strcspn(name, " ");
 
 		snprintf(first, sizeof(first), "%.*s", (int)n, name);
-		sugg = suggest_from(first, sections);
+		sugg = rules_suggest_from(first, sections);
 		if (sugg && strcmp(sugg, "rule") == 0)
 			return fail(c, e->line,
 				    "unknown section [%s] (did you mean [rule%s]?)",
