@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rules/env.c: the command's environment under a policy's [env] section
- * (parsed in parse.c): which variables are dropped, which are set.  Pure
+ * (parsed in parse-sections.c): which variables are dropped, which are set.  Pure
  * functions of the policy and an environment given to them.
  */
 #include <ctype.h>

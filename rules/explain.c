@@ -3,8 +3,8 @@
  * rules/explain.c: why a policy decides a call the way it does (which
  * rules were tried and the condition that failed in each), rules that can
  * never match, and the text of a rule's conditions.  For `sysgate check`;
- * not on the trusted path, but the step-by-step walk must agree with
- * rules_match(), which the unit tests check.
+ * not on the trusted path.  The step-by-step walk is rules_match()'s own
+ * (match.c, rules_match_walk()).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,85 +16,11 @@
 
 #include "rules/internal.h"
 
-static bool any_glob(char *const *globs, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (rules_glob_match(globs[i], s))
-			return true;
-	return false;
-}
-
-/* The same access test as match.c's access_ok(). */
-static bool access_covers(const struct rules_rule *r, unsigned ev_access)
-{
-	if (r->access == 0)
-		return true;
-	if (ev_access == 0)
-		return false;
-	if (r->action == RULES_ALLOW)
-		return (ev_access & ~r->access) == 0;
-	return (ev_access & r->access) != 0;
-}
-
-/* The first condition of r that fails for ev, in rule_matches() order. */
-static enum rules_why rule_why(const struct rules_rule *r,
-			       const struct rules_event *ev, unsigned *arg)
-{
-	size_t i;
-
-	if (!rules_nr_has(r->nrs, ev->nr))
-		return RULES_WHY_SYSCALL;
-	if (r->n_paths && (!ev->path || !any_glob(r->paths, r->n_paths,
-						   ev->path)))
-		return RULES_WHY_PATH;
-	if (!access_covers(r, ev->access))
-		return RULES_WHY_ACCESS;
-	if (r->n_addrs) {
-		bool hit = false;
-
-		for (i = 0; (ev->addr || ev->unix_path) && i < r->n_addrs && !hit;
-		     i++)
-			hit = rules_addr_match_ev(&r->addrs[i], ev);
-		if (!hit)
-			return RULES_WHY_ADDR;
-	}
-	if (r->n_exes && (!ev->exe || !any_glob(r->exes, r->n_exes, ev->exe)))
-		return RULES_WHY_EXE;
-	for (i = 0; i < r->n_conds; i++) {
-		if (!rules_cond_holds(&r->conds[i], ev->nr, ev->args,
-				      r->action)) {
-			*arg = r->conds[i].arg;
-			return RULES_WHY_ARG;
-		}
-	}
-	return RULES_WHY_MATCH;
-}
-
 void rules_explain(const struct rules_set *rs, const struct rules_event *ev,
 		   rules_explain_fn fn, void *ctx, struct rules_verdict *out)
 {
-	size_t i;
-
-	/* The verdict is rules_match()'s own, so explaining can never
-	 * disagree with deciding; the walk below only tells the story. */
-	rules_match(rs, ev, out);
-	if (!rs || !ev || !fn)
-		return;
-	for (i = 0; i < rs->n_rules; i++) {
-		const struct rules_rule *r = &rs->rules[i];
-		struct rules_explain_step st = {
-			.index = i,
-			.rule = r->name,
-			.line = r->line,
-		};
-
-		st.why = rule_why(r, ev, &st.arg);
-		fn(&st, ctx);
-		if (st.why == RULES_WHY_MATCH)
-			return;
-	}
+	/* match.c's own walk: explaining cannot disagree with deciding. */
+	rules_match_walk(rs, ev, NULL, fn, ctx, out);
 }
 
 /* ---- condition text --------------------------------------------------- */

@@ -198,6 +198,8 @@ struct rules_set {
 				 * own (when a file), then its includes' */
 	size_t n_files;
 	struct rules_env env;
+	char **warnings;	/* "FILE:LINE: message": rules_warning() */
+	size_t n_warnings;
 };
 
 static inline bool rules_nr_has(const uint64_t *set, int nr)
@@ -275,8 +277,9 @@ int rules_expr_parse(const char *text, uint64_t *out, char *why,
 int rules_argcond_parse(const char *text, unsigned arg,
 			struct rules_argcond *out, char *why, size_t why_len);
 
-/* parse.c: Damerau-Levenshtein suggestion from a NULL-terminated list or
- * a table walked by the caller. */
+/* suggest.c: Damerau-Levenshtein suggestion from a NULL-terminated list
+ * (rules_suggest_from) or a table walked by the caller. */
+const char *rules_suggest_from(const char *word, const char *const *list);
 size_t rules_edit_distance(const char *a, const char *b);
 /* Keep the best candidate so far: call for each candidate. */
 void rules_suggest_consider(const char *word, const char *cand,
@@ -289,6 +292,13 @@ const char *rules_suggest_result(const char *word, const char *best,
 bool rules_cond_holds(const struct rules_argcond *c, int nr,
 		      const uint64_t *args, enum rules_action action);
 bool rules_rule_is_scalar(const struct rules_rule *r);
+/* The one matcher: rules_match() leaving out the rule named skip (a
+ * pointer into the set, or NULL), calling fn (when not NULL) for each
+ * rule tried, with the first condition it failed (rules_explain()). */
+void rules_match_walk(const struct rules_set *rs,
+		      const struct rules_event *ev, const char *skip,
+		      rules_explain_fn fn, void *ctx,
+		      struct rules_verdict *out);
 /* Does the audit level record a decision with this action (and rule flag,
  * true for the default)? */
 bool rules_level_records(enum rules_audit_level level, enum rules_action a,

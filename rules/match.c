@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rules/match.c: rules_match(), the decision for one copied event.  Part of
- * the trusted path: a pure function of the set and the event, no
- * allocation, no I/O.
+ * rules/match.c: rules_match(), the decision for one copied event, and
+ * the same walk told rule by rule for rules_explain().  Part of the
+ * trusted path: a pure function of the set and the event, no allocation,
+ * no I/O.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -112,42 +113,47 @@ static bool any_glob(char *const *globs, const struct rules_glob *cg,
 }
 
 /*
- * Every test is a pure condition on the rule and the event, and the rule
- * matches when all hold: they are tried cheapest first (the syscall, the
- * access class, the scalar conditions), so that most rules are passed over
- * without looking at a glob.
+ * The first condition of r that ev fails (*arg: the argument of a failed
+ * scalar condition), or RULES_WHY_MATCH when r matches.  Every test is a
+ * pure condition on the rule and the event, and the rule matches when all
+ * hold: they are tried cheapest first (the syscall, the access class, the
+ * scalar conditions), so that most rules are passed over without looking
+ * at a glob.
  */
-static bool rule_matches(const struct rules_rule *r,
-			 const struct rules_event *ev)
+static enum rules_why rule_why(const struct rules_rule *r,
+			       const struct rules_event *ev, unsigned *arg)
 {
 	size_t i;
 
 	if (!rules_nr_has(r->nrs, ev->nr))
-		return false;
+		return RULES_WHY_SYSCALL;
 	if (!access_ok(r, ev->access))
-		return false;
-	for (i = 0; i < r->n_conds; i++)
+		return RULES_WHY_ACCESS;
+	for (i = 0; i < r->n_conds; i++) {
 		if (!rules_cond_holds(&r->conds[i], ev->nr, ev->args,
-				      r->action))
-			return false;
+				      r->action)) {
+			*arg = r->conds[i].arg;
+			return RULES_WHY_ARG;
+		}
+	}
 	if (r->n_paths &&
 	    (!ev->path || !any_glob(r->paths, r->path_globs, r->n_paths,
 				    ev->path)))
-		return false;
+		return RULES_WHY_PATH;
 	if (r->n_addrs) {
 		bool hit = false;
 
 		if (!ev->addr && !ev->unix_path)
-			return false;
+			return RULES_WHY_ADDR;
 		for (i = 0; i < r->n_addrs && !hit; i++)
 			hit = rules_addr_match_ev(&r->addrs[i], ev);
 		if (!hit)
-			return false;
+			return RULES_WHY_ADDR;
 	}
 	if (r->n_exes &&
 	    (!ev->exe || !any_glob(r->exes, r->exe_globs, r->n_exes, ev->exe)))
-		return false;
-	return true;
+		return RULES_WHY_EXE;
+	return RULES_WHY_MATCH;
 }
 
 bool rules_level_records(enum rules_audit_level level, enum rules_action a,
@@ -166,11 +172,10 @@ bool rules_level_records(enum rules_audit_level level, enum rules_action a,
 	return true;
 }
 
-/* rules_match(), with the rule named skip (a pointer into the set, or
- * NULL) left out. */
-static void match_skip(const struct rules_set *rs,
-		       const struct rules_event *ev, const char *skip,
-		       struct rules_verdict *out)
+void rules_match_walk(const struct rules_set *rs,
+		      const struct rules_event *ev, const char *skip,
+		      rules_explain_fn fn, void *ctx,
+		      struct rules_verdict *out)
 {
 	size_t i;
 
@@ -181,8 +186,19 @@ static void match_skip(const struct rules_set *rs,
 		return;
 	for (i = 0; i < rs->n_rules; i++) {
 		const struct rules_rule *r = &rs->rules[i];
+		struct rules_explain_step st;
 
-		if ((skip && r->name == skip) || !rule_matches(r, ev))
+		if (skip && r->name == skip)
+			continue;
+		st.arg = 0;
+		st.why = rule_why(r, ev, &st.arg);
+		if (fn) {
+			st.index = i;
+			st.rule = r->name;
+			st.line = r->line;
+			fn(&st, ctx);
+		}
+		if (st.why != RULES_WHY_MATCH)
 			continue;
 		out->action = r->action;
 		out->err = r->action == RULES_DENY || r->action == RULES_ASK ?
@@ -207,14 +223,14 @@ static void match_skip(const struct rules_set *rs,
 void rules_match(const struct rules_set *rs, const struct rules_event *ev,
 		 struct rules_verdict *out)
 {
-	match_skip(rs, ev, NULL, out);
+	rules_match_walk(rs, ev, NULL, NULL, NULL, out);
 }
 
 void rules_match_rewritten(const struct rules_set *rs,
 			   const struct rules_event *ev, const char *by,
 			   struct rules_verdict *out)
 {
-	match_skip(rs, ev, by, out);
+	rules_match_walk(rs, ev, by, NULL, NULL, out);
 	/* Security: rewritten once.  Letting another rewrite count as an
 	 * allow let a redirect lead past every later rule. */
 	if (out->action == RULES_REWRITE) {

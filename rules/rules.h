@@ -32,20 +32,22 @@
 
 struct rules_set;
 
-/* What a rule (or the default) does.  The values are not an order: when a
- * call has several checks, the strictest action wins by
- * rules_action_rank(). */
+/*
+ * What a rule (or the default) does, ordered by strictness: when a call
+ * has several checks (two paths, a path and a scalar condition), the
+ * greatest value wins.  ask ranks below deny: an answer may still allow.
+ */
 enum rules_action {
 	RULES_ALLOW = 0,
 	RULES_REWRITE = 1, /* carried out with changed arguments (see
 			    * rules_rewrite_path/addr/args) */
-	RULES_DENY = 2,
-	RULES_KILL = 3,
-	RULES_ASK = 4,     /* a hook or the terminal decides (allow or deny) */
+	RULES_ASK = 2,     /* a hook or the terminal decides (allow or deny) */
+	RULES_DENY = 3,
+	RULES_KILL = 4,
 };
 
-/* Strictness of an action, for calls with several checks: kill > deny >
- * ask > rewrite > allow. */
+/* Strictness of an action: its value (kill > deny > ask > rewrite >
+ * allow). */
 int rules_action_rank(enum rules_action a);
 
 /* Default time to wait for an answer of action = ask. */
@@ -468,6 +470,15 @@ enum rules_action rules_default_action(const struct rules_set *rs, int *err);
  * (borrowed from the set; NULL when i is out of range). */
 size_t rules_rule_count(const struct rules_set *rs);
 const char *rules_rule_name(const struct rules_set *rs, size_t i);
+/*
+ * The warnings of loading: mistakes that leave a valid policy (a '[' in a
+ * glob, which is no class; "$HOME" inside a path, which is a literal
+ * name; a policy without rules that refuses everything), each as
+ * "FILE:LINE: message" or "FILE: message", in file order, includes' after
+ * the including file's.  Borrowed; NULL when i is out of range.
+ */
+const char *rules_warning(const struct rules_set *rs, size_t i);
+
 /* True when a rule of the set has stack = yes (the supervisor loads its
  * unwinder only then). */
 bool rules_wants_stacks(const struct rules_set *rs);
@@ -484,6 +495,21 @@ bool rules_wants_stacks(const struct rules_set *rs);
  * -ENOMEM or -EINVAL.  Does not load anything.
  */
 int rules_build_guard_filter(struct sock_fprog *prog);
+
+/*
+ * What a seccomp filter program returns for the call d (SECCOMP_RET_*
+ * with its data), run as the kernel runs it; -1 for an instruction it
+ * does not know or a jump out of the program.  rules_filter_stacked: two
+ * filters loaded one after the other, guard first (may be NULL): the
+ * policy's answer unless the guard's is strictly stronger, as
+ * seccomp_run_filters() decides.  Pure.
+ */
+struct seccomp_data;
+int64_t rules_filter_run(const struct sock_fprog *prog,
+			 const struct seccomp_data *d);
+int64_t rules_filter_stacked(const struct sock_fprog *guard,
+			     const struct sock_fprog *policy,
+			     const struct seccomp_data *d);
 
 /* ---- Explaining decisions (rules/explain.c; sysgate check --explain) ---- */
 

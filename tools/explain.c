@@ -3,12 +3,16 @@
  * sysgate check POLICY --explain CALL, and the warnings of sysgate check:
  * which rule decides a call written as in the trail, why each rule before
  * it did not, and which mechanism carries the call; rules that can never
- * match and literal paths that do not exist.  Only rules/ code decides:
- * the verdict shown is rules_match()'s.
+ * match and literal paths that do not exist.  The answer is a run's: the
+ * filters the run loads are run on the call (rules_filter_run()); a call
+ * they send to the supervisor meets its built-in checks (those known
+ * without a run), then rules_match().
  */
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -17,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include "rules/rules.h"
 #include "tools/tools.h"
@@ -26,7 +31,9 @@
 
 struct call {
 	struct rules_event ev;
-	const struct rules_syscall_info *info;
+	const struct rules_syscall_info *info;	/* NULL: a number without a row */
+	const char *name;	/* its name, or "syscall_NNN" */
+	char nr_name[32];
 	struct sockaddr_storage ss;
 	const char *addr_text;	/* the address as the user wrote it */
 };
@@ -154,6 +161,40 @@ static int parse_extra(const char *w, struct call *c)
 	return 0;
 }
 
+/* The syscall, by name or by number ("600", or the trail's
+ * "syscall_600" for a number without a row). */
+static int parse_nr(const char *w, struct call *c)
+{
+	char *end;
+	long nr;
+
+	c->info = rules_syscall_by_name(w);
+	if (!c->info && !strncmp(w, "syscall_", 8))
+		w += 8;
+	if (!c->info && w[0] >= '0' && w[0] <= '9') {
+		errno = 0;
+		nr = strtol(w, &end, 10);
+		if (errno || *end || nr > 0x3fffffff) {
+			fprintf(stderr, "sysgate check: --explain: '%s' is no x86_64 syscall number\n",
+				w);
+			return -EINVAL;
+		}
+		c->ev.nr = (int)nr;
+		c->info = rules_syscall_by_nr((int)nr);
+		snprintf(c->nr_name, sizeof(c->nr_name), "syscall_%ld", nr);
+		c->name = c->info ? c->info->name : c->nr_name;
+		return 0;
+	}
+	if (!c->info) {
+		fprintf(stderr, "sysgate check: --explain: unknown syscall '%s'\n",
+			w);
+		return -EINVAL;
+	}
+	c->ev.nr = c->info->nr;
+	c->name = c->info->name;
+	return 0;
+}
+
 static int parse_call(char *text, struct call *c)
 {
 	char *words[EXPLAIN_MAX_WORDS];
@@ -173,14 +214,9 @@ static int parse_call(char *text, struct call *c)
 		fprintf(stderr, "sysgate check: --explain: empty call\n");
 		return -EINVAL;
 	}
-	c->info = rules_syscall_by_name(words[0]);
-	if (!c->info) {
-		fprintf(stderr, "sysgate check: --explain: unknown syscall '%s'\n",
-			words[0]);
+	if (parse_nr(words[0], c) < 0)
 		return -EINVAL;
-	}
-	c->ev.nr = c->info->nr;
-	switch (c->info->kind) {
+	switch (c->info ? c->info->kind : RULES_KIND_SCALAR) {
 	case RULES_KIND_PATH:
 	case RULES_KIND_EXEC:
 		if (n < 2 || words[1][0] != '/') {
@@ -263,7 +299,7 @@ static void print_step(const struct rules_explain_step *st, void *arg)
 		printf("yes: it decides\n");
 		return;
 	case RULES_WHY_SYSCALL:
-		printf("no: does not name %s\n", x->c->info->name);
+		printf("no: does not name %s\n", x->c->name);
 		return;
 	case RULES_WHY_PATH:
 		if (ev->path)
@@ -294,15 +330,318 @@ static void print_step(const struct rules_explain_step *st, void *arg)
 	}
 }
 
+/* What the filters of a run return for the call: the policy's, with the
+ * guard filter under it where the policy's does not hold the guards (as
+ * sysgate run loads them); *guard_ret: the guard filter's own answer.
+ * 0, or -errno. */
+static int filter_answer(const struct rules_set *rs, const struct call *c,
+			 uint32_t *ret, uint32_t *guard_ret)
+{
+	struct sock_fprog prog = { 0 }, guard = { 0 };
+	struct seccomp_data d = { .nr = c->ev.nr, .arch = AUDIT_ARCH_X86_64 };
+	int64_t r = -1, g = -1;
+	int rc;
+
+	memcpy(d.args, c->ev.args, sizeof(d.args));
+	rc = rules_build_filter(rs, &prog);
+	if (rc == 0)
+		rc = rules_build_guard_filter(&guard);
+	if (rc == 0) {
+		r = rules_filter_stacked(rules_filter_has_guards(rs) ? NULL :
+					 &guard, &prog, &d);
+		g = rules_filter_run(&guard, &d);
+	}
+	free(prog.filter);
+	free(guard.filter);
+	if (rc < 0)
+		return rc;
+	if (r < 0 || g < 0)
+		return -EINVAL;
+	*ret = (uint32_t)r;
+	*guard_ret = (uint32_t)g;
+	return 0;
+}
+
+/* A filter's answer as a verdict: what the caller sees. */
+static void answer_verdict(uint32_t ret, struct rules_verdict *v)
+{
+	*v = (struct rules_verdict){ .action = RULES_ALLOW };
+	switch (ret & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+		break;
+	case SECCOMP_RET_ERRNO:
+		v->action = RULES_DENY;
+		v->err = (int)(ret & SECCOMP_RET_DATA);
+		break;
+	default:
+		v->action = RULES_KILL;
+		break;
+	}
+}
+
+static bool same_verdict(const struct rules_verdict *a,
+			 const struct rules_verdict *b)
+{
+	return a->action == b->action &&
+	       (a->action != RULES_DENY || a->err == b->err);
+}
+
+/* A builtin check of the supervisor that decides the call before any
+ * rule: its name as the trail records it ("sysgate:outside-tree"), why,
+ * and the errno. */
+struct builtin {
+	const char *rule;
+	const char *why;
+	int err;
+};
+
+/* The read-only files of a process outside the tree that ps(1) reads:
+ * the list of supervisor/notify.c, notify_builtin_check() (explain.sh
+ * compares the two on a real run). */
+static bool proc_readable(const char *rest)
+{
+	static const char *const readable[] = {
+		"stat", "status", "cmdline", "comm", "statm", "cgroup",
+		"limits", "loginuid", "sessionid", "oom_score", "wchan",
+		"schedstat",
+	};
+	size_t n = strcspn(rest, "/");
+
+	if (n == 0 || (n == strlen(rest) && !strcmp(rest, "task")))
+		return true;
+	for (size_t i = 0; i < sizeof(readable) / sizeof(readable[0]); i++)
+		if (!strcmp(rest, readable[i]))
+			return true;
+	return false;
+}
+
+/* /proc/N/...: a process outside the run's tree (pid 1 never is in it;
+ * the tree's own and /proc/self are decided by the rules). */
+static bool builtin_proc(const struct call *c, struct builtin *b)
+{
+	const char *p = c->ev.path, *rest;
+	char *end;
+	long pid;
+
+	if (strncmp(p, "/proc/", 6) != 0 || p[6] < '1' || p[6] > '9')
+		return false;
+	pid = strtol(p + 6, &end, 10);
+	if (*end != '/' && *end != '\0')
+		return false;
+	rest = *end == '/' ? end + 1 : end;
+	if (!strncmp(rest, "task/", 5) && rest[5] >= '0' && rest[5] <= '9') {
+		rest += 5 + strspn(rest + 5, "0123456789");
+		rest = *rest == '/' ? rest + 1 : *rest ? "-" : rest;
+	}
+	if ((c->ev.access & (RULES_ACC_READ | RULES_ACC_STAT)) &&
+	    proc_readable(rest))
+		return false;
+	*b = (struct builtin){
+		.rule = "sysgate:outside-tree", .err = EACCES,
+		.why = pid == 1 ?
+		       "process 1 is outside the run's tree: of its /proc files the tree may read only those ps reads" :
+		       "when that process is outside the run's tree (the tree's own are decided by the rules): of its /proc files the tree may read only those ps reads",
+	};
+	return true;
+}
+
+/* Is p dir or below it (dir itself only for more than a stat)? */
+static bool in_dir(const char *p, const char *dir, unsigned access)
+{
+	size_t n = strlen(dir);
+
+	return n && !strncmp(p, dir, n) &&
+	       (p[n] == '/' ||
+		(p[n] == '\0' && (access & ~(unsigned)RULES_ACC_STAT)));
+}
+
+/* sysgate's state directories, as sysgate run names them (main.c). */
+static bool builtin_state(const struct call *c, struct builtin *b)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char raw[PATH_MAX], dir[PATH_MAX];
+	int len = -1;
+
+	if (xdg && xdg[0] == '/')
+		len = snprintf(raw, sizeof(raw), "%s/sysgate", xdg);
+	else if (home && home[0] == '/')
+		len = snprintf(raw, sizeof(raw), "%s/.local/state/sysgate",
+			       home);
+	if (!((len > 0 && (size_t)len < sizeof(raw) &&
+	       tools_canon_path(raw, dir, sizeof(dir)) == 0 &&
+	       in_dir(c->ev.path, dir, c->ev.access)))) {
+		snprintf(raw, sizeof(raw), "/tmp/sysgate-%u",
+			 (unsigned)getuid());
+		if (tools_canon_path(raw, dir, sizeof(dir)) < 0 ||
+		    !in_dir(c->ev.path, dir, c->ev.access))
+			return false;
+	}
+	*b = (struct builtin){
+		.rule = "sysgate:state", .err = EACCES,
+		.why = "sysgate's state directory (other runs' trails and keys) is out of the tree's reach",
+	};
+	return true;
+}
+
+/*
+ * The supervisor's checks that come before the rules and no policy
+ * switches off (supervisor/notify.c), as far as they are known without
+ * a run: calls refused under every policy, unmediated calls, and for a
+ * path the policy's own files, the state directory and /proc of
+ * processes outside the tree.  Not known here: the trail's own path, the
+ * signing key, the supervisor's pid, --user.
+ */
+static bool builtin_check(const struct rules_set *rs, const struct call *c,
+			  struct builtin *b)
+{
+	const unsigned change = RULES_ACC_WRITE | RULES_ACC_DELETE |
+				RULES_ACC_CREATE;
+	const char *f;
+
+	if (!c->info || c->info->decide == RULES_DECIDE_REFUSED) {
+		*b = (struct builtin){
+			.rule = c->info ? "sysgate:refused" :
+					  "sysgate:unknown-syscall",
+			.err = ENOSYS,
+			.why = c->info ? "refused under every policy, as on a kernel without it" :
+					 "a number without a row of the syscall table: refused under every policy",
+		};
+		return true;
+	}
+	if (rules_unmediated_refused(rs, c->ev.nr)) {
+		*b = (struct builtin){
+			.rule = "sysgate:unmediated", .err = EPERM,
+			.why = "it would do what the path and address rules decide without being seen by them ([policy] unmediated opts in)",
+		};
+		return true;
+	}
+	if (!c->ev.path)
+		return false;
+	for (size_t i = 0; (f = rules_file(rs, i)); i++) {
+		if (strcmp(f, c->ev.path) || !(c->ev.access & change))
+			continue;
+		*b = (struct builtin){
+			.rule = "sysgate:config", .err = EACCES,
+			.why = "the policy's own files are not changed by the tree",
+		};
+		return true;
+	}
+	return builtin_state(c, b) || builtin_proc(c, b);
+}
+
+static void print_mechanism_kernel(const struct rules_set *rs,
+				   const struct call *c,
+				   const struct rules_verdict *fv)
+{
+	printf("mechanism: kernel (the seccomp filter decides %s: %s)\n",
+	       c->name, rules_action_name(fv->action));
+	/* The commands the filter still sends to the supervisor where it
+	 * allows the rest (rules/filter.c). */
+	if (fv->action != RULES_ALLOW)
+		return;
+	if (!strcmp(c->name, "ioctl") || !strcmp(c->name, "fcntl"))
+		printf("  but %s reach the supervisor (who gets SIGIO: the tree only)\n",
+		       c->name[0] == 'i' ? "FIOSETOWN and SIOCSPGRP" :
+					   "F_SETOWN and F_SETOWN_EX");
+	if (!strcmp(c->name, "ioctl") &&
+	    rules_mechanism(rs, rules_syscall_by_name("fchmod")->nr, NULL) ==
+	    RULES_MECH_NOTIFY)
+		printf("  and FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION,"
+		       " FS_IOC_ENABLE_VERITY and FS_IOC_SET_ENCRYPTION_POLICY\n"
+		       "  are decided as fchmod of the file their fd names\n");
+}
+
+static void print_decision(const struct rules_set *rs,
+			   const struct rules_verdict *v, const char *by)
+{
+	char at[PATH_MAX + 16];
+	size_t i, n = rules_rule_count(rs);
+
+	printf("decision: %s", rules_action_name(v->action));
+	if (v->action == RULES_DENY)
+		printf(" %s", rules_errno_name(v->err) ? rules_errno_name(v->err) :
+		       "(unknown errno)");
+	if (by) {
+		printf(" by %s\n", by);
+		return;
+	}
+	for (i = 0; v->rule && i < n; i++)
+		if (!strcmp(rules_rule_name(rs, i), v->rule))
+			break;
+	if (v->rule)
+		printf(" by rule '%s' (%s)\n", v->rule,
+		       where(rs, i, rules_source(rs), at, sizeof(at)));
+	else
+		printf(" by the policy default (no rule matches)\n");
+}
+
+/*
+ * A call the filter decides: the kernel answers, and nothing reaches the
+ * trail.  The rules are walked for the story of a policy's own answer; a
+ * guard's answer (clone3, the *xattrat calls, CLONE_UNTRACED, TIOCSTI...)
+ * is sysgate's.
+ */
+static void explain_kernel(const struct rules_set *rs, struct call *c,
+			   struct explain_ctx *x, uint32_t ret,
+			   uint32_t guard_ret)
+{
+	struct rules_verdict fv, v;
+
+	answer_verdict(ret, &fv);
+	if (guard_ret != SECCOMP_RET_ALLOW && ret == guard_ret) {
+		printf("  sysgate's guard filter: yes: it decides (a check no policy switches off; sysgate check POLICY lists them)\n");
+		print_decision(rs, &fv, "sysgate's guard filter");
+	} else {
+		rules_explain(rs, &c->ev, print_step, x, &v);
+		print_decision(rs, same_verdict(&v, &fv) ? &v : &fv,
+			       same_verdict(&v, &fv) ? NULL :
+			       "the seccomp filter");
+	}
+	printf("recorded: no (the kernel decides: the call never reaches the supervisor)\n");
+	print_mechanism_kernel(rs, c, &fv);
+}
+
+/* A call the filter sends to the supervisor: its built-in checks, then
+ * the rules. */
+static void explain_supervisor(const struct rules_set *rs, struct call *c,
+			       struct explain_ctx *x)
+{
+	struct rules_verdict v;
+	struct builtin b;
+	char by[128];
+
+	if (builtin_check(rs, c, &b)) {
+		rules_match(rs, &c->ev, &v);
+		/* An unmediated call: the policy's own deny or kill stands. */
+		if (!strcmp(b.rule, "sysgate:unmediated") &&
+		    (v.action == RULES_DENY || v.action == RULES_KILL)) {
+			rules_explain(rs, &c->ev, print_step, x, &v);
+			print_decision(rs, &v, NULL);
+		} else {
+			printf("  %s: yes: it decides (%s)\n", b.rule, b.why);
+			v = (struct rules_verdict){ .action = RULES_DENY,
+						    .err = b.err };
+			snprintf(by, sizeof(by), "%s, before any rule", b.rule);
+			print_decision(rs, &v, by);
+		}
+		printf("recorded: yes\n");
+	} else {
+		rules_explain(rs, &c->ev, print_step, x, &v);
+		print_decision(rs, &v, NULL);
+		printf("recorded: %s\n", v.audit ? "yes" :
+		       "no (the policy's audit settings leave it out)");
+	}
+	printf("mechanism: notification (the supervisor decides %s)\n",
+	       c->name);
+}
+
 int tools_explain(const struct rules_set *rs, const char *call_text)
 {
 	struct call c;
 	struct explain_ctx x = { .rs = rs, .c = &c };
-	struct rules_verdict v;
-	enum rules_action ka = RULES_ALLOW;
+	uint32_t ret, guard_ret;
 	char *copy = strdup(call_text);
-	char at[PATH_MAX + 16];
-	size_t i, n = rules_rule_count(rs);
+	int rc;
 
 	if (!copy) {
 		fprintf(stderr, "sysgate check: out of memory\n");
@@ -313,7 +652,14 @@ int tools_explain(const struct rules_set *rs, const char *call_text)
 		free(copy);
 		return 125;
 	}
-	printf("call: %s", c.info->name);
+	rc = filter_answer(rs, &c, &ret, &guard_ret);
+	if (rc < 0) {
+		fprintf(stderr, "%s: the seccomp filter cannot be compiled: %s\n",
+			rules_source(rs), strerror(-rc));
+		free(copy);
+		return 125;
+	}
+	printf("call: %s", c.name);
 	if (c.ev.path)
 		printf(" %s (access %s)", c.ev.path,
 		       rules_access_name(c.ev.access));
@@ -321,48 +667,20 @@ int tools_explain(const struct rules_set *rs, const char *call_text)
 		printf(" %s", c.addr_text);
 	if (c.ev.exe)
 		printf(" by %s", c.ev.exe);
+	for (int i = 0; i < 6; i++)
+		if (c.ev.args[i])
+			printf(" arg%d=0x%llx", i,
+			       (unsigned long long)c.ev.args[i]);
 	printf("\n");
-	rules_explain(rs, &c.ev, print_step, &x, &v);
-	printf("decision: %s", rules_action_name(v.action));
-	if (v.action == RULES_DENY)
-		printf(" %s", rules_errno_name(v.err) ? rules_errno_name(v.err) :
-		       "(unknown errno)");
-	for (i = 0; v.rule && i < n; i++)
-		if (!strcmp(rules_rule_name(rs, i), v.rule))
-			break;
-	if (v.rule)
-		printf(" by rule '%s' (%s)\n", v.rule,
-		       where(rs, i, rules_source(rs), at, sizeof(at)));
-	else
-		printf(" by the policy default (no rule matches)\n");
-	printf("recorded: %s\n", v.audit ? "yes" : "no");
-	switch (rules_mechanism(rs, c.ev.nr, &ka)) {
-	case RULES_MECH_KERNEL:
-		printf("mechanism: kernel (the seccomp filter decides %s: %s%s)\n",
-		       c.info->name, rules_action_name(ka),
-		       rules_always_notified(c.ev.nr) ?
-		       "; the supervisor still checks its target" : "");
-		/* The commands the filter still sends to the supervisor
-		 * where it allows the rest (rules/filter.c). */
-		if (ka != RULES_ALLOW)
-			break;
-		if (!strcmp(c.info->name, "ioctl") || !strcmp(c.info->name, "fcntl"))
-			printf("  but %s reach the supervisor (who gets SIGIO: the tree only)\n",
-			       c.info->name[0] == 'i' ? "FIOSETOWN and SIOCSPGRP" :
-							"F_SETOWN and F_SETOWN_EX");
-		if (!strcmp(c.info->name, "ioctl") &&
-		    rules_mechanism(rs, rules_syscall_by_name("fchmod")->nr,
-				    NULL) == RULES_MECH_NOTIFY)
-			printf("  and FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION,"
-			       " FS_IOC_ENABLE_VERITY and FS_IOC_SET_ENCRYPTION_POLICY\n"
-			       "  are decided as fchmod of the file their fd names\n");
+	switch (ret & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_USER_NOTIF:
+		explain_supervisor(rs, &c, &x);
 		break;
-	case RULES_MECH_NOTIFY:
-		printf("mechanism: notification (the supervisor decides %s)\n",
-		       c.info->name);
+	case SECCOMP_RET_TRACE:
+		printf("mechanism: trace (%s stops under ptrace)\n", c.name);
 		break;
-	case RULES_MECH_TRACE:
-		printf("mechanism: trace (%s stops under ptrace)\n", c.info->name);
+	default:
+		explain_kernel(rs, &c, &x, ret, guard_ret);
 		break;
 	}
 	free(copy);
@@ -412,7 +730,11 @@ unsigned tools_check_warnings(const struct rules_set *rs, const char *tmpdir,
 	size_t i, k, by, n = rules_rule_count(rs);
 	char at[PATH_MAX + 16];
 	unsigned warned = 0;
+	const char *w;
 
+	/* The loader's: mistakes that still make a valid policy. */
+	for (i = 0; (w = rules_warning(rs, i)); i++, warned++)
+		fprintf(out, "warning: %s\n", w);
 	for (i = 0; i < n; i++) {
 		const char *p;
 

@@ -188,6 +188,29 @@ EOF
 	has inc-explain-included "^  rule 'base-exec' \\($P/base.ini:3\\): yes: it decides"
 	has inc-explain-included-decision "^decision: allow by rule 'base-exec' \\($P/base.ini:3\\)"
 
+	# Mistakes that still make a valid policy: warned about by file,
+	# line and key.
+	policy mistakes <<'EOF'
+[policy]
+default = allow
+[rule classes]
+syscalls = openat
+path = /tmp/[ab], /x/$HOME/y
+action = deny
+EOF
+	sg_raw check "$P/mistakes.ini"
+	check mistakes-status test "$SG_RC" = 0
+	check warn-class grep -qF -- "warning: $P/mistakes.ini:5: path = /tmp/[ab]: '[' is a plain character in sysgate globs, not a class" "$SG_OUT"
+	check warn-dollar grep -qF -- "warning: $P/mistakes.ini:5: path = /x/\$HOME/y: '\$HOME' is a literal name here (a variable is written \${HOME})" "$SG_OUT"
+	: >"$P/empty.ini"
+	sg_raw check "$P/empty.ini"
+	has warn-empty "^warning: $P/empty.ini: the policy has no rule and its default is deny: it denies every call"
+	# And the mistakes that make none: the error names what was meant.
+	printf '[rule r]\nsyscalls = openat\naction = denied\n' >"$P/denied.ini"
+	sg_raw check "$P/denied.ini"
+	check denied-status test "$SG_RC" = 125
+	check denied-message grep -qF -- "$P/denied.ini:3: unknown action 'denied' (did you mean 'deny'?)" "$SG_ERR"
+
 	sg_raw check default
 	hasnt default-no-tmpdir-warning "sysgate-RUN"
 	# The built-in policy's secrets that this machine lacks (~/.netrc,
@@ -216,4 +239,91 @@ EOF
 	has limits-listed "^limits: processes 50, memory 1073741824 bytes, cpu 30000 ms$"
 }
 
-sg_main cases
+# agree NAME CALL WANT -- CMD...: what `sysgate check --explain CALL` says
+# is what a run of CMD (a victim that makes that call once and exits with
+# the errno it saw) does: WANT is the explanation ("ACTION [ERRNO] BY
+# RECORDED", BY a rule, a sysgate:... check, "guard" or "default"); the
+# victim's errno is the one it names, and the trail has the call, with
+# that action, errno and rule, exactly when it says "recorded: yes".
+agree() {
+	local name=$1 call=$2 want=$3 dec rec action errname by syscall path
+	local q want_rc
+	shift 4
+	sg_raw check "$P/agree.ini" --explain "$call"
+	dec=$(sed -n 's/^decision: //p' "$SG_OUT")
+	rec=$(sed -n 's/^recorded: \([a-z]*\).*/\1/p' "$SG_OUT")
+	action=${dec%% *}
+	errname=
+	[ "$action" = deny ] && errname=$(echo "$dec" | cut -d' ' -f2)
+	case $dec in
+	*" by rule '"*) by=${dec#* by rule \'}; by=${by%%\'*} ;;
+	*" by sysgate:"*) by=${dec#* by }; by=${by%%,*} ;;
+	*" by sysgate's guard filter"*) by=guard ;;
+	*" by the policy default"*) by=default ;;
+	*) by="?" ;;
+	esac
+	syscall=$(sed -n 's/^call: \([^ ]*\).*/\1/p' "$SG_OUT")
+	path=$(sed -n 's/^call: [^ ]* \(\/[^ ]*\) (access .*/\1/p' "$SG_OUT")
+	check "$name-explained" test "$action${errname:+ $errname} $by $rec" = "$want"
+	sg_run -r "$P/agree.ini" -- "$@"
+	want_rc=0
+	[ "$action" = deny ] && want_rc=$(sg_errno "$errname")
+	check "$name-errno" test "$SG_RC" = "$want_rc"
+	q=(--type syscall --syscall "$syscall")
+	[ -n "$path" ] && q+=(--path "$path")
+	if [ "$rec" = yes ]; then
+		q+=(--action "$action")
+		[ -n "$errname" ] && q+=(--errno "$errname")
+		case $by in
+		default) q+=(--rule null) ;;
+		guard) ;;
+		*) q+=(--rule "$by") ;;
+		esac
+		check "$name-recorded" $PY "$AUDITQ" "$SG_TRAIL" "${q[@]}"
+	else
+		check "$name-not-recorded" $PY "$AUDITQ" "$SG_TRAIL" "${q[@]}" --count 0
+	fi
+}
+
+# check --explain against real runs: the built-in checks before the
+# rules, the guards and the calls the kernel decides unrecorded.
+agreement() {
+	policy agree <<EOF
+[policy]
+default = allow
+[rule no-aws]
+syscalls = @file
+path = \${HOME}/.aws/**
+action = deny
+errno = EACCES
+[rule no-ptrace]
+syscalls = ptrace
+action = deny
+audit = no
+EOF
+	cp "$B/try-nr" "$B/try-open" "$W/"
+	agree proc-environ "openat /proc/1/environ read" \
+		"deny EACCES sysgate:outside-tree yes" -- "$W/try-open" /proc/1/environ
+	agree proc-stat "openat /proc/1/stat read" "allow default yes" \
+		-- "$W/try-open" /proc/1/stat
+	agree aws "openat $H/.aws/credentials read" "deny EACCES no-aws yes" \
+		-- "$W/try-open" "$H/.aws/credentials"
+	agree own-policy "openat $P/agree.ini write" \
+		"deny EACCES sysgate:config yes" -- "$W/try-open" "$P/agree.ini" w
+	agree kernel-allow "getpid arg0=-1" "allow default no" \
+		-- "$W/try-nr" 39
+	agree kernel-deny "ptrace arg0=-1" "deny EPERM no-ptrace no" \
+		-- "$W/try-nr" 101
+	agree guard "clone3 arg0=-1" "deny ENOSYS guard no" -- "$W/try-nr" 435
+	agree unknown "600 arg0=-1" "deny ENOSYS sysgate:unknown-syscall yes" \
+		-- "$W/try-nr" 600
+	agree unmediated "io_uring_setup arg0=-1" \
+		"deny EPERM sysgate:unmediated yes" -- "$W/try-nr" 425
+}
+
+all() {
+	cases
+	agreement
+}
+
+sg_main all
