@@ -524,6 +524,14 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		fprintf(stderr, "%s\n", err);
 		goto fail_early;
 	}
+	/* Mistakes that leave a valid policy ('[' in a glob, an empty
+	 * policy): said before the run, as check says them. */
+	if (verb != SUPERVISOR_QUIET) {
+		const char *w;
+
+		for (size_t i = 0; (w = rules_warning(rs, i)); i++)
+			fprintf(stderr, "sysgate: warning: %s\n", w);
+	}
 	if (!policy_arg || strcmp(policy_arg, "-")) {
 		char *text = NULL;
 		size_t len = 0;

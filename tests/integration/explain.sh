@@ -202,6 +202,11 @@ EOF
 	check mistakes-status test "$SG_RC" = 0
 	check warn-class grep -qF -- "warning: $P/mistakes.ini:5: path = /tmp/[ab]: '[' is a plain character in sysgate globs, not a class" "$SG_OUT"
 	check warn-dollar grep -qF -- "warning: $P/mistakes.ini:5: path = /x/\$HOME/y: '\$HOME' is a literal name here (a variable is written \${HOME})" "$SG_OUT"
+	# A run says them too, before the command starts; -q does not.
+	sg_run -r "$P/mistakes.ini" -- true
+	check run-warns grep -qF -- "sysgate: warning: $P/mistakes.ini:5: path = /tmp/[ab]: '[' is a plain character" "$SG_ERR"
+	sg_run -q -r "$P/mistakes.ini" -- true
+	check run-quiet-no-warning sh -c "! grep -q warning '$SG_ERR'"
 	: >"$P/empty.ini"
 	sg_raw check "$P/empty.ini"
 	has warn-empty "^warning: $P/empty.ini: the policy has no rule and its default is deny: it denies every call"
