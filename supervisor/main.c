@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		"       sysgate verify [--key PUBLIC] [--hash HASH] AUDIT\n"
 		"       sysgate report [--json] [--html OUT] [--run N|ID] AUDIT\n"
 		"       sysgate export --format ocsf AUDIT\n"
+		"       sysgate runs [--json]\n"
+		"       sysgate diff [--json] [--run N|ID] [--unverified] A B\n"
 		"       sysgate keygen SECRET PUBLIC\n"
 		"       sysgate --version\n"
 		"'sysgate COMMAND --help' describes one command.\n"
@@ -676,6 +678,10 @@ int main(int argc, char **argv)
 		return tool_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "export"))
 		return tool_export(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "runs"))
+		return tool_runs(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "diff"))
+		return tool_diff(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("sysgate %s\n", PACKAGE_VERSION);
 		return 0;

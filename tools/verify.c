@@ -44,6 +44,7 @@ int tool_verify(int argc, char **argv)
 	unsigned char last[AUDIT_HASH_BYTES];
 	char last_hex[2 * AUDIT_HASH_BYTES + 1];
 	char why[512] = "";
+	char path_buf[PATH_MAX], id[TOOLS_RUN_ID_MAX];
 	int c, r;
 
 	optind = 0;
@@ -67,7 +68,10 @@ int tool_verify(int argc, char **argv)
 			"no trail given" : "one trail at a time");
 		return tools_usage_error("verify");
 	}
-	path = argv[optind];
+	/* latest, ~N: the trail, whole (every run of the file). */
+	path = tools_trail_arg("verify", argv[optind], path_buf, id);
+	if (!path)
+		return 125;
 	if (key) {
 		r = audit_load_public_key(key, pk);
 		if (r < 0) {
