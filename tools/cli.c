@@ -159,13 +159,12 @@ const char *tools_trail_arg(const char *cmd, const char *arg,
 		return NULL;
 	}
 	if ((size_t)back >= rs.n) {
-		char dirs[2][PATH_MAX];
-		int nd = tools_state_dirs(dirs);
+		char dir[PATH_MAX];
 
-		fprintf(stderr, "sysgate %s: %s: %s (%zu run%s in %s%s%s; ./%s names a file)\n",
+		tools_state_dir(dir);
+		fprintf(stderr, "sysgate %s: %s: %s (%zu run%s in %s; ./%s names a file)\n",
 			cmd, arg, rs.n ? "no such run" : "no runs", rs.n,
-			rs.n == 1 ? "" : "s", dirs[0], nd > 1 ? " and " : "",
-			nd > 1 ? dirs[1] : "", arg);
+			rs.n == 1 ? "" : "s", dir, arg);
 		tools_runs_release(&rs);
 		return NULL;
 	}

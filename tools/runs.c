@@ -29,21 +29,24 @@
 /* Longest command shown (bytes of the escaped text). */
 #define RUNS_MAX_COMMAND 200
 
-int tools_state_dirs(char dirs[2][PATH_MAX])
+int tools_state_dir(char dir[PATH_MAX])
 {
 	const char *xdg = getenv("XDG_STATE_HOME");
 	const char *home = getenv("HOME");
-	int n = -1, k = 0;
+	struct stat st;
+	int n = -1;
 
 	if (xdg && xdg[0] == '/')
-		n = snprintf(dirs[k], PATH_MAX, "%s/sysgate/runs", xdg);
+		n = snprintf(dir, PATH_MAX, "%s/sysgate/runs", xdg);
 	else if (home && home[0] == '/')
-		n = snprintf(dirs[k], PATH_MAX, "%s/.local/state/sysgate/runs",
-			     home);
-	if (n > 0 && n < PATH_MAX)
-		k++;
-	snprintf(dirs[k++], PATH_MAX, "/tmp/sysgate-%u", (unsigned)getuid());
-	return k;
+		n = snprintf(dir, PATH_MAX, "%s/.local/state/sysgate/runs", home);
+	/* As sysgate run chooses: the one under the home when it is there
+	 * for us to write, else the one under /tmp. */
+	if (n > 0 && n < PATH_MAX && stat(dir, &st) == 0 &&
+	    S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0)
+		return 0;
+	snprintf(dir, PATH_MAX, "/tmp/sysgate-%u", (unsigned)getuid());
+	return 0;
 }
 
 /* "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" as microseconds since the epoch, or -1. */
@@ -270,7 +273,12 @@ static int scan_file(struct tools_runs *rs, int dfd, const char *dir,
 	FILE *f;
 	int fd, r = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    sizeof(path)) {
+		fprintf(stderr, "sysgate %s: %s/%s: %s; skipped\n", cmd, dir,
+			name, strerror(ENAMETOOLONG));
+		return 0;
+	}
 	sf.path = path;
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
 		    O_NONBLOCK);
@@ -379,12 +387,12 @@ static int cmp_run(const void *a, const void *b)
 
 int tools_runs_scan(const char *cmd, struct tools_runs *out)
 {
-	char dirs[2][PATH_MAX];
+	char dir[PATH_MAX];
 	struct tools_runs rs = { 0 };
-	int n = tools_state_dirs(dirs), r = 0;
+	int r;
 
-	for (int i = 0; i < n && r == 0; i++)
-		r = scan_dir(&rs, dirs[i], cmd);
+	tools_state_dir(dir);
+	r = scan_dir(&rs, dir, cmd);
 	if (r < 0) {
 		tools_runs_release(&rs);
 		return r;

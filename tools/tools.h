@@ -112,11 +112,11 @@ unsigned tools_check_warnings(const struct rules_set *rs, const char *tmpdir,
  * tools/runs.c: the runs in the state directory.  `sysgate run` without
  * -a writes its trail to $XDG_STATE_HOME/sysgate/runs, else
  * $HOME/.local/state/sysgate/runs, else (no usable home: nobody's is
- * /nonexistent) /tmp/sysgate-UID.  tools_state_dirs() fills dirs with
- * those that apply (the first from the environment, when it names one,
- * then the one under /tmp) and returns how many.
+ * /nonexistent) /tmp/sysgate-UID.  tools_state_dir() sets dir to the
+ * first when it is a directory this user can write, else to the one
+ * under /tmp, and returns 0.
  */
-int tools_state_dirs(char dirs[2][PATH_MAX]);
+int tools_state_dir(char dir[PATH_MAX]);
 
 /* One run of a trail in the state directory. */
 struct tools_run {
@@ -138,7 +138,7 @@ struct tools_runs {
 	size_t n, cap;
 };
 /*
- * Read every *.jsonl of the state directories into out, sorted by start
+ * Read every *.jsonl of the state directory into out, sorted by start
  * time, the latest last.  A file that cannot be read or holds no record
  * is skipped with a warning on stderr ("sysgate CMD: PATH: ...;
  * skipped"), so is the directory under /tmp unless it is this user's
