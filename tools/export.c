@@ -960,7 +960,7 @@ static void usage(FILE *f)
 		"Each record of the trail AUDIT (- for standard input) as one OCSF "
 		OCSF_VERSION " event,\n"
 		"a JSON object a line, on standard output.  No hash is checked: see\n"
-		"sysgate verify.\n"
+		"sysgate verify.  AUDIT may be latest or ~N (see sysgate runs).\n"
 		"  --format ocsf   the Open Cybersecurity Schema Framework (the only format)\n"
 		"  -h, --help      this text\n"
 		"Exit status: 0; 1 when a line that is not a record was skipped; 125 when\n"

@@ -1041,7 +1041,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: sysgate learn [-o POLICY] [--base POLICY] [--diff POLICY] [--] AUDIT...\n"
 		"Write the least-privilege policy that allows what the runs in the trails\n"
-		"AUDIT... were allowed to do (standard output without -o).\n"
+		"AUDIT... were allowed to do (standard output without -o).  A trail may\n"
+		"be named latest or ~N (see sysgate runs).\n"
 		"  -o, --output POLICY  write it to the file POLICY\n"
 		"  --base POLICY        start from POLICY: its denials stay\n"
 		"  --diff POLICY        say what the learned policy allows that POLICY does not\n"
