@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <nss.h>
 #include <pwd.h>
+#include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,6 +570,11 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		}
 	}
 
+	/* A trail or event stream on a pipe whose reader has gone fails its
+	 * write (EPIPE: the run stops with 125), from run.start on, rather
+	 * than killing sysgate (the command gets its signals back to their
+	 * defaults: launch.c). */
+	signal(SIGPIPE, SIG_IGN);
 	if (audit_fd >= 0) {
 		r = audit_open_fd(audit_fd, sync, run_id, &aw);
 		audit_path[0] = '\0';

@@ -11,7 +11,8 @@
 # --audit-fd N --audit-format ocsf writes each event to fd N while the run
 # goes on (the command sees its own denial's event before it ends), the
 # events pass the schema and are byte for byte the export of the run's
-# file trail.
+# file trail; a reader that has gone stops the run (125), never kills
+# sysgate with SIGPIPE.
 # A record of an unknown type is still exported (Base Event), an unknown
 # action as a refusal (a finding, never Allowed); a bad line
 # is skipped with exit status 1; usage errors give 125.  The checker
@@ -156,6 +157,21 @@ EOF
 	sg_export live --format ocsf "$SG_TRAIL"
 	check live-is-the-export cmp "$SG_OUT" "$live"
 	has live-denial "$live" "e['class_uid'] == 2004 and get(e, 'evidences.0.file.path') == '$S'"
+	# The events' reader gone (a pipe closed at the other end): the run
+	# stops with 125 before the command runs, saying why; sysgate is
+	# not killed by SIGPIPE.  The same for a trail on such a pipe.
+	exec 3> >(exit 0)
+	sleep 0.2
+	sg_run --audit-fd 3 --audit-format ocsf -- sh -c 'echo ran > ocsf-epipe-ran'
+	check live-epipe-125 test "$SG_RC" = 125
+	check live-epipe-said grep -q -- '--audit-fd 3: an event was not written: Broken pipe' "$SG_ERR"
+	check live-epipe-nothing-run test ! -e "$W/ocsf-epipe-ran"
+	(cd "$W" && timeout -k 5 60 "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		"$SYSGATE" run -q --audit-fd 3 -- sh -c 'echo ran > trail-epipe-ran') \
+		>/dev/null 2>"$R/trail-epipe.err"
+	check trail-epipe-125 test "$?" = 125
+	check trail-epipe-nothing-run test ! -e "$W/trail-epipe-ran"
+	exec 3>&-
 	# ocsf with neither syslog nor fd: refused, nothing run.
 	sg_run --audit-format ocsf -- sh -c 'echo ran > ocsf-ran'
 	check ocsf-alone-125 test "$SG_RC" = 125
