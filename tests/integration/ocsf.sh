@@ -11,7 +11,8 @@
 # --audit-fd N --audit-format ocsf writes each event to fd N while the run
 # goes on (the command sees its own denial's event before it ends), the
 # events pass the schema and are byte for byte the export of the run's
-# file trail; a reader that has gone stops the run (125), never kills
+# file trail (also with --audit-syslog at the same time, whose messages
+# carry the same events); a reader that has gone stops the run (125), never kills
 # sysgate with SIGPIPE.
 # A record of an unknown type is still exported (Base Event), an unknown
 # action as a refusal (a finding, never Allowed); a bad line
@@ -157,6 +158,37 @@ EOF
 	sg_export live --format ocsf "$SG_TRAIL"
 	check live-is-the-export cmp "$SG_OUT" "$live"
 	has live-denial "$live" "e['class_uid'] == 2004 and get(e, 'evidences.0.file.path') == '$S'"
+	# Both at once: --audit-syslog (a unix datagram receiver of the
+	# test's, as U) and --audit-fd get every event, each the export's.
+	local sock=$R/sl.sock
+	rm -f "$sock" "$R/sl.body"
+	"${SG_AS[@]}" $PY -c '
+import re, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(2)
+end = time.time() + 30
+with open(sys.argv[2], "w") as out:
+    while time.time() < end:
+        try:
+            m = s.recv(4 << 20).decode()
+        except socket.timeout:
+            break
+        out.write(re.sub(r"^<86>1 \S+ \S+ sysgate [0-9]+ \S+ - ", "", m, count=1) + "\n")
+        out.flush()' "$sock" "$R/sl.body" &
+	SG_BG_PIDS+=($!)
+	local slpid=$!
+	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+	exec 3>"$R/both.ocsf"
+	sg_run -r "$P/ocsf.ini" --audit-syslog "unix:$sock" --audit-fd 3 \
+		--audit-format ocsf -- sh -c 'cat "$1" 2>/dev/null; exit 0' sh "$S"
+	exec 3>&-
+	wait "$slpid" 2>/dev/null
+	check both-run-0 test "$SG_RC" = 0
+	sg_export both --format ocsf "$SG_TRAIL"
+	check both-fd-is-export cmp "$SG_OUT" "$R/both.ocsf"
+	check both-syslog-is-export cmp "$SG_OUT" "$R/sl.body"
+
 	# The events' reader gone (a pipe closed at the other end): the run
 	# stops with 125 before the command runs, saying why; sysgate is
 	# not killed by SIGPIPE.  The same for a trail on such a pipe.
