@@ -677,22 +677,63 @@ static int load_side(struct side *s, bool unverified)
 
 /* ---- the comparison ------------------------------------------------------- */
 
+/*
+ * A file entry that is a loader's, a locale library's or an interpreter
+ * runtime's read or probe ("read /usr/lib/...", "stat ...pyc"): folded
+ * into a count unless --all, as sysgate report does.  Writes never are.
+ */
+static bool entry_noise(const char *e)
+{
+	static const char *const prefixes[] = {
+		"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/",
+		"/usr/local/lib/", "/etc/ld.so.", "/usr/share/locale/",
+		"/usr/share/i18n/", "/usr/share/zoneinfo/", "/etc/localtime",
+		"/etc/locale.", "/usr/libexec/",
+	};
+	const char *p, *end;
+	size_t n;
+
+	if (!strncmp(e, "read ", 5))
+		p = e + 5;
+	else if (!strncmp(e, "stat ", 5))
+		p = e + 5;
+	else
+		return false;
+	end = strstr(p, " (");
+	n = end ? (size_t)(end - p) : strlen(p);
+	if (memmem(p, n, "/__pycache__/", 13) ||
+	    (n >= 4 && !memcmp(p + n - 4, ".pyc", 4)) ||
+	    (n >= 3 && !memcmp(p + n - 3, ".so", 3)) || memmem(p, n, ".so.", 4))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(p, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The entries of x that y lacks, sorted (borrowed from x); their count. */
-static size_t only_in(const json_t *x, const json_t *y, const char ***out)
+/* The entries of x that y lacks, sorted (borrowed from x); their count.
+ * Those that fold (fold not NULL) are only counted, in *fold. */
+static size_t only_in(const json_t *x, const json_t *y, const char ***out,
+		      size_t *fold)
 {
 	const char **v = xcheck(calloc(json_object_size(x) + 1, sizeof(*v)));
 	const char *k;
 	json_t *val;
 	size_t n = 0;
 
-	json_object_foreach((json_t *)x, k, val)
-		if (!json_object_get(y, k))
+	json_object_foreach((json_t *)x, k, val) {
+		if (json_object_get(y, k))
+			continue;
+		if (fold && entry_noise(k))
+			(*fold)++;
+		else
 			v[n++] = k;
+	}
 	qsort(v, n, sizeof(*v), cmp_str);
 	*out = v;
 	return n;
@@ -720,7 +761,8 @@ static void text_side(const char *tag, const struct side *s)
 	       s->start, ex);
 }
 
-static size_t output_text(const struct side *a, const struct side *b)
+static size_t output_text(const struct side *a, const struct side *b,
+			  bool all)
 {
 	size_t total = 0;
 	char ea[64], eb[64];
@@ -735,16 +777,21 @@ static size_t output_text(const struct side *a, const struct side *b)
 	}
 	for (int c = 0; c < C_COUNT; c++) {
 		const char **oa, **ob;
-		size_t na = only_in(a->set[c], b->set[c], &oa);
-		size_t nb = only_in(b->set[c], a->set[c], &ob);
+		size_t fa = 0, fb = 0;
+		bool fold = c == C_FILE && !all;
+		size_t na = only_in(a->set[c], b->set[c], &oa, fold ? &fa : NULL);
+		size_t nb = only_in(b->set[c], a->set[c], &ob, fold ? &fb : NULL);
 
-		if (na + nb)
+		if (na + nb + fa + fb)
 			printf("%s:\n", cats[c].title);
 		for (size_t i = 0; i < na; i++)
 			printf("- %s\n", oa[i]);
 		for (size_t i = 0; i < nb; i++)
 			printf("+ %s\n", ob[i]);
-		total += na + nb;
+		if (fa + fb)
+			printf("  (and loader, locale and runtime reads: %zu only in A, %zu only in B; --all shows them)\n",
+			       fa, fb);
+		total += na + nb + fa + fb;
 		free(oa);
 		free(ob);
 	}
@@ -780,7 +827,7 @@ static json_t *json_list(const char **v, size_t n)
 }
 
 static size_t output_json(const struct side *a, const struct side *b,
-			  int *err)
+			  bool all, int *err)
 {
 	json_t *o = xcheck(json_object());
 	size_t total = 0;
@@ -790,13 +837,19 @@ static size_t output_json(const struct side *a, const struct side *b,
 	for (int c = 0; c < C_COUNT; c++) {
 		json_t *d = xcheck(json_object());
 		const char **oa, **ob;
-		size_t na = only_in(a->set[c], b->set[c], &oa);
-		size_t nb = only_in(b->set[c], a->set[c], &ob);
+		size_t fa = 0, fb = 0;
+		bool fold = c == C_FILE && !all;
+		size_t na = only_in(a->set[c], b->set[c], &oa, fold ? &fa : NULL);
+		size_t nb = only_in(b->set[c], a->set[c], &ob, fold ? &fb : NULL);
 
 		json_object_set_new(d, "only_a", json_list(oa, na));
 		json_object_set_new(d, "only_b", json_list(ob, nb));
+		if (fold) {
+			json_object_set_new(d, "folded_a", json_integer((json_int_t)fa));
+			json_object_set_new(d, "folded_b", json_integer((json_int_t)fb));
+		}
 		json_object_set_new(o, cats[c].key, d);
-		total += na + nb;
+		total += na + nb + fa + fb;
 		free(oa);
 		free(ob);
 	}
@@ -815,8 +868,8 @@ static size_t output_json(const struct side *a, const struct side *b,
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sysgate diff [--json] [--run N|ID] [--run-a N|ID] [--run-b N|ID]\n"
-		"                    [--unverified] [--] A B\n"
+		"usage: sysgate diff [--json] [--all] [--run N|ID] [--run-a N|ID]\n"
+		"                    [--run-b N|ID] [--unverified] [--] A B\n"
 		"What run B did that run A did not (+) and what A did that B did not (-):\n"
 		"programs executed, files by access and outcome, network, denials with\n"
 		"their rules, exit statuses per program.  A and B are trails, or latest,\n"
@@ -824,6 +877,7 @@ static void usage(FILE *f)
 		"pids and random temp names are shown as ${TMPDIR}, ${CWD}, ${HOME},\n"
 		"<pid> and XXXXXX, so that they do not differ.\n"
 		"  --json          the same as one JSON object\n"
+		"  --all           list loader, locale and runtime reads too (else counted)\n"
 		"  --run N|ID      run N of both files (1, 2, ...) or the run with id ID\n"
 		"                  (default: the last run of each)\n"
 		"  --run-a N|ID    the same for A only; --run-b for B only\n"
@@ -848,10 +902,11 @@ static void set_run(struct side *s, const char *arg)
 
 /* The command line: -1, or the exit status. */
 static int diff_args(int argc, char **argv, struct side *a, struct side *b,
-		     bool *json, bool *unverified)
+		     bool *json, bool *all, bool *unverified)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, 'a' },
 		{ "run", required_argument, NULL, 'R' },
 		{ "run-a", required_argument, NULL, 'A' },
 		{ "run-b", required_argument, NULL, 'B' },
@@ -867,6 +922,9 @@ static int diff_args(int argc, char **argv, struct side *a, struct side *b,
 		switch (c) {
 		case 'j':
 			*json = true;
+			break;
+		case 'a':
+			*all = true;
 			break;
 		case 'R':
 			set_run(a, optarg);
@@ -911,16 +969,17 @@ static int diff_args(int argc, char **argv, struct side *a, struct side *b,
 int tool_diff(int argc, char **argv)
 {
 	struct side a = { 0 }, b = { 0 };
-	bool json = false, unverified = false;
+	bool json = false, all = false, unverified = false;
 	int r, err = 0;
 	size_t total;
 
-	r = diff_args(argc, argv, &a, &b, &json, &unverified);
+	r = diff_args(argc, argv, &a, &b, &json, &all, &unverified);
 	if (r < 0 && (load_side(&a, unverified) < 0 ||
 		      load_side(&b, unverified) < 0))
 		r = EXIT_TOOL_FAILURE;
 	if (r < 0) {
-		total = json ? output_json(&a, &b, &err) : output_text(&a, &b);
+		total = json ? output_json(&a, &b, all, &err) :
+			       output_text(&a, &b, all);
 		if (err || fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "sysgate diff: cannot write the comparison\n");
 			r = EXIT_TOOL_FAILURE;

@@ -201,6 +201,7 @@ completion_cases() {
 	comp runs-options "sysgate runs --" "=--json --help"
 	comp diff-options "sysgate diff --run" "=--run --run-a --run-b"
 	comp diff-unverified "sysgate diff --u" =--unverified
+	comp diff-all "sysgate diff --a" =--all
 	comp diff-trails "sysgate diff t1.jsonl " +t1.jsonl +latest +sub \
 		"+$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl" -notes.txt
 	comp diff-run-number "sysgate diff --run " =

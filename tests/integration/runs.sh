@@ -15,7 +15,8 @@
 #   connect, the denial, the exit statuses (per program and of the run),
 #   and nothing of the random private TMPDIR and temp names; the same run
 #   against itself: no differences (exit 0); reversed, the signs swap;
-#   --json the same entries;
+#   --json the same entries; reads of library directories fold into a
+#   count that --all unfolds;
 # - a trail edited after the fact is refused by diff (125), compared with
 #   a warning under --unverified;
 # - with no usable HOME the trail goes to /tmp/sysgate-UID, which runs
@@ -203,7 +204,7 @@ sys.exit(0 if any(p.get('access') == 'create' and p['path'].startswith(tmp + '/t
 	sgu diff-json diff --json '~1' latest
 	rc_is diff-json-1 1
 	jq_ok diff-json-execs "$SG_OUT" "j['execs'] == {'only_a': [], 'only_b': ['$NB/try-connect', '$NB/try-open']}"
-	jq_ok diff-json-files "$SG_OUT" "j['files'] == {'only_a': [], 'only_b': ['create \${CWD}/out.txt']}"
+	jq_ok diff-json-files "$SG_OUT" "j['files'] == {'only_a': [], 'only_b': ['create \${CWD}/out.txt'], 'folded_a': 0, 'folded_b': 0}"
 	jq_ok diff-json-net "$SG_OUT" "j['network'] == {'only_a': [], 'only_b': ['connect 127.0.0.1:$SG_PORT']}"
 	jq_ok diff-json-denials "$SG_OUT" "j['denials']['only_b'] == ['openat read $NS: rule no-secrets, EACCES'] and j['denials']['only_a'] == []"
 	jq_ok diff-json-exits "$SG_OUT" "j['exits']['only_a'] == ['$sh_exe exit 0'] and len(j['exits']['only_b']) == 3 and (j['a']['exit'], j['b']['exit']) == (0, 3) and j['differences'] == 10"
@@ -213,6 +214,16 @@ sys.exit(0 if any(p.get('access') == 'create' and p['path'].startswith(tmp + '/t
 	sgu diff-same diff latest "$T2"
 	rc_is diff-same-0 0
 	check diff-same-says grep -qx 'no differences' "$SG_OUT"
+
+	# Reads of a library directory fold into a count; --all lists them.
+	sgu run3 run -q -r "$P/runs.ini" -- sh -c 'cat readme.txt /usr/lib/os-release >/dev/null'
+	sgu run4 run -q -r "$P/runs.ini" -- sh -c 'cat readme.txt >/dev/null'
+	sgu diff-fold diff '~1' latest
+	rc_is diff-fold-1 1
+	check diff-fold-hidden sh -c "! grep -q 'os-release' '$SG_OUT'"
+	check diff-fold-counted grep -qF '(and loader, locale and runtime reads: 1 only in A, 0 only in B; --all shows them)' "$SG_OUT"
+	sgu diff-all diff --all '~1' latest
+	check diff-all-lists grep -qxF -- '- read /usr/lib/os-release' "$SG_OUT"
 
 	# A trail edited after the fact: refused, or a warning.
 	sed 's/"code":3/"code":0/' "$T2" >"$R/edited.jsonl"
