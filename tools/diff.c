@@ -79,7 +79,19 @@ static void *xcheck(void *p)
 	return p;
 }
 
-/* ---- normalising names ---------------------------------------------------- */
+/* A member of a record: a string (NULL if absent or not one), a number
+ * (0 if absent). */
+static const char *jstr(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+static int64_t jint(const json_t *obj, const char *key)
+{
+	return (int64_t)json_integer_value(json_object_get(obj, key));
+}
+
+/* ---- normalising names ------------------------------------------------- */
 
 struct sbuf {
 	char *s;
@@ -235,8 +247,8 @@ static bool add_member_path(struct sbuf *out, const struct side *s,
 static void add_addr(struct sbuf *out, const struct side *s,
 		     const json_t *addr, bool port)
 {
-	const char *fam = json_string_value(json_object_get(addr, "family"));
-	const char *ip = json_string_value(json_object_get(addr, "ip"));
+	const char *fam = jstr(addr, "family");
+	const char *ip = jstr(addr, "ip");
 	char buf[32];
 
 	if (ip) {
@@ -247,7 +259,7 @@ static void add_addr(struct sbuf *out, const struct side *s,
 		sb_add(out, v6 ? "]" : "");
 		if (port) {
 			snprintf(buf, sizeof(buf), ":%" PRId64,
-				 (int64_t)json_integer_value(json_object_get(addr, "port")));
+				 jint(addr, "port"));
 			sb_add(out, buf);
 		}
 	} else if (json_object_get(addr, "abstract")) {
@@ -261,7 +273,7 @@ static void add_addr(struct sbuf *out, const struct side *s,
 	}
 }
 
-/* ---- the model of a run --------------------------------------------------- */
+/* ---- the model of a run ------------------------------------------------ */
 
 static void put(struct side *s, enum cat c, const char *entry)
 {
@@ -380,13 +392,13 @@ static void on_exit_rec(struct side *s, const json_t *rec)
 	pid_key(pid, sizeof(pid), rec, "pid");
 	prog = json_string_value(json_object_get(s->prog, pid));
 	sb_add(&e, prog ? prog : "(no exec seen)");
-	sig = json_string_value(json_object_get(rec, "signal"));
+	sig = jstr(rec, "signal");
 	if (sig) {
 		sb_add(&e, " killed by ");
 		add_text(&e, sig);
 	} else {
 		snprintf(buf, sizeof(buf), " exit %" PRId64,
-			 (int64_t)json_integer_value(json_object_get(rec, "code")));
+			 jint(rec, "code"));
 		sb_add(&e, buf);
 	}
 	put(s, C_EXIT, e.s);
@@ -396,7 +408,7 @@ static void on_exit_rec(struct side *s, const json_t *rec)
 /* ", outcome" of a call carried out: "" when it worked. */
 static void add_outcome(struct sbuf *e, const json_t *rec, const char *action)
 {
-	const char *err = json_string_value(json_object_get(rec, "errno"));
+	const char *err = jstr(rec, "errno");
 
 	if (err) {
 		sb_add(e, " (");
@@ -432,12 +444,12 @@ static void on_denial(struct side *s, const json_t *rec, const char *name,
 
 	add_text(&e, name);
 	json_array_foreach(paths, i, pe) {
-		const char *pa = json_string_value(json_object_get(pe, "action"));
+		const char *pa = jstr(pe, "action");
 
 		if (!pa || (strcmp(pa, "deny") && strcmp(pa, "kill")))
 			continue;
 		sb_add(&e, " ");
-		add_text(&e, json_string_value(json_object_get(pe, "access")));
+		add_text(&e, jstr(pe, "access"));
 		sb_add(&e, " ");
 		add_member_path(&e, s, pe, "path");
 	}
@@ -446,12 +458,12 @@ static void on_denial(struct side *s, const json_t *rec, const char *name,
 		add_addr(&e, s, json_object_get(args, "addr"), true);
 	}
 	sb_add(&e, ": rule ");
-	add_text(&e, json_string_value(json_object_get(rec, "rule")));
+	add_text(&e, jstr(rec, "rule"));
 	if (!strcmp(action, "kill")) {
 		sb_add(&e, ", killed");
 	} else {
 		sb_add(&e, ", ");
-		add_text(&e, json_string_value(json_object_get(rec, "errno")));
+		add_text(&e, jstr(rec, "errno"));
 	}
 	put(s, C_DENY, e.s);
 	free(e.s);
@@ -481,11 +493,11 @@ static void on_net(struct side *s, const json_t *rec, const char *name,
 
 static void on_syscall(struct side *s, const json_t *rec)
 {
-	const char *action = json_string_value(json_object_get(rec, "action"));
-	const char *name = json_string_value(json_object_get(rec, "syscall"));
+	const char *action = jstr(rec, "action");
+	const char *name = jstr(rec, "syscall");
 	const json_t *paths = json_object_get(rec, "paths");
 	bool pending = json_is_true(json_object_get(rec, "pending"));
-	int64_t seq = json_integer_value(json_object_get(rec, "seq"));
+	int64_t seq = jint(rec, "seq");
 	const json_t *pe;
 	size_t i;
 
@@ -498,7 +510,7 @@ static void on_syscall(struct side *s, const json_t *rec)
 		return;
 	}
 	json_array_foreach(paths, i, pe) {
-		const char *acc = json_string_value(json_object_get(pe, "access"));
+		const char *acc = jstr(pe, "access");
 		struct sbuf e = { 0 };
 
 		if (acc && !strcmp(acc, "exec"))
@@ -523,7 +535,7 @@ static void on_syscall(struct side *s, const json_t *rec)
 /* A pending call's result: its entries, with the outcome. */
 static void on_result(struct side *s, const json_t *rec)
 {
-	int64_t ref = json_integer_value(json_object_get(rec, "ref"));
+	int64_t ref = jint(rec, "ref");
 	size_t i = s->n_pend;
 
 	while (i--) {
@@ -543,10 +555,10 @@ static void on_result(struct side *s, const json_t *rec)
 
 static void on_end(struct side *s, const json_t *rec)
 {
-	const char *st = json_string_value(json_object_get(rec, "status"));
+	const char *st = jstr(rec, "status");
 
 	s->finished = true;
-	s->exit = json_integer_value(json_object_get(rec, "exit"));
+	s->exit = jint(rec, "exit");
 	free(s->status);
 	s->status = st ? xcheck(strdup(st)) : NULL;
 }
@@ -557,9 +569,9 @@ static void on_end(struct side *s, const json_t *rec)
  */
 static void ingest(struct side *s, const json_t *rec, bool first)
 {
-	const char *type = json_string_value(json_object_get(rec, "type"));
-	const char *run = json_string_value(json_object_get(rec, "run"));
-	int64_t seq = json_integer_value(json_object_get(rec, "seq"));
+	const char *type = jstr(rec, "type");
+	const char *run = jstr(rec, "run");
+	int64_t seq = jint(rec, "seq");
 	bool starts;
 
 	if (!type)
@@ -572,7 +584,7 @@ static void ingest(struct side *s, const json_t *rec, bool first)
 		if (s->in_run) {
 			side_reset(s);
 			s->run_id = xcheck(strdup(run ? run : "?"));
-			s->start = xcheck(strdup(json_string_value(json_object_get(rec, "ts")) ?: "?"));
+			s->start = xcheck(strdup(jstr(rec, "ts") ?: "?"));
 		}
 	}
 	if (!s->in_run)
@@ -638,7 +650,8 @@ static int load_side(struct side *s, bool unverified)
 		return -1;
 	r = audit_reader_open_fd(fd, &rd);
 	if (r < 0) {
-		fprintf(stderr, "sysgate diff: %s: %s\n", s->path, strerror(-r));
+		fprintf(stderr, "sysgate diff: %s: %s\n", s->path,
+			strerror(-r));
 		return -1;
 	}
 	while ((r = audit_reader_next(rd, &rec)) != 0) {
@@ -651,7 +664,8 @@ static int load_side(struct side *s, bool unverified)
 	}
 	audit_reader_free(rd);
 	if (r < 0) {
-		fprintf(stderr, "sysgate diff: %s: %s\n", s->path, strerror(-r));
+		fprintf(stderr, "sysgate diff: %s: %s\n", s->path,
+			strerror(-r));
 		return -1;
 	}
 	if (!s->run_id) {
@@ -675,7 +689,7 @@ static int load_side(struct side *s, bool unverified)
 	return 0;
 }
 
-/* ---- the comparison ------------------------------------------------------- */
+/* ---- the comparison ---------------------------------------------------- */
 
 /*
  * A file entry that is a loader's, a locale library's or an interpreter
@@ -741,13 +755,16 @@ static size_t only_in(const json_t *x, const json_t *y, const char ***out,
 
 static void show_exit(char *buf, size_t len, const struct side *s)
 {
+	const char *how = "exit";
+
+	if (s->status && !strcmp(s->status, "signaled"))
+		how = "killed, exit";
+	else if (s->status && !strcmp(s->status, "failed"))
+		how = "sysgate failed, exit";
 	if (!s->finished)
 		snprintf(buf, len, "unfinished");
 	else
-		snprintf(buf, len, "%s %" PRId64,
-			 s->status && !strcmp(s->status, "signaled") ? "killed, exit" :
-			 s->status && !strcmp(s->status, "failed") ? "sysgate failed, exit" :
-			 "exit", s->exit);
+		snprintf(buf, len, "%s %" PRId64, how, s->exit);
 }
 
 static void text_side(const char *tag, const struct side *s)
@@ -779,8 +796,10 @@ static size_t output_text(const struct side *a, const struct side *b,
 		const char **oa, **ob;
 		size_t fa = 0, fb = 0;
 		bool fold = c == C_FILE && !all;
-		size_t na = only_in(a->set[c], b->set[c], &oa, fold ? &fa : NULL);
-		size_t nb = only_in(b->set[c], a->set[c], &ob, fold ? &fb : NULL);
+		size_t na = only_in(a->set[c], b->set[c], &oa,
+				    fold ? &fa : NULL);
+		size_t nb = only_in(b->set[c], a->set[c], &ob,
+				    fold ? &fb : NULL);
 
 		if (na + nb + fa + fb)
 			printf("%s:\n", cats[c].title);
@@ -839,14 +858,18 @@ static size_t output_json(const struct side *a, const struct side *b,
 		const char **oa, **ob;
 		size_t fa = 0, fb = 0;
 		bool fold = c == C_FILE && !all;
-		size_t na = only_in(a->set[c], b->set[c], &oa, fold ? &fa : NULL);
-		size_t nb = only_in(b->set[c], a->set[c], &ob, fold ? &fb : NULL);
+		size_t na = only_in(a->set[c], b->set[c], &oa,
+				    fold ? &fa : NULL);
+		size_t nb = only_in(b->set[c], a->set[c], &ob,
+				    fold ? &fb : NULL);
 
 		json_object_set_new(d, "only_a", json_list(oa, na));
 		json_object_set_new(d, "only_b", json_list(ob, nb));
 		if (fold) {
-			json_object_set_new(d, "folded_a", json_integer((json_int_t)fa));
-			json_object_set_new(d, "folded_b", json_integer((json_int_t)fb));
+			json_object_set_new(d, "folded_a",
+					    json_integer((json_int_t)fa));
+			json_object_set_new(d, "folded_b",
+					    json_integer((json_int_t)fb));
 		}
 		json_object_set_new(o, cats[c].key, d);
 		total += na + nb + fa + fb;
@@ -863,7 +886,7 @@ static size_t output_json(const struct side *a, const struct side *b,
 	return total;
 }
 
-/* ---- the command ---------------------------------------------------------- */
+/* ---- the command ------------------------------------------------------- */
 
 static void usage(FILE *f)
 {

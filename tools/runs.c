@@ -39,7 +39,8 @@ int tools_state_dir(char dir[PATH_MAX])
 	if (xdg && xdg[0] == '/')
 		n = snprintf(dir, PATH_MAX, "%s/sysgate/runs", xdg);
 	else if (home && home[0] == '/')
-		n = snprintf(dir, PATH_MAX, "%s/.local/state/sysgate/runs", home);
+		n = snprintf(dir, PATH_MAX, "%s/.local/state/sysgate/runs",
+			     home);
 	/* As sysgate run chooses: the one under the home when it is there
 	 * for us to write, else the one under /tmp. */
 	if (n > 0 && n < PATH_MAX && stat(dir, &st) == 0 &&
@@ -411,7 +412,7 @@ void tools_runs_release(struct tools_runs *rs)
 	*rs = (struct tools_runs){ 0 };
 }
 
-/* ---- sysgate runs --------------------------------------------------------- */
+/* ---- sysgate runs ------------------------------------------------------ */
 
 static void show_ref(char *buf, size_t len, size_t back)
 {
@@ -486,6 +487,19 @@ static void runs_text(const struct tools_runs *rs)
 	}
 }
 
+/* A path as a JSON string: itself when it is UTF-8, else escaped as the
+ * text shows it. */
+static json_t *json_path(const char *p)
+{
+	char buf[PATH_MAX * 4];
+	json_t *v = json_string(p);
+
+	if (v)
+		return v;
+	audit_escape_tty(buf, sizeof(buf), p, strlen(p));
+	return json_string(buf);
+}
+
 static json_t *run_json(const struct tools_run *r, size_t back)
 {
 	char ref[24], start[32];
@@ -494,7 +508,7 @@ static json_t *run_json(const struct tools_run *r, size_t back)
 	show_ref(ref, sizeof(ref), back);
 	show_start(start, sizeof(start), r->start_us);
 	json_object_set_new(o, "ref", json_string(ref));
-	json_object_set_new(o, "trail", json_stringn_nocheck(r->path, strlen(r->path)));
+	json_object_set_new(o, "trail", json_path(r->path));
 	json_object_set_new(o, "run", json_string(r->id));
 	json_object_set_new(o, "run_index", json_integer(r->index));
 	json_object_set_new(o, "runs_in_file", json_integer(r->in_file));
