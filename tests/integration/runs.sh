@@ -162,6 +162,7 @@ EOF
 	check export-latest-is-T2 cmp "$SG_OUT" "$R/export-T2.out"
 	sgu learn-latest learn latest
 	rc_is learn-latest-0 0
+	check learn-latest-is-T2 grep -qF "trail: $T2" "$SG_OUT"
 	# A file named latest in the cwd (the tree may write there) is not
 	# taken for the run; ./latest names it.
 	cp "$T1" "$W/latest" && chmod 0644 "$W/latest"
