@@ -38,6 +38,8 @@ struct audit_syslog {
 	long pid;
 	audit_syslog_fmt fmt;	/* NULL: the line itself */
 	void *fmt_ctx;
+	bool lines;		/* an fd sink: text and '\n', no syslog head */
+	struct audit_syslog *next;	/* sent to after this one */
 };
 
 /* PRINTUSASCII (%d33-126) only, 1..max characters. */
@@ -283,6 +285,41 @@ static int stream_alive(int fd)
 	return 0;
 }
 
+/* writev until every byte went (a pipe or a file may take part of it). */
+static int write_iov(int fd, struct iovec *iov, int cnt)
+{
+	while (cnt) {
+		ssize_t n = writev(fd, iov, cnt);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		while (cnt && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/* An fd sink: the text (the record's OCSF event) as one line. */
+static int write_line(struct audit_syslog *s, const char *p, size_t n,
+		      unsigned long long seq)
+{
+	struct iovec iov[2] = { { (void *)p, n }, { (void *)"\n", 1 } };
+
+	s->err = write_iov(s->fd, iov, 2);
+	if (s->err)
+		s->failed_seq = seq;
+	return s->err;
+}
+
 static int send_line(struct audit_syslog *s, const char *p, size_t n)
 {
 	char head[HEAD_MAX], frame[24], *text = NULL;
@@ -303,6 +340,11 @@ static int send_line(struct audit_syslog *s, const char *p, size_t n)
 		}
 		p = text;
 		n = text_len;
+	}
+	if (s->lines) {
+		write_line(s, p, n, seq);
+		free(text);
+		return s->err;
 	}
 	hl = snprintf(head, sizeof(head), "<%d>1 %.*s %s sysgate %ld %s - ",
 		      SYSLOG_PRI, (int)ts_len, ts, s->host, s->pid, s->msgid);
@@ -333,14 +375,45 @@ void audit_syslog_set_format(struct audit_syslog *s, audit_syslog_fmt fmt,
 	s->fmt_ctx = ctx;
 }
 
-int audit_syslog_send(struct audit_syslog *s, const char *buf, size_t len)
+int audit_syslog_open_fd(int fd, struct audit_syslog **out)
+{
+	struct audit_syslog *s;
+
+	if (fd < 0 || !out)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->fd = fd;
+	s->lines = true;
+	*out = s;
+	return 0;
+}
+
+void audit_syslog_chain(struct audit_syslog *s, struct audit_syslog *next)
+{
+	while (s->next)
+		s = s->next;
+	s->next = next;
+}
+
+/* The first error of s or of the sinks after it, and its seq. */
+static int chain_error(const struct audit_syslog *s,
+		       unsigned long long *seq)
+{
+	for (; s; s = s->next)
+		if (s->err) {
+			if (seq)
+				*seq = s->failed_seq;
+			return s->err;
+		}
+	return 0;
+}
+
+static int send_one(struct audit_syslog *s, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len, *nl;
 
-	if (!s)
-		return -EINVAL;
-	if (s->err)
-		return s->err;
 	if (s->stream && (s->err = stream_alive(s->fd)) < 0) {
 		unsigned long long seq;
 		const char *ts;
@@ -358,16 +431,39 @@ int audit_syslog_send(struct audit_syslog *s, const char *buf, size_t len)
 	return 0;
 }
 
+int audit_syslog_send(struct audit_syslog *s, const char *buf, size_t len)
+{
+	int rc;
+
+	if (!s)
+		return -EINVAL;
+	rc = chain_error(s, NULL);
+	if (rc)
+		return rc;
+	for (; s; s = s->next) {
+		rc = send_one(s, buf, len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 unsigned long long audit_syslog_failed_seq(const struct audit_syslog *s)
 {
-	return s && s->err ? s->failed_seq : 0;
+	unsigned long long seq = 0;
+
+	chain_error(s, &seq);
+	return seq;
 }
 
 void audit_syslog_close(struct audit_syslog *s)
 {
-	if (!s)
-		return;
-	if (s->fd >= 0)
-		close(s->fd);
-	free(s);
+	while (s) {
+		struct audit_syslog *next = s->next;
+
+		if (s->fd >= 0)
+			close(s->fd);
+		free(s);
+		s = next;
+	}
 }

@@ -61,7 +61,25 @@ void audit_syslog_set_format(struct audit_syslog *s, audit_syslog_fmt fmt,
 /* The seq of the first record not handed over (0: none failed). */
 unsigned long long audit_syslog_failed_seq(const struct audit_syslog *s);
 
-/* Close and free.  Accepts NULL. */
+/*
+ * A sink on an open fd (taken: closed by audit_syslog_close) instead of a
+ * daemon: each record's text (with audit_syslog_set_format, its OCSF
+ * event) and a newline, written with write(2), no syslog head; for run
+ * --audit-fd N --audit-format ocsf.  Blocks in write(2) as long as the fd
+ * does (a pipe whose reader stops reading).  Returns 0 and sets *out, or
+ * -EINVAL, -ENOMEM.
+ */
+int audit_syslog_open_fd(int fd, struct audit_syslog **out);
+
+/*
+ * Send what s sends to next too, after s (next taken: closed with s):
+ * both a daemon and an fd.  The first error of either is the sinks' error
+ * (audit_syslog_send, audit_syslog_failed_seq), and nothing more is sent
+ * to any of them.
+ */
+void audit_syslog_chain(struct audit_syslog *s, struct audit_syslog *next);
+
+/* Close and free (and the sinks chained to it).  Accepts NULL. */
 void audit_syslog_close(struct audit_syslog *s);
 
 /*

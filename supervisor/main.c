@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <nss.h>
 #include <pwd.h>
+#include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,8 @@ static void usage(FILE *f)
 		"       sysgate verify [--key PUBLIC] [--hash HASH] AUDIT\n"
 		"       sysgate report [--json] [--html OUT] [--run N|ID] AUDIT\n"
 		"       sysgate export --format ocsf AUDIT\n"
+		"       sysgate runs [--json]\n"
+		"       sysgate diff [--json] [--run N|ID] [--unverified] A B\n"
 		"       sysgate keygen SECRET PUBLIC\n"
 		"       sysgate --version\n"
 		"'sysgate COMMAND --help' describes one command.\n"
@@ -61,10 +64,13 @@ static void run_usage(FILE *f)
 		"                        to read it from standard input (default: built in)\n"
 		"  -a, --audit FILE      the audit trail (default: in ~/.local/state/sysgate)\n"
 		"  --audit-fd N          write the trail to the open file descriptor N\n"
+		"                        (with --audit-format ocsf: its OCSF events, and\n"
+		"                        the trail to -a FILE or its default place)\n"
 		"  --audit-syslog unix:PATH|udp:HOST:PORT|tcp:HOST:PORT\n"
 		"                        also send each record to a syslog daemon\n"
-		"  --audit-format json|ocsf  the syslog messages' text: the record (default)\n"
-		"                        or its OCSF event (as sysgate export)\n"
+		"  --audit-format json|ocsf  the syslog messages' text and --audit-fd's\n"
+		"                        lines: the record (default) or its OCSF event\n"
+		"                        (as sysgate export)\n"
 		"  --audit-sync none|interval|every  when the trail is synced to disk\n"
 		"  --sign-key FILE       sign the end of the run (sysgate keygen)\n"
 		"  --denials-fd N        one JSON line per denial to file descriptor N\n"
@@ -293,25 +299,44 @@ static struct passwd *user_lookup(const char *arg)
 }
 
 /*
- * --audit-syslog DEST: connect before anything runs and give the trail's
- * writer its second sink.  Security: a destination that cannot be reached
- * stops the run before it starts (fail closed, as an unwritable trail).
+ * The trail's second sinks: --audit-syslog DEST (connected before anything
+ * runs) and, with --audit-format ocsf, --audit-fd N (the events as lines;
+ * the trail is a file then).  Each gets its own OCSF mapper (ocsf[0],
+ * ocsf[1]: they keep state per record).  Security: a destination that
+ * cannot be reached stops the run before it starts (fail closed, as an
+ * unwritable trail).
  */
-static int open_syslog(struct audit_writer *aw, const char *dest,
-		       const char *run_id, struct export_live *ocsf)
+static int open_ships(struct audit_writer *aw, const char *dest,
+		      int ocsf_fd, const char *run_id,
+		      struct export_live *ocsf[2])
 {
-	struct audit_syslog *sl;
-	int r = audit_syslog_open(dest, run_id, &sl);
+	struct audit_syslog *sl = NULL, *fs = NULL;
+	int r;
 
-	if (r < 0) {
+	if (dest && (r = audit_syslog_open(dest, run_id, &sl)) < 0) {
 		fprintf(stderr, "sysgate: --audit-syslog %s: %s\n", dest,
 			r == -EINVAL ? "expected unix:PATH, udp:HOST:PORT or tcp:HOST:PORT (HOST a numeric address)" :
 			strerror(-r));
 		return r;
 	}
-	if (ocsf)
-		audit_syslog_set_format(sl, export_live_line, ocsf);
-	audit_set_syslog(aw, sl);
+	if (sl && ocsf[0])
+		audit_syslog_set_format(sl, export_live_line, ocsf[0]);
+	if (ocsf_fd >= 0) {
+		r = audit_syslog_open_fd(ocsf_fd, &fs);
+		if (r < 0) {
+			fprintf(stderr, "sysgate: --audit-fd %d: %s\n", ocsf_fd,
+				strerror(-r));
+			audit_syslog_close(sl);
+			return r;
+		}
+		audit_syslog_set_format(fs, export_live_line, ocsf[1]);
+		if (sl)
+			audit_syslog_chain(sl, fs);
+		else
+			sl = fs;
+	}
+	if (sl)
+		audit_set_syslog(aw, sl);
 	return 0;
 }
 
@@ -338,7 +363,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	const char *key_arg = NULL;
 	int audit_fd = -1;
 	const char *syslog_arg = NULL;
-	struct export_live *ocsf = NULL;
+	struct export_live *ocsf[2] = { NULL, NULL };
+	int ocsf_fd = -1;	/* --audit-fd with --audit-format ocsf */
 	bool want_ocsf = false;
 	int denials_fd = -1;
 	const char *user_arg = NULL;
@@ -446,12 +472,18 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		fprintf(stderr, "sysgate run: no command given\n");
 		return tools_usage_error("run");
 	}
+	/* --audit-format ocsf makes --audit-fd a stream of events beside
+	 * the trail, which is then a file (-a or the default). */
+	if (want_ocsf && audit_fd >= 0) {
+		ocsf_fd = audit_fd;
+		audit_fd = -1;
+	}
 	if (audit_arg && audit_fd >= 0) {
-		fprintf(stderr, "sysgate: -a and --audit-fd cannot be used together\n");
+		fprintf(stderr, "sysgate: -a and --audit-fd cannot be used together (but with --audit-format ocsf)\n");
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	if (want_ocsf && !syslog_arg) {
-		fprintf(stderr, "sysgate: --audit-format ocsf is for --audit-syslog (the trail itself is always sysgate's JSON; see sysgate export)\n");
+	if (want_ocsf && !syslog_arg && ocsf_fd < 0) {
+		fprintf(stderr, "sysgate: --audit-format ocsf is for --audit-syslog and --audit-fd (the trail itself is always sysgate's JSON; see sysgate export)\n");
 		return SUPERVISOR_EXIT_FAILURE;
 	}
 	if (user_arg) {
@@ -546,6 +578,11 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		}
 	}
 
+	/* A trail or event stream on a pipe whose reader has gone fails its
+	 * write (EPIPE: the run stops with 125), from run.start on, rather
+	 * than killing sysgate (the command gets its signals back to their
+	 * defaults: launch.c). */
+	signal(SIGPIPE, SIG_IGN);
 	if (audit_fd >= 0) {
 		r = audit_open_fd(audit_fd, sync, run_id, &aw);
 		audit_path[0] = '\0';
@@ -570,11 +607,12 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			"trail, or damaged; give another file)" : "");
 		goto fail_early;
 	}
-	if (want_ocsf && !(ocsf = export_live_new())) {
+	if (want_ocsf && (!(ocsf[0] = export_live_new()) ||
+			  !(ocsf[1] = export_live_new()))) {
 		fprintf(stderr, "sysgate: out of memory\n");
 		goto fail_early;
 	}
-	if (syslog_arg && open_syslog(aw, syslog_arg, run_id, ocsf) < 0)
+	if (open_ships(aw, syslog_arg, ocsf_fd, run_id, ocsf) < 0)
 		goto fail_early;
 	if ((r = tmpdir_create(&td, pw)) < 0) {
 		fprintf(stderr, "sysgate: cannot create the private temp dir %s: %s\n",
@@ -602,9 +640,14 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	 * cgroups. */
 	tmpdir_sweep(&td, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET,
 		     remove_cgroups_left, &verb);
-	if (syslog_arg && (r = audit_ship_error(aw)) < 0) {
-		fprintf(stderr, "sysgate: --audit-syslog %s: a record was not handed over: %s; the trail has every record\n",
-			syslog_arg, strerror(-r));
+	if ((r = audit_ship_error(aw)) < 0) {
+		if (syslog_arg)
+			fprintf(stderr, "sysgate: --audit-syslog %s%s: a record was not handed over: %s; the trail has every record\n",
+				syslog_arg, ocsf_fd >= 0 ? " or --audit-fd" : "",
+				strerror(-r));
+		else
+			fprintf(stderr, "sysgate: --audit-fd %d: an event was not written: %s; the trail has every record\n",
+				ocsf_fd, strerror(-r));
 		status = SUPERVISOR_EXIT_FAILURE;
 	}
 	r = audit_close(aw);
@@ -612,7 +655,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n", strerror(-r));
 		status = SUPERVISOR_EXIT_FAILURE;
 	}
-	export_live_free(ocsf);
+	export_live_free(ocsf[0]);
+	export_live_free(ocsf[1]);
 	sodium_memzero(sk, sizeof(sk));
 	rules_free(rs);
 	return status;
@@ -621,7 +665,8 @@ fail_early:
 	supervisor_abandon();
 	if (aw)
 		audit_close(aw);
-	export_live_free(ocsf);
+	export_live_free(ocsf[0]);
+	export_live_free(ocsf[1]);
 	sodium_memzero(sk, sizeof(sk));
 	rules_free(rs);
 	return SUPERVISOR_EXIT_FAILURE;
@@ -647,6 +692,10 @@ int main(int argc, char **argv)
 		return tool_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "export"))
 		return tool_export(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "runs"))
+		return tool_runs(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "diff"))
+		return tool_diff(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("sysgate %s\n", PACKAGE_VERSION);
 		return 0;

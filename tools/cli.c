@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the subcommands' command lines share: options parsed so that what
- * is not known is refused (never taken for a file name), and a policy
- * read from standard input ("-r -").
+ * is not known is refused (never taken for a file name), a policy read
+ * from standard input ("-r -"), and trails named "latest" or "~N".
  */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,4 +118,64 @@ int tools_read_policy_stdin(char **text, size_t *len, char *err,
 	*text = buf;
 	*len = got;
 	return 0;
+}
+
+/* "latest" (0), "~N" or "latest~N" (N): how far back; -1 for a path. */
+static long trail_ref_back(const char *arg)
+{
+	const char *p = arg;
+	char *end;
+	long n;
+
+	if (!strncmp(p, "latest", 6)) {
+		p += 6;
+		if (!*p)
+			return 0;
+	}
+	if (*p != '~' || p[1] < '0' || p[1] > '9')
+		return -1;
+	errno = 0;
+	n = strtol(p + 1, &end, 10);
+	if (*end || errno || n < 0)
+		return -1;
+	return n;
+}
+
+const char *tools_trail_arg(const char *cmd, const char *arg,
+			   char path[PATH_MAX], char run_id[TOOLS_RUN_ID_MAX])
+{
+	long back = trail_ref_back(arg);
+	struct tools_runs rs;
+	const struct tools_run *r;
+	const char *out = path;
+	int rc;
+
+	run_id[0] = '\0';
+	if (back < 0)
+		return arg;
+	rc = tools_runs_scan(cmd, &rs);
+	if (rc < 0) {
+		fprintf(stderr, "sysgate %s: %s: %s\n", cmd, arg, strerror(-rc));
+		return NULL;
+	}
+	if ((size_t)back >= rs.n) {
+		char dir[PATH_MAX];
+
+		tools_state_dir(dir);
+		fprintf(stderr, "sysgate %s: %s: %s (%zu run%s in %s; ./%s names a file)\n",
+			cmd, arg, rs.n ? "no such run" : "no runs", rs.n,
+			rs.n == 1 ? "" : "s", dir, arg);
+		tools_runs_release(&rs);
+		return NULL;
+	}
+	r = &rs.v[rs.n - 1 - (size_t)back];
+	if (snprintf(path, PATH_MAX, "%s", r->path) >= PATH_MAX ||
+	    (r->in_file > 1 &&
+	     snprintf(run_id, TOOLS_RUN_ID_MAX, "%s", r->id) >= TOOLS_RUN_ID_MAX)) {
+		fprintf(stderr, "sysgate %s: %s: %s\n", cmd, arg,
+			strerror(ENAMETOOLONG));
+		out = NULL;
+	}
+	tools_runs_release(&rs);
+	return out;
 }

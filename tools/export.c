@@ -960,7 +960,7 @@ static void usage(FILE *f)
 		"Each record of the trail AUDIT (- for standard input) as one OCSF "
 		OCSF_VERSION " event,\n"
 		"a JSON object a line, on standard output.  No hash is checked: see\n"
-		"sysgate verify.\n"
+		"sysgate verify.  AUDIT may be latest or ~N (see sysgate runs).\n"
 		"  --format ocsf   the Open Cybersecurity Schema Framework (the only format)\n"
 		"  -h, --help      this text\n"
 		"Exit status: 0; 1 when a line that is not a record was skipped; 125 when\n"
@@ -975,6 +975,7 @@ static int export_args(int argc, char **argv, const char **path)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static char path_buf[PATH_MAX], id[TOOLS_RUN_ID_MAX];
 	const char *format = NULL;
 	int c;
 
@@ -1005,8 +1006,10 @@ static int export_args(int argc, char **argv, const char **path)
 			"no trail given" : "one trail at a time");
 		return tools_usage_error("export");
 	}
-	*path = argv[optind];
-	return -1;
+	/* latest, ~N: the trail, whole (every run of the file). */
+	*path = !strcmp(argv[optind], "-") ? "-" :
+		tools_trail_arg("export", argv[optind], path_buf, id);
+	return *path ? -1 : EXIT_TOOL_FAILURE;
 }
 
 /* stream: the trail comes through a pipe as the run goes; each event is

@@ -1041,7 +1041,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: sysgate learn [-o POLICY] [--base POLICY] [--diff POLICY] [--] AUDIT...\n"
 		"Write the least-privilege policy that allows what the runs in the trails\n"
-		"AUDIT... were allowed to do (standard output without -o).\n"
+		"AUDIT... were allowed to do (standard output without -o).  A trail may\n"
+		"be named latest or ~N (see sysgate runs).\n"
 		"  -o, --output POLICY  write it to the file POLICY\n"
 		"  --base POLICY        start from POLICY: its denials stay\n"
 		"  --diff POLICY        say what the learned policy allows that POLICY does not\n"
@@ -1104,6 +1105,7 @@ int tool_learn(int argc, char **argv)
 	struct rules_set *check = NULL;
 	char cwd[PATH_MAX], err[RULES_ERR_MAX];
 	char *base_ref = NULL, **dropped = NULL;
+	char (*paths)[PATH_MAX] = NULL, id[TOOLS_RUN_ID_MAX];
 	size_t n_dropped = 0, i;
 	int status = 0;
 
@@ -1111,6 +1113,16 @@ int tool_learn(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	status = 0;
+	/* latest, ~N: their trails, whole (every run of the file). */
+	paths = xrealloc_array(NULL, (size_t)op.n_trails, sizeof(*paths));
+	for (int t = 0; t < op.n_trails && status == 0; t++) {
+		const char *p = tools_trail_arg("learn", op.trails[t], paths[t], id);
+
+		if (!p)
+			status = EXIT_TOOL_FAILURE;
+		else
+			op.trails[t] = (char *)p;
+	}
 	/* ${HOME} is the home of the person learning (the runs' HOME is
 	 * not in the trail). */
 	tools_vars(&v, cwd, sizeof(cwd), "/tmp", "RUN");
@@ -1185,5 +1197,6 @@ out:
 	per_run_release(&base);
 	per_run_release(&old);
 	free(b.s);
+	free(paths);
 	return status;
 }

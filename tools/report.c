@@ -3379,7 +3379,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: sysgate report [--json] [--html OUT.html] [--run N|ID] [--all]\n"
 		"                      [--pid N] [--around SEQ] [--denied] [--] AUDIT\n"
-		"What the runs in the trail AUDIT did: findings first, then processes,\n"
+		"What the runs in the trail AUDIT (a file, or latest, ~N: see sysgate runs)\n"
+		"did: findings first, then processes,\n"
 		"programs, files, network, denials with their rules and stacks.\n"
 		"  --json          the same as one JSON object\n"
 		"  --html OUT      a page for the browser, into the file OUT\n"
@@ -3395,6 +3396,7 @@ static void usage(FILE *f)
 /* The command line. */
 struct report_opts {
 	const char *path, *html, *want_id;
+	char path_buf[PATH_MAX], id_buf[TOOLS_RUN_ID_MAX];
 	bool want_json, all;
 	unsigned want_run;
 	struct views views;
@@ -3416,6 +3418,18 @@ static int view_number(const char *opt, const char *arg, uint64_t *out)
 	}
 	*out = n;
 	return 0;
+}
+
+/* The trail: latest, ~N name a run of the state directory (that run,
+ * unless --run says another). */
+static int report_trail_arg(struct report_opts *o, const char *arg)
+{
+	o->path = tools_trail_arg("report", arg, o->path_buf, o->id_buf);
+	if (!o->path)
+		return EXIT_TOOL_FAILURE;
+	if (o->id_buf[0] && !o->want_id && !o->want_run)
+		o->want_id = o->id_buf;
+	return -1;
 }
 
 /* The command line: -1, or the exit status. */
@@ -3488,8 +3502,7 @@ static int report_args(int argc, char **argv, struct report_opts *o)
 		fprintf(stderr, "sysgate report: --pid, --around and --denied are text views: not with --json or --html\n");
 		return tools_usage_error("report");
 	}
-	o->path = argv[optind];
-	return -1;
+	return report_trail_arg(o, argv[optind]);
 }
 
 /* Close a stream we wrote, reporting a write error.  Returns 0 or -1. */

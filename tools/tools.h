@@ -7,7 +7,10 @@
 #ifndef SYSGATE_TOOLS_H
 #define SYSGATE_TOOLS_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Each takes the arguments after the subcommand name (argv[0] is the
@@ -18,6 +21,8 @@ int tool_keygen(int argc, char **argv);
 int tool_report(int argc, char **argv);
 int tool_learn(int argc, char **argv);
 int tool_export(int argc, char **argv);
+int tool_runs(int argc, char **argv);
+int tool_diff(int argc, char **argv);
 
 /*
  * The OCSF mapping of `sysgate export`, one trail line at a time, for
@@ -102,5 +107,61 @@ int tools_explain(const struct rules_set *rs, const char *call);
  * is missing), or NULL. */
 unsigned tools_check_warnings(const struct rules_set *rs, const char *tmpdir,
 			      FILE *out);
+
+/*
+ * tools/runs.c: the runs in the state directory.  `sysgate run` without
+ * -a writes its trail to $XDG_STATE_HOME/sysgate/runs, else
+ * $HOME/.local/state/sysgate/runs, else (no usable home: nobody's is
+ * /nonexistent) /tmp/sysgate-UID.  tools_state_dir() sets dir to the
+ * first when it is a directory this user can write, else to the one
+ * under /tmp, and returns 0.
+ */
+int tools_state_dir(char dir[PATH_MAX]);
+
+/* One run of a trail in the state directory. */
+struct tools_run {
+	char *path;		/* the trail file */
+	unsigned index;		/* the run's place in the file: 1, 2, ... */
+	unsigned in_file;	/* how many runs the file holds */
+	char *id;		/* the run id */
+	int64_t start_us, last_us;	/* first and last ts (-1: none) */
+	int64_t duration_ms;	/* run.end's, or -1 */
+	bool finished;		/* it has run.end */
+	int64_t exit;		/* run.end's exit */
+	char *status, *signal;	/* run.end's, or NULL */
+	uint64_t denials;	/* syscall records denied or killed */
+	char *command;		/* the command, escaped for a terminal */
+	struct json_t *command_json;	/* run.start's command (argv) */
+};
+struct tools_runs {
+	struct tools_run *v;
+	size_t n, cap;
+};
+/*
+ * Read every *.jsonl of the state directory into out, sorted by start
+ * time, the latest last.  A file that cannot be read or holds no record
+ * is skipped with a warning on stderr ("sysgate CMD: PATH: ...;
+ * skipped"), so is the directory under /tmp unless it is this user's
+ * alone.  A run without run.end is unfinished (finished false).  Returns
+ * 0, or -ENOMEM.  Release out with tools_runs_release().
+ */
+int tools_runs_scan(const char *cmd, struct tools_runs *out);
+void tools_runs_release(struct tools_runs *rs);
+
+/* Longest run id kept from a trail (sysgate's are far shorter). */
+#define TOOLS_RUN_ID_MAX 300
+/*
+ * A trail argument of subcommand cmd.  "latest" is the last run that
+ * `sysgate runs` lists, "~N" and "latest~N" the Nth before it; they always
+ * name those runs, never a file of that name in the working directory
+ * (write ./latest for that: the tree may write the working directory,
+ * and must not make "latest" mean a trail of its own).  Anything else is
+ * the path itself.  Returns the path: arg itself, or path (the caller's
+ * buffer) filled with the run's trail; run_id gets the run's id when that
+ * file holds several runs, else "".  NULL (said on stderr) when there is
+ * no such run, or no memory.
+ */
+const char *tools_trail_arg(const char *cmd, const char *arg,
+			    char path[PATH_MAX], char run_id[TOOLS_RUN_ID_MAX]);
 
 #endif

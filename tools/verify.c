@@ -22,7 +22,8 @@ static void verify_usage(FILE *f)
 		"Check the hash chain of the trail AUDIT, the chain of its runs (each\n"
 		"run.start names the run before it) and, with --key, the signature of each\n"
 		"run's end; name the first bad record.  Exit 0 when it verifies, 1 when\n"
-		"it does not, 125 when it cannot be read.\n"
+		"it does not, 125 when it cannot be read.  AUDIT may be latest or ~N\n"
+		"(see sysgate runs).\n"
 		"  --key PUBLIC  the public key (sysgate keygen) the runs were signed with\n"
 		"  --hash HASH   the trail must end with this record hash (the one\n"
 		"                sysgate run printed beside the trail's path)\n"
@@ -44,6 +45,7 @@ int tool_verify(int argc, char **argv)
 	unsigned char last[AUDIT_HASH_BYTES];
 	char last_hex[2 * AUDIT_HASH_BYTES + 1];
 	char why[512] = "";
+	char path_buf[PATH_MAX], id[TOOLS_RUN_ID_MAX];
 	int c, r;
 
 	optind = 0;
@@ -67,7 +69,10 @@ int tool_verify(int argc, char **argv)
 			"no trail given" : "one trail at a time");
 		return tools_usage_error("verify");
 	}
-	path = argv[optind];
+	/* latest, ~N: the trail, whole (every run of the file). */
+	path = tools_trail_arg("verify", argv[optind], path_buf, id);
+	if (!path)
+		return 125;
 	if (key) {
 		r = audit_load_public_key(key, pk);
 		if (r < 0) {

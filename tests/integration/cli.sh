@@ -5,14 +5,15 @@
 # argument, refused by every command with a message naming it and exit
 # 125, never taken for a file name (`keygen -o FILE` made a secret key
 # named -o); `--` ends the options; `-r -` reads the policy from stdin
-# (run.start records its hash); the bash completion.
+# (run.start records its hash); the bash completion (runs and diff, and
+# latest where a trail is named, included).
 . "$(dirname "$0")/lib.sh"
 : "${SYSGATE:=${top_builddir:-.}/supervisor/sysgate}"
 COMPLETION=${COMPLETION:-$(cd "$(dirname "$SYSGATE")/.." && pwd)/completion/sysgate}
 POLICY_SRC=$(cd "$SG_LIB_DIR/../../rules/policies" && pwd)
 sg_init
 
-COMMANDS="run check verify learn report export keygen"
+COMMANDS="run check verify learn report export runs diff keygen"
 
 # sg_raw_in FILE ARGS...: sg_raw with FILE on stdin.
 sg_raw_in() {
@@ -170,7 +171,8 @@ completion_cases() {
 	: >"$CW/notes.txt"
 	: >"$CW/t1.jsonl"
 	: >"$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl"
-	comp commands "sysgate " +run +check +verify +learn +report +export +keygen +--version +--help
+	comp commands "sysgate " +run +check +verify +learn +report +export +runs +diff +keygen +--version +--help
+	comp prefix-ru "sysgate ru" "=run runs"
 	comp prefix "sysgate re" =report
 	comp run-options "sysgate run --au" "=--audit --audit-fd --audit-syslog --audit-format --audit-sync"
 	comp run-sync "sysgate run --audit-sync e" =every
@@ -196,6 +198,14 @@ completion_cases() {
 	comp export-options "sysgate export --f" =--format
 	comp export-format "sysgate export --format " =ocsf
 	comp export-trails "sysgate export --format ocsf " +t1.jsonl +sub -notes.txt -mine.ini
+	comp runs-options "sysgate runs --" "=--json --help"
+	comp diff-options "sysgate diff --run" "=--run --run-a --run-b"
+	comp diff-unverified "sysgate diff --u" =--unverified
+	comp diff-all "sysgate diff --a" =--all
+	comp diff-trails "sysgate diff t1.jsonl " +t1.jsonl +latest +sub \
+		"+$CS/sysgate/runs/20261129T140301Z-9f2c01a4b7e3.jsonl" -notes.txt
+	comp diff-run-number "sysgate diff --run " =
+	comp report-latest "sysgate report la" =latest
 }
 
 cases() {

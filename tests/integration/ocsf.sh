@@ -7,7 +7,13 @@
 # class, profiles and objects (tests/data/ocsf-1.3.0-required.json), its
 # unmapped is the record, the counts per type agree with the trail, and
 # the denial, the kill, the exec and the connect are where OCSF puts them;
-# a trail streamed on a pipe (--audit-fd) exports the same way.
+# a trail streamed on a pipe (--audit-fd) exports the same way; run
+# --audit-fd N --audit-format ocsf writes each event to fd N while the run
+# goes on (the command sees its own denial's event before it ends), the
+# events pass the schema and are byte for byte the export of the run's
+# file trail (also with --audit-syslog at the same time, whose messages
+# carry the same events); a reader that has gone stops the run (125), never kills
+# sysgate with SIGPIPE.
 # A record of an unknown type is still exported (Base Event), an unknown
 # action as a refusal (a finding, never Allowed); a bad line
 # is skipped with exit status 1; usage errors give 125.  The checker
@@ -128,6 +134,81 @@ EOF
 	check stream-schema $PY "$CHECK" schema "$REQ" "$R/stream.ocsf"
 	check stream-roundtrip $PY "$CHECK" roundtrip "$R/stream.jsonl" "$R/stream.ocsf"
 	has stream-denial "$R/stream.ocsf" "e['class_uid'] == 2004 and get(e, 'evidences.0.file.path') == '$S'"
+
+	# Live: --audit-fd 3 --audit-format ocsf gets each record's event as
+	# it is written, while the trail goes to its file (-a).  The command
+	# waits (bounded) to see its own denial's event on fd 3 before it
+	# ends: exit 0 only if the event came while the run was going on.
+	local live=$R/live.ocsf
+	exec 3>"$live"
+	sg_run -r "$P/ocsf.ini" --audit-fd 3 --audit-format ocsf -- sh -c '
+		cat "$1" 2>/dev/null
+		i=0
+		until grep -q no-secrets "$2"; do
+			i=$((i + 1))
+			[ $i -gt 50 ] && exit 9
+			sleep 0.1
+		done
+		exit 0' sh "$S" "$live"
+	exec 3>&-
+	check live-run-status-0 test "$SG_RC" = 0
+	check live-trail-verifies "$SYSGATE" verify "$SG_TRAIL"
+	check live-schema $PY "$CHECK" schema "$REQ" "$live"
+	check live-roundtrip $PY "$CHECK" roundtrip "$SG_TRAIL" "$live"
+	sg_export live --format ocsf "$SG_TRAIL"
+	check live-is-the-export cmp "$SG_OUT" "$live"
+	has live-denial "$live" "e['class_uid'] == 2004 and get(e, 'evidences.0.file.path') == '$S'"
+	# Both at once: --audit-syslog (a unix datagram receiver of the
+	# test's, as U) and --audit-fd get every event, each the export's.
+	local sock=$R/sl.sock
+	rm -f "$sock" "$R/sl.body"
+	"${SG_AS[@]}" $PY -c '
+import re, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(2)
+end = time.time() + 30
+with open(sys.argv[2], "w") as out:
+    while time.time() < end:
+        try:
+            m = s.recv(4 << 20).decode()
+        except socket.timeout:
+            break
+        out.write(re.sub(r"^<86>1 \S+ \S+ sysgate [0-9]+ \S+ - ", "", m, count=1) + "\n")
+        out.flush()' "$sock" "$R/sl.body" &
+	SG_BG_PIDS+=($!)
+	local slpid=$!
+	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+	exec 3>"$R/both.ocsf"
+	sg_run -r "$P/ocsf.ini" --audit-syslog "unix:$sock" --audit-fd 3 \
+		--audit-format ocsf -- sh -c 'cat "$1" 2>/dev/null; exit 0' sh "$S"
+	exec 3>&-
+	wait "$slpid" 2>/dev/null
+	check both-run-0 test "$SG_RC" = 0
+	sg_export both --format ocsf "$SG_TRAIL"
+	check both-fd-is-export cmp "$SG_OUT" "$R/both.ocsf"
+	check both-syslog-is-export cmp "$SG_OUT" "$R/sl.body"
+
+	# The events' reader gone (a pipe closed at the other end): the run
+	# stops with 125 before the command runs, saying why; sysgate is
+	# not killed by SIGPIPE.  The same for a trail on such a pipe.
+	exec 3> >(exit 0)
+	sleep 0.2
+	sg_run --audit-fd 3 --audit-format ocsf -- sh -c 'echo ran > ocsf-epipe-ran'
+	check live-epipe-125 test "$SG_RC" = 125
+	check live-epipe-said grep -q -- '--audit-fd 3: an event was not written: Broken pipe' "$SG_ERR"
+	check live-epipe-nothing-run test ! -e "$W/ocsf-epipe-ran"
+	(cd "$W" && timeout -k 5 60 "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		"$SYSGATE" run -q --audit-fd 3 -- sh -c 'echo ran > trail-epipe-ran') \
+		>/dev/null 2>"$R/trail-epipe.err"
+	check trail-epipe-125 test "$?" = 125
+	check trail-epipe-nothing-run test ! -e "$W/trail-epipe-ran"
+	exec 3>&-
+	# ocsf with neither syslog nor fd: refused, nothing run.
+	sg_run --audit-format ocsf -- sh -c 'echo ran > ocsf-ran'
+	check ocsf-alone-125 test "$SG_RC" = 125
+	check ocsf-alone-said grep -q 'is for --audit-syslog and --audit-fd' "$SG_ERR"
+	check ocsf-alone-nothing-run test ! -e "$W/ocsf-ran"
 
 	# A record of a type this version does not know: a Base Event, whole.
 	local future=$R/future.jsonl
