@@ -672,39 +672,62 @@ fail_early:
 	return SUPERVISOR_EXIT_FAILURE;
 }
 
+/* run needs sysgate's whole command line (run.start records it). */
+static char **main_argv;
+
+static int run_main(int argc, char **argv)
+{
+	return cmd_run(argc, argv, main_argv);
+}
+
+static int version_main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("sysgate %s\n", PACKAGE_VERSION);
+	return 0;
+}
+
+static int help_main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return 0;
+}
+
+/* The subcommands: each takes the arguments from its own name on and
+ * returns sysgate's exit status. */
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv);
+} subcommands[] = {
+	{ "run", run_main },
+	{ "check", tool_check },
+	{ "verify", tool_verify },
+	{ "learn", tool_learn },
+	{ "keygen", tool_keygen },
+	{ "report", tool_report },
+	{ "export", tool_export },
+	{ "runs", tool_runs },
+	{ "diff", tool_diff },
+	{ "version", version_main },
+	{ "--version", version_main },
+	{ "help", help_main },
+	{ "--help", help_main },
+	{ "-h", help_main },
+};
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1, argv);
-	if (!strcmp(argv[1], "check"))
-		return tool_check(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "verify"))
-		return tool_verify(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "learn"))
-		return tool_learn(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "keygen"))
-		return tool_keygen(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "report"))
-		return tool_report(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "export"))
-		return tool_export(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "runs"))
-		return tool_runs(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "diff"))
-		return tool_diff(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("sysgate %s\n", PACKAGE_VERSION);
-		return 0;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
-	}
+	main_argv = argv;
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].main(argc - 1, argv + 1);
 	fprintf(stderr, "sysgate: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return SUPERVISOR_EXIT_FAILURE;
