@@ -168,7 +168,10 @@ static int default_audit_path(const char *run, const char *home,
 
 	if (state && state[0] == '/')
 		n = snprintf(dir, sizeof(dir), "%s/sysgate/runs", state);
-	else if (home && home[0] == '/')
+	else if (home && home[0] == '/' && stat(home, &st) == 0 &&
+		 S_ISDIR(st.st_mode))
+		/* Never the home itself made: a HOME that is not there
+		 * (nobody's /nonexistent) is no home. */
 		n = snprintf(dir, sizeof(dir), "%s/.local/state/sysgate/runs", home);
 	if (n < 0 || (size_t)n >= sizeof(dir))
 		dir[0] = '\0';	/* none, or too long: the fallback below */

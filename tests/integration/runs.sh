@@ -262,15 +262,16 @@ sys.exit(0 if any(p.get('access') == 'create' and p['path'].startswith(tmp + '/t
 	check diff-multi-runs grep -qx '     + exit 4' "$SG_OUT"
 	rm -rf "$ST/dir.jsonl"
 
-	# No usable home: the trail goes to /tmp/sysgate-UID, listed there.
-	# (Not as root, who could make /nonexistent.)
-	[ "$U" = root ] && return
-	SGU_HOME=/nonexistent sgu nohome-run run -- true
+	# No usable home: the trail goes to /tmp/sysgate-UID, listed there,
+	# and the missing home is not made (root could make it).
+	local NH=$T/no-home-$U
+	SGU_HOME=$NH sgu nohome-run run -- true
 	rc_is nohome-run-0 0
+	check nohome-not-made test ! -e "$NH"
 	local NT
 	NT=$(sed -n 's/^sysgate: audit trail: \(.*\) ([0-9]* records.*/\1/p' "$SG_ERR")
 	check nohome-trail-in-tmp sh -c "case '$NT' in /tmp/sysgate-$(id -u "$U")/*.jsonl) ;; *) echo '$NT'; exit 1;; esac"
-	SGU_HOME=/nonexistent sgu nohome-runs runs
+	SGU_HOME=$NH sgu nohome-runs runs
 	rc_is nohome-runs-0 0
 	check nohome-runs-lists grep -qF "  $NT  true" "$SG_OUT"
 	rm -f "$NT"
