@@ -761,11 +761,13 @@ static bool rule_key_repeats(enum rule_key k)
 
 /* Indexes into policy_keys; the first three are also POLICY_SET bits. */
 enum policy_key { PK_DEFAULT, PK_ERRNO, PK_AUDIT, PK_INCLUDE, PK_UNMEDIATED,
-		  PK_COUNT };
+		  PK_MODE, PK_COUNT };
 #define POLICY_SET(k) (1u << (k))
 
 static const char *const policy_keys[] = { "default", "errno", "audit",
-					   "include", "unmediated", NULL };
+					   "include", "unmediated", "mode",
+					   NULL };
+static const char *const modes[] = { "enforce", "permissive", NULL };
 static const char *const limit_keys[] = { "processes", "memory", "cpu",
 					  "wall", "file_size", "open_files",
 					  NULL };
@@ -878,6 +880,15 @@ static int policy_key(struct pctx *c, struct state *st,
 		return parse_errno(c, e->line, e->value, &rs->def_err);
 	case PK_UNMEDIATED:
 		return parse_unmediated(c, e->line, e->value, &rs->unmediated);
+	case PK_MODE: {
+		int m = find_key(modes, e->value);
+
+		if (m < 0)
+			return fail_unknown(c, e->line, "mode", e->value,
+					    suggest_from(e->value, modes));
+		rs->permissive = m == 1;
+		return 0;
+	}
 	default: {
 		int lvl = find_key(audit_levels, e->value);
 
@@ -2376,7 +2387,18 @@ int rules_load_default(const struct rules_vars *vars, struct rules_set **out,
 
 bool rules_is_builtin_default(const struct rules_set *rs)
 {
-	return rs && rs->builtin;
+	return rs && rs->builtin && !rs->permissive;
+}
+
+void rules_set_permissive(struct rules_set *rs, bool on)
+{
+	if (rs)
+		rs->permissive = on;
+}
+
+bool rules_is_permissive(const struct rules_set *rs)
+{
+	return rs && rs->permissive;
 }
 
 const char *rules_default_text(void)
