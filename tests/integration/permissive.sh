@@ -107,7 +107,7 @@ EOF
 	sg_raw learn "$TP" -o "$P/learned.ini"
 	check learn-status test "$SG_RC" = 0
 	check learn-loads "$SYSGATE" check "$P/learned.ini"
-	check learn-allows-file grep -q "^path = $f " "$P/learned.ini"
+	check learn-allows-file grep -q "^path = .*/outside/perm-made " "$P/learned.ini"
 	check learn-allows-connect grep -q "^addr = 127.0.0.1:$SG_PORT " "$P/learned.ini"
 	rm -f "$f"
 	sg_listen 127.0.0.1 "$SG_PORT"
@@ -118,9 +118,18 @@ EOF
 	sg_listen_wait
 	check learned-file-made test -e "$f"
 	check learned-listener-got-it test "$SG_LISTEN_RC" = 0
-	# The learned policy keeps the default's guards: a secret stays out.
-	c learned-secret "$P/learned.ini" 2 \
-		"--type syscall --path $H/.ssh/id_rsa --action deny" \
+	# A secret a permissive run read is not learned: the learned policy
+	# keeps the default's guards first, and the read stays denied.
+	SG_RUN_OPTS=--permissive c secret-read "$W/strict.ini" 0 \
+		"--type syscall --path $H/.ssh/id_rsa --has would_deny --rule no-secrets --count 1" \
+		sh -c "read x < '$H/.ssh/id_rsa' && echo \"\$x\""
+	check secret-was-read grep -q "SECRET ssh key" "$SG_OUT"
+	sg_raw learn "$TP" "$SG_TRAIL" -o "$P/learned2.ini"
+	check learn2-status test "$SG_RC" = 0
+	check learn2-secret-dropped grep -q "^;   read $H/.ssh/id_rsa (no-secrets)" "$P/learned2.ini"
+	check learn2-secret-not-allowed bash -c "! grep -q '^path = .*id_rsa' '$P/learned2.ini'"
+	c learned-secret "$P/learned2.ini" 2 \
+		"--type syscall --path $H/.ssh/id_rsa --action deny --rule no-secrets" \
 		sh -c "read x < '$H/.ssh/id_rsa'"
 }
 
