@@ -75,6 +75,8 @@ EOF
 	# [policy] mode = permissive does the same; --enforce wins over it.
 	{ echo "[policy]"; echo "mode = permissive"; echo "include = $W/strict.ini"; } |
 		policy strict-permissive
+	sg_raw check "$P/strict-permissive.ini"
+	check check-says-permissive grep -q "^mode = permissive" "$SG_OUT"
 	rm -f "$f"
 	c mode-key strict-permissive 11 \
 		"--type syscall --has would_deny --path $f --count 1" \
