@@ -114,6 +114,16 @@ struct learn {
 	/* Calls a permissive run let through that its policy refuses. */
 	char **woulds;
 	size_t n_woulds, cap_woulds;
+	/* Files made as mkstemp makes them (O_CREAT|O_EXCL, mode 0600):
+	 * their paths and the item every access to them is learned as. */
+	struct excl_made *excl;
+	size_t n_excl, cap_excl;
+};
+
+struct excl_made {
+	unsigned run;
+	char *path;
+	char *item;
 };
 
 struct made_wait {
@@ -341,6 +351,37 @@ static char *glob_made_up(char *item)
 }
 
 /*
+ * A file made as mkstemp makes it: the last run of six or more name
+ * characters after '.', '-' or '_' in its last component is made up,
+ * whatever it looks like (mkstemp's XXXXXX may come out as a word).  A
+ * new string, or NULL when the item has no such run or is a glob.
+ */
+static char *glob_excl(const char *item)
+{
+	const char *last = strrchr(item, '/');
+	const char *run = NULL;
+	size_t run_len = 0;
+
+	if (!last || strchr(last, '*'))
+		return NULL;
+	for (const char *c = last + 1; *c; c++) {
+		size_t n = 0;
+
+		if (!strchr(".-_", c[-1]) || c == last + 1)
+			continue;
+		while (name_char(c[n]))
+			n++;
+		if (n >= 6) {
+			run = c;
+			run_len = n;
+		}
+	}
+	if (!run)
+		return NULL;
+	return xasprintf("%.*s*%s", (int)(run - item), item, run + run_len);
+}
+
+/*
  * The item for a canonical path of the current run: variables for the
  * run's directories, "*" for pids; a path the policy syntax cannot hold
  * as it is (too long, a comma, a glob character from the program) widens
@@ -460,6 +501,43 @@ static void add_string(char ***v, size_t *n, size_t *cap, char *text)
 		*v = xrealloc_array(*v, *cap, sizeof(**v));
 	}
 	(*v)[(*n)++] = text;
+}
+
+/* A create with O_EXCL and mode 0600 (mkstemp, Python's tempfile): every
+ * access of the run to that path is learned as its glob_excl() item. */
+static void note_excl(struct learn *L, const json_t *args, const char *path,
+		      const char *item)
+{
+	const char *flags = jstr(args, "flags"), *mode = jstr(args, "mode");
+	char *g;
+
+	if (!flags || !strstr(flags, "O_EXCL") || !mode ||
+	    strcmp(mode, "0600") || !(g = glob_excl(item)))
+		return;
+	if (L->n_excl == L->cap_excl) {
+		L->cap_excl = L->cap_excl ? L->cap_excl * 2 : 16;
+		L->excl = xrealloc_array(L->excl, L->cap_excl,
+					 sizeof(*L->excl));
+	}
+	L->excl[L->n_excl++] = (struct excl_made){
+		.run = L->runs, .path = xstrdup(path), .item = g,
+	};
+}
+
+static void widen_excl(struct learn *L)
+{
+	for (size_t i = 0; i < L->n_obs; i++) {
+		struct obs *o = &L->obs[i];
+
+		for (size_t k = 0; o->path && k < L->n_excl; k++) {
+			if (L->excl[k].run != o->run ||
+			    strcmp(L->excl[k].path, o->path))
+				continue;
+			free(o->item);
+			o->item = xstrdup(L->excl[k].item);
+			break;
+		}
+	}
 }
 
 /* A directory the run created: everything below it is the run's own. */
@@ -707,6 +785,8 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 			if (o.kind == K_CREATE && (!strcmp(name, "mkdir") ||
 						   !strcmp(name, "mkdirat")))
 				note_mkdir(L, rec, o.item);
+			if (o.kind == K_CREATE && !nameless)
+				note_excl(L, args, path, o.item);
 			/* An O_RDWR open of an existing file is checked as a
 			 * read and a write; the trail names the first. */
 			if (o.kind == K_READ && flags &&
@@ -1522,6 +1602,7 @@ int tool_learn(int argc, char **argv)
 	}
 	if (status != 0)
 		goto out;
+	widen_excl(&L);
 	widen_made(&L);
 	if (op.base) {
 		base.arg = op.base;
@@ -1580,6 +1661,11 @@ out:
 	for (i = 0; i < L.n_waits; i++)
 		free(L.waits[i].item);
 	free(L.waits);
+	for (i = 0; i < L.n_excl; i++) {
+		free(L.excl[i].path);
+		free(L.excl[i].item);
+	}
+	free(L.excl);
 	for (i = 0; i < n_dropped; i++)
 		free(dropped[i]);
 	free(dropped);

@@ -211,6 +211,7 @@ EOF
 	# tempfile names in the cwd, a pyc temp name, git's objects.
 	cat >"$W/names.sh" <<'EOF'
 t=$(mktemp made.XXXXXX) && rm "$t"
+python3 -c "import os, sys; n = 'excl.' + sys.argv[1]; os.close(os.open(n, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)); os.unlink(n)" "$1"
 python3 -c "import tempfile; tempfile.mkstemp(dir='.')"
 echo x >mod.cpython-311.pyc.1402345678
 rm -f tmp* mod.cpython-311.pyc.*
@@ -221,15 +222,19 @@ EOF
 	rm -rf "$W/pre"
 	as_user sh -c 'git init -q pre && git -C pre commit -q --allow-empty -m init' ||
 		sg_harness_error "git init failed"
-	c names-observe observe 0 - sh names.sh
+	# excl.WORD: made as mkstemp makes them (O_EXCL, 0600), so made up
+	# even when the name looks like a word.
+	c names-observe observe 0 - sh names.sh status
 	learn names "$SG_TRAIL"
 	check names-mkstemp grep -q '^path = ${CWD}/made\.\* ' "$P/names.ini"
 	check names-tempfile grep -q '^path = ${CWD}/tmp\* ' "$P/names.ini"
 	check names-pyc grep -q '^path = ${CWD}/mod.cpython-311.pyc.\* ' "$P/names.ini"
+	check names-excl grep -q '^path = ${CWD}/excl.\* ' "$P/names.ini"
+	check names-excl-no-word bash -c "! grep -q 'excl.status' '$P/names.ini'"
 	check names-git-objects grep -q '^path = ${CWD}/pre/.git/objects/\*\* ' "$P/names.ini"
 	check names-no-object-names bash -c "! grep -q 'objects/[0-9a-f][0-9a-f]/' '$P/names.ini'"
-	c names-replay names 0 "$NODENY" sh names.sh
-	c names-replay-again names 0 "$NODENY" sh names.sh
+	c names-replay names 0 "$NODENY" sh names.sh README
+	c names-replay-again names 0 "$NODENY" sh names.sh backup
 
 	# --- several trails at once; --diff against the shell policy.
 	learn all "$T1" "$T3"
