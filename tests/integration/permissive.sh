@@ -3,9 +3,9 @@
 # Permissive mode: `sysgate run --permissive -r strict` lets through what
 # strict refuses and records it as would_deny, while sysgate's own guards
 # still refuse.  Judged from outside: the file written outside the tree
-# exists, the loopback listener got the connection, calls strict's filter
-# refuses in the kernel (personality, keyctl) come back with the kernel's
-# own answer; the signing key is not read and the policy file not changed;
+# exists, the loopback listener got the connection, calls the policy's
+# filter refuses in the kernel (personality, keyctl; strict plus a rule
+# with audit = no) come back with the kernel's own answer; the signing key is not read and the policy file not changed;
 # a learned policy from the permissive trail runs the same script with no
 # denial, and strict (enforcing) still refuses it.
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +33,25 @@ echo made > "$1" || exit 10
 exit 0
 EOF
 
+	# strict records each of its refusals, so the supervisor makes them;
+	# a refusal with audit = no stays in the kernel's filter: personality
+	# and keyctl are refused so, on top of strict.
+	cat >"$W/quiet.ini" <<EOF
+[policy]
+include = $W/strict.ini
+
+[rule quiet-deny]
+syscalls = personality, keyctl
+action = deny
+errno = EPERM
+audit = no
+EOF
+	[ "$U" = root ] || chown "$U:" "$W/quiet.ini"
+	sg_raw check "$W/quiet.ini"
+	check quiet-in-kernel grep -Eq "^personality +kernel: deny" "$SG_OUT"
+	c kernel-enforced "$W/quiet.ini" EPERM \
+		"--type syscall --syscall personality --count 0" ./try-nr 135
+
 	# Natively it all works.
 	rm -f "$f"
 	sg_listen 127.0.0.1 0
@@ -47,18 +66,18 @@ EOF
 		sh perm.sh "$f" 1
 	check strict-no-file test ! -e "$f"
 
-	# Permissive: everything runs, every refusal of strict is recorded as
-	# what it would be, and nothing else is.
+	# Permissive: everything runs, every refusal of the policy is recorded
+	# as what it would be (the kernel's too), and nothing else is.
 	rm -f "$f"
 	sg_listen 127.0.0.1 0
-	SG_RUN_OPTS=--permissive c permissive "$W/strict.ini" 0 \
+	SG_RUN_OPTS=--permissive c permissive "$W/quiet.ini" 0 \
 "--type run.start --field mode=\"permissive\"; \
 --type syscall --action deny --count 0; \
 --type syscall --has would_deny --count 4; \
 --type syscall --has would_deny --path $f --rule no-writes-elsewhere --field would=\"deny\" --field would_errno=\"EACCES\" --count 1; \
 --type syscall --has would_deny --syscall connect --port $SG_PORT --rule strict-no-network --field would_errno=\"ENETUNREACH\" --count 1; \
---type syscall --has would_deny --syscall personality --rule no-escape --action allow --count 1; \
---type syscall --has would_deny --syscall keyctl --rule no-escape --action allow --count 1; \
+--type syscall --has would_deny --syscall personality --rule quiet-deny --action allow --field would_errno=\"EPERM\" --count 1; \
+--type syscall --has would_deny --syscall keyctl --rule quiet-deny --action allow --count 1; \
 --type run.end --field counts.would_deny=4" \
 		sh perm.sh "$f" "$SG_PORT"
 	local TP=$SG_TRAIL
