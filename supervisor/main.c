@@ -348,7 +348,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	bool want_ocsf = false;
 	int denials_fd = -1;
 	const char *user_arg = NULL;
-	int mode_arg = -1;	/* --permissive 1, --enforce 0, -1: the policy's */
+	/* --permissive 1, --enforce 0, -1: the policy's [policy] mode. */
+	int mode_arg = -1;
 	struct passwd *pw = NULL;
 	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
 	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;

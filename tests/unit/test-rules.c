@@ -3981,12 +3981,13 @@ static void test_permissive_match(void)
 {
 	static const char text[] =
 		"[policy]\ndefault = deny\nerrno = EPERM\n"
-		"[rule rw]\nsyscalls = openat\npath = /tmp/**\naction = rewrite\n"
-		"redirect = /tmp/sg\n"
+		"[rule rw]\nsyscalls = openat\npath = /tmp/**\n"
+		"action = rewrite\nredirect = /tmp/sg\n"
 		"[rule secret]\nsyscalls = openat\npath = /home/u/.ssh/**\n"
 		"action = deny\nerrno = EACCES\naudit = no\n"
 		"[rule k]\nsyscalls = ptrace\naction = kill\n"
-		"[rule ok]\nsyscalls = openat\npath = /work/p/**\naction = allow\n";
+		"[rule ok]\nsyscalls = openat\npath = /work/p/**\n"
+		"action = allow\n";
 	struct rules_set *rs = load_ok(text);
 	struct rules_event ev = { .nr = __NR_openat,
 				  .access = RULES_ACC_READ,
@@ -4092,7 +4093,8 @@ static void test_permissive_filter(void)
 		"[rule b]\nsyscalls = getpid\narg0 = 5\naction = allow\n"
 		"[rule c]\nsyscalls = personality\naction = kill\n",
 		"[policy]\ndefault = kill\naudit = none\n"
-		"[rule c]\nsyscalls = clone\narg0 = & CLONE_NEWUSER\naction = deny\n",
+		"[rule c]\nsyscalls = clone\narg0 = & CLONE_NEWUSER\n"
+		"action = deny\n",
 	};
 	static const uint64_t argvals[] = { 0, 5, 0x00800000 /* UNTRACED */,
 					    0x10000000, 0x5412, ~0ull };
@@ -4127,8 +4129,11 @@ static void test_permissive_filter(void)
 				    full == SECCOMP_RET_USER_NOTIF)
 					continue;
 				if (act != g)
-					fprintf(stderr, "\npolicy %zu nr %d arg 0x%llx: 0x%x\n",
-						p, nr, (unsigned long long)argvals[a], act);
+					fprintf(stderr,
+						"\npolicy %zu nr %d arg 0x%llx: 0x%x\n",
+						p, nr,
+						(unsigned long long)argvals[a],
+						act);
 				CU_ASSERT_EQUAL(act, g);
 			}
 		free(prog.filter);
