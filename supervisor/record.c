@@ -305,7 +305,12 @@ static void verbose_line(const struct call *c, const char *addr_human)
 	}
 	char why[128], note[128];
 
-	if (call_rule(c))
+	if (c->v.action == RULES_ALLOW && c->v.would != RULES_ALLOW)
+		snprintf(why, sizeof(why), "permissive: %s %s",
+			 call_rule(c) ? call_rule(c) : "the default",
+			 c->v.would == RULES_KILL ? "would kill" :
+			 c->v.would == RULES_ASK ? "would ask" : "would deny");
+	else if (call_rule(c))
 		snprintf(why, sizeof(why), "rule %s%s", call_rule(c),
 			 c->rewritten ? " (rewritten)" : "");
 	else if (!c->n_paths || !c->paths[0].checked)

@@ -91,6 +91,12 @@ EOF
 	sg_raw report "$TP"
 	check report-would-deny grep -q "would deny" "$SG_OUT"
 
+	# -v: each would-be denial says so.
+	rm -f "$f"
+	SG_RUN_OPTS="--permissive -v" c verbose "$W/strict.ini" 0 - \
+		sh -c "echo x > '$f'"
+	check verbose-says-would grep -q "(permissive: no-writes-elsewhere would deny)" "$SG_ERR"
+
 	# [policy] mode = permissive does the same; --enforce wins over it.
 	{ echo "[policy]"; echo "mode = permissive"; echo "include = $W/strict.ini"; } |
 		policy strict-permissive
