@@ -1187,6 +1187,8 @@ static const struct rules_set *policy_for_run(struct learn *L,
 		fprintf(stderr, "%s\n", err);
 		exit(EXIT_TOOL_FAILURE);
 	}
+	/* Its rules as they decide (an include's mode does not count). */
+	rules_set_permissive(pr->sets[run - 1], false);
 	return pr->sets[run - 1];
 }
 

@@ -136,6 +136,11 @@ EOF
 	check learn-loads "$SYSGATE" check "$P/learned.ini"
 	check learn-allows-file grep -q "^path = .*/outside/perm-made " "$P/learned.ini"
 	check learn-allows-connect grep -q "^addr = 127.0.0.1:$SG_PORT " "$P/learned.ini"
+	# A permissive base keeps its denials: it is included, and an
+	# include's mode does not count.
+	sg_raw learn "$TP" --base "$P/strict-permissive.ini" -o "$P/based.ini"
+	check learn-base-status test "$SG_RC" = 0
+	check learn-base-drops grep -q "^;   create .*/outside/perm-made$" "$P/based.ini"
 	rm -f "$f"
 	sg_listen 127.0.0.1 "$SG_PORT"
 	c learned-replay "$P/learned.ini" 0 \
