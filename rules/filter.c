@@ -270,6 +270,9 @@ bool rules_always_notified(int nr)
 
 bool rules_never_allows(const struct rules_set *rs, int nr)
 {
+	/* Permissive: every refusal of the policy is let through. */
+	if (rs->permissive)
+		return false;
 	for (size_t i = 0; i < rs->n_rules; i++) {
 		const struct rules_rule *r = &rs->rules[i];
 
@@ -427,7 +430,7 @@ enum rules_decide rules_filter_class(int nr, enum rules_kind kind)
 	return RULES_DECIDE_KERNEL;
 }
 
-static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
+static void plan_policy(const struct rules_set *rs, int nr, struct plan *p)
 {
 	const struct rules_rule *first = NULL;
 	bool notify = false, record = false, stopped = false;
@@ -512,6 +515,39 @@ static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
 		return;
 	}
 	p->cond_rule = first;
+}
+
+/* Does the filter refuse (errno or kill) some call under plan p? */
+static bool plan_refuses(const struct plan *p)
+{
+	const struct rules_rule *r = p->cond_rule;
+
+	return p->mech == RULES_MECH_KERNEL &&
+	       (p->action == RULES_DENY || p->action == RULES_KILL ||
+		(r && (r->action == RULES_DENY || r->action == RULES_KILL)));
+}
+
+/*
+ * Permissive mode: a call the kernel would refuse under the policy reaches
+ * the supervisor instead, which lets it through and records what the
+ * policy would have done.  The whole syscall is notified (no conditional
+ * rule is left in the filter for it), so no libseccomp rule of another
+ * action can drop a condition.  The fixed guards (rules_build_guard_filter()
+ * and their copies in this filter) are added apart from the plan and stay.
+ */
+static void plan_permissive(const struct rules_set *rs, struct plan *p)
+{
+	if (!rs->permissive || !plan_refuses(p))
+		return;
+	p->mech = RULES_MECH_NOTIFY;
+	p->cond_rule = NULL;
+	p->action = RULES_ALLOW;
+}
+
+static void plan_for(const struct rules_set *rs, int nr, struct plan *p)
+{
+	plan_policy(rs, nr, p);
+	plan_permissive(rs, p);
 }
 
 static bool bind_allowed_in_kernel(const struct rules_set *rs);
@@ -1148,7 +1184,10 @@ int rules_build_filter(const struct rules_set *rs, struct sock_fprog *prog)
 
 	if (!rs || !prog)
 		return -EINVAL;
-	if (rs->def == RULES_ALLOW || !default_records(rs))
+	/* Permissive: a default that refuses is the supervisor's, as every
+	 * plan that refuses is (plan_permissive()). */
+	if (rs->def == RULES_ALLOW ||
+	    (!default_records(rs) && !rs->permissive))
 		def_act = scmp_action(rs->def, rs->def_err);
 	else
 		def_act = SCMP_ACT_NOTIFY;

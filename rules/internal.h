@@ -194,6 +194,8 @@ struct rules_set {
 	bool limit_set[RULES_LIMIT_COUNT];
 	unsigned unmediated;	/* [policy] unmediated: RULES_UNMEDIATED_*
 				 * bits this file opts into */
+	bool permissive;	/* [policy] mode = permissive of this file
+				 * (not an include's), or the command line */
 	char **files;		/* the files read, canonical: the policy's
 				 * own (when a file), then its includes' */
 	size_t n_files;

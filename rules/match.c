@@ -172,6 +172,42 @@ bool rules_level_records(enum rules_audit_level level, enum rules_action a,
 	return true;
 }
 
+/*
+ * Permissive mode: the policy's refusal becomes an allow that says what
+ * it would have been, and is always recorded.  Security: only verdicts
+ * of the policy pass here; sysgate's own checks are made by the
+ * supervisor after or instead of rules_match(), and the fail-closed
+ * verdict of a missing set or event is never relaxed.
+ */
+static void relax(const struct rules_set *rs, struct rules_verdict *v)
+{
+	if (!rs->permissive)
+		return;
+	switch (v->action) {
+	case RULES_DENY:
+	case RULES_KILL:
+	case RULES_ASK:
+		v->would = v->action;
+		v->action = RULES_ALLOW;
+		v->audit = true;
+		v->ask = NULL;
+		v->rewrite = NULL;
+		if (v->would == RULES_KILL)
+			v->err = 0;
+		break;
+	case RULES_ALLOW:
+	case RULES_REWRITE:
+		break;
+	}
+}
+
+int rules_verdict_rank(const struct rules_verdict *v)
+{
+	int r = 2 * rules_action_rank(v->action);
+
+	return v->action == RULES_ALLOW && v->would != RULES_ALLOW ? r + 1 : r;
+}
+
 void rules_match_walk(const struct rules_set *rs,
 		      const struct rules_event *ev, const char *skip,
 		      rules_explain_fn fn, void *ctx,
@@ -224,6 +260,8 @@ void rules_match(const struct rules_set *rs, const struct rules_event *ev,
 		 struct rules_verdict *out)
 {
 	rules_match_walk(rs, ev, NULL, NULL, NULL, out);
+	if (rs && ev)
+		relax(rs, out);
 }
 
 void rules_match_rewritten(const struct rules_set *rs,
@@ -239,4 +277,6 @@ void rules_match_rewritten(const struct rules_set *rs,
 		out->audit = true;
 		out->rewrite = NULL;
 	}
+	if (rs && ev)
+		relax(rs, out);
 }

@@ -31,7 +31,9 @@ const char *const rules_rule_keys[] = {
 };
 
 static const char *const policy_keys[] = { "default", "errno", "audit",
-					   "include", "unmediated", NULL };
+					   "include", "unmediated", "mode",
+					   NULL };
+static const char *const modes[] = { "enforce", "permissive", NULL };
 const char *const rules_limit_keys[] = { "processes", "memory", "cpu",
 					  "wall", "file_size", "open_files",
 					  NULL };
@@ -149,6 +151,15 @@ static int policy_key(struct pctx *c, struct state *st,
 		return rules_parse_errno(c, e->line, e->value, &rs->def_err);
 	case PK_UNMEDIATED:
 		return parse_unmediated(c, e->line, e->value, &rs->unmediated);
+	case PK_MODE: {
+		int m = find_key(modes, e->value);
+
+		if (m < 0)
+			return rules_fail_unknown(c, e->line, "mode", e->value,
+						  rules_suggest_from(e->value, modes));
+		rs->permissive = m == 1;
+		return 0;
+	}
 	default: {
 		int lvl = find_key(audit_levels, e->value);
 

@@ -668,7 +668,18 @@ int rules_load_default(const struct rules_vars *vars, struct rules_set **out,
 
 bool rules_is_builtin_default(const struct rules_set *rs)
 {
-	return rs && rs->builtin;
+	return rs && rs->builtin && !rs->permissive;
+}
+
+void rules_set_permissive(struct rules_set *rs, bool on)
+{
+	if (rs)
+		rs->permissive = on;
+}
+
+bool rules_is_permissive(const struct rules_set *rs)
+{
+	return rs && rs->permissive;
 }
 
 const char *rules_default_text(void)

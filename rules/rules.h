@@ -50,6 +50,12 @@ enum rules_action {
  * allow). */
 int rules_action_rank(enum rules_action a);
 
+struct rules_verdict;
+/* Strictness of a verdict: its action's rank; among allows, one the
+ * policy would have refused (permissive mode) ranks above a plain one,
+ * so that the call keeps its would-be refusal. */
+int rules_verdict_rank(const struct rules_verdict *v);
+
 /* Default time to wait for an answer of action = ask. */
 #define RULES_ASK_TIMEOUT_MS 30000
 
@@ -140,6 +146,11 @@ struct rules_verdict {
 	/* action == RULES_REWRITE: what to change (borrowed from the set;
 	 * apply with rules_rewrite_path, _addr and _args). */
 	const struct rules_rewrite *rewrite;
+	/* Permissive mode (rules_set_permissive()): what the policy would
+	 * have done (RULES_DENY, RULES_KILL or RULES_ASK; err is its errno)
+	 * for a call let through as action = RULES_ALLOW.  RULES_ALLOW: the
+	 * verdict is the policy's own. */
+	enum rules_action would;
 };
 
 /*
@@ -216,6 +227,21 @@ bool rules_is_builtin_default(const struct rules_set *rs);
 
 /* Accepts NULL. */
 void rules_free(struct rules_set *rs);
+
+/*
+ * Permissive mode ([policy] mode = permissive of the policy's own file,
+ * or `sysgate run --permissive`, which wins): rules_match() and
+ * rules_match_rewritten() turn a deny, kill or ask of the policy (a rule
+ * or the default) into an allow that records what the policy would have
+ * done (verdict.would, always audited); rewrites stay rewrites.  The
+ * filter (rules_build_filter()) then sends every call the kernel would
+ * deny or kill to the supervisor instead, and rules_never_allows() says
+ * false.  Verdicts that do not come from the policy (sysgate's own
+ * checks, made by the supervisor) are not touched.  Call before the
+ * filter is built.
+ */
+void rules_set_permissive(struct rules_set *rs, bool on);
+bool rules_is_permissive(const struct rules_set *rs);
 
 /* The files the policy was read from, canonical: its own (when it is a
  * file) and every include's, each once; not the built-in policy.  For

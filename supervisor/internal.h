@@ -106,6 +106,7 @@ struct denial {
 	char exe[64];
 	char rule[64];
 	unsigned count;
+	bool would;	/* permissive: a call the policy would deny */
 };
 
 #define SUP_MAX_DENIALS 256
@@ -166,6 +167,7 @@ struct sup {
 	char fail_msg[256];
 	uint64_t start_us;
 	uint64_t counts[5];       /* per rules_action */
+	uint64_t would_denied;    /* permissive: allowed, the policy refuses */
 	uint64_t notifications;
 	struct denial denials[SUP_MAX_DENIALS];
 	unsigned n_denials;

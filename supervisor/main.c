@@ -75,6 +75,10 @@ static void run_usage(FILE *f)
 		"  --sign-key FILE       sign the end of the run (sysgate keygen)\n"
 		"  --denials-fd N        one JSON line per denial to file descriptor N\n"
 		"  --user NAME           run COMMAND as the user NAME (needs root)\n"
+		"  --permissive          deny nothing the policy refuses: let it run and\n"
+		"                        record what the policy would do (would_deny);\n"
+		"                        sysgate's own guards still refuse\n"
+		"  --enforce             enforce the policy even if it says mode = permissive\n"
 		"  -q, --quiet           no summary at the end of the run\n"
 		"  -v, --verbose         one line per decision on standard error\n"
 		"  -h, --help            this text\n"
@@ -356,6 +360,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		{ "sign-key", required_argument, NULL, 'K' },
 		{ "denials-fd", required_argument, NULL, 'D' },
 		{ "user", required_argument, NULL, 'U' },
+		{ "permissive", no_argument, NULL, 'P' },
+		{ "enforce", no_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -371,6 +377,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	bool want_ocsf = false;
 	int denials_fd = -1;
 	const char *user_arg = NULL;
+	/* --permissive 1, --enforce 0, -1: the policy's [policy] mode. */
+	int mode_arg = -1;
 	struct passwd *pw = NULL;
 	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
 	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
@@ -443,6 +451,10 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 			break;
 		case 'U':
 			user_arg = optarg;
+			break;
+		case 'P':
+		case 'E':
+			mode_arg = c == 'P';
 			break;
 		case 'D': {
 			char *end;
@@ -526,7 +538,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.tmpdir = td.path;
 	o.note_fd = -1;
 	o.argv = argv + optind;
-	o.builtin_policy = !policy_arg;
+	/* Permissive: the prebuilt filter is the enforcing one. */
+	o.builtin_policy = !policy_arg && mode_arg != 1;
 	if (pw) {
 		o.user = true;
 		o.uid = pw->pw_uid;
@@ -567,6 +580,9 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		for (size_t i = 0; (w = rules_warning(rs, i)); i++)
 			fprintf(stderr, "sysgate: warning: %s\n", w);
 	}
+	/* The command line wins over [policy] mode. */
+	if (mode_arg >= 0)
+		rules_set_permissive(rs, mode_arg == 1);
 	if (!policy_arg || strcmp(policy_arg, "-")) {
 		char *text = NULL;
 		size_t len = 0;

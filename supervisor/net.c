@@ -175,7 +175,7 @@ static void decide_unnamed(struct sup *s, struct call *c,
 	rules_match(s->rules, &ev, v);
 	ev.nr = net ? c->req->data.nr : SYS_bind;
 	rules_match(s->rules, &ev, &b);
-	if (rules_action_rank(b.action) > rules_action_rank(v->action))
+	if (rules_verdict_rank(&b) > rules_verdict_rank(v))
 		*v = b;
 	if (v->action == RULES_REWRITE) {
 		v->action = RULES_DENY;
@@ -1060,7 +1060,7 @@ static int handle_send(struct sup *s, struct call *c)
 
 		decide_unnamed(s, c, &v);
 		if (!decided ||
-		    rules_action_rank(v.action) >= rules_action_rank(c->v.action))
+		    rules_verdict_rank(&v) >= rules_verdict_rank(&c->v))
 			c->v = v;
 		decided = true;
 		c->note = "a control message that changes where packets go";
@@ -1128,7 +1128,7 @@ static void take_verdict(struct call *c, const struct rules_verdict *v)
 {
 	bool audit = c->v.audit || v->audit;
 
-	if (rules_action_rank(v->action) >= rules_action_rank(c->v.action))
+	if (rules_verdict_rank(v) >= rules_verdict_rank(&c->v))
 		c->v = *v;
 	c->v.audit = audit;
 }

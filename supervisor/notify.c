@@ -262,6 +262,7 @@ int notify_add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 void notify_verdict_builtin(struct rules_verdict *v, const char *rule, int err)
 {
 	v->action = RULES_DENY;
+	v->would = RULES_ALLOW;
 	v->err = err;
 	v->rule = rule;
 	v->audit = true;
@@ -532,7 +533,7 @@ static void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 	}
 	/* Several checks of one path (read and write): keep the strictest. */
 	if (!cp->checked ||
-	    rules_action_rank(v.action) > rules_action_rank(cp->v.action)) {
+	    rules_verdict_rank(&v) > rules_verdict_rank(&cp->v)) {
 		cp->v = v;
 		cp->access = access;
 	}
@@ -570,8 +571,8 @@ static void decide_call(struct call *c)
 	for (unsigned i = 0; i < c->n_paths; i++) {
 		if (!c->paths[i].checked)
 			continue;
-		if (first || rules_action_rank(c->paths[i].v.action) >
-			     rules_action_rank(c->v.action))
+		if (first || rules_verdict_rank(&c->paths[i].v) >
+			     rules_verdict_rank(&c->v))
 			c->v = c->paths[i].v;
 		first = false;
 	}
@@ -3042,7 +3043,7 @@ static int fileattr_call(struct sup *s, struct call *c)
 	}
 	decide_path(s, c, &c->paths[0], &r, RULES_ACC_WRITE);
 	decide_call(c);
-	if (rules_action_rank(scalar.action) > rules_action_rank(c->v.action))
+	if (rules_verdict_rank(&scalar) > rules_verdict_rank(&c->v))
 		c->v = scalar;
 	if (c->v.stack && stack_request(s, c) > 0)
 		goto gone;
@@ -3167,7 +3168,7 @@ static int lease_call(struct sup *s, struct call *c)
 		return notify_finish(s, c, false);
 	}
 	decide_call(c);
-	if (rules_action_rank(scalar.action) > rules_action_rank(c->v.action))
+	if (rules_verdict_rank(&scalar) > rules_verdict_rank(&c->v))
 		c->v = scalar;
 	if (c->v.stack && stack_request(s, c) > 0)
 		return 0;

@@ -305,7 +305,12 @@ static void verbose_line(const struct call *c, const char *addr_human)
 	}
 	char why[128], note[128];
 
-	if (call_rule(c))
+	if (c->v.action == RULES_ALLOW && c->v.would != RULES_ALLOW)
+		snprintf(why, sizeof(why), "permissive: %s %s",
+			 call_rule(c) ? call_rule(c) : "the default",
+			 c->v.would == RULES_KILL ? "would kill" :
+			 c->v.would == RULES_ASK ? "would ask" : "would deny");
+	else if (call_rule(c))
 		snprintf(why, sizeof(why), "rule %s%s", call_rule(c),
 			 c->rewritten ? " (rewritten)" : "");
 	else if (!c->n_paths || !c->paths[0].checked)
@@ -495,6 +500,21 @@ static void add_args(struct audit_rec *r, const struct call *c,
 	}
 }
 
+/*
+ * Permissive mode: what the policy would have done with a call it let
+ * through ("would_deny": true, "would": "deny", "kill" or "ask", and the
+ * errno of a deny).
+ */
+static void add_would(struct audit_rec *r, const struct rules_verdict *v)
+{
+	if (v->action != RULES_ALLOW || v->would == RULES_ALLOW)
+		return;
+	audit_bool(r, "would_deny", true);
+	audit_str(r, "would", rules_action_name(v->would));
+	if (v->would != RULES_KILL && v->err)
+		audit_str(r, "would_errno", errno_str(v->err));
+}
+
 /* The fields of a syscall record: the call and how it was decided. */
 static void add_call(struct audit_rec *r, const struct call *c, char *human,
 		     size_t hlen)
@@ -530,12 +550,14 @@ static void add_call(struct audit_rec *r, const struct call *c, char *human,
 			audit_str(r, "access", rules_access_name(cp->access));
 			audit_str(r, "rule", cp->v.rule);
 			audit_str(r, "action", rules_action_name(cp->v.action));
+			add_would(r, &cp->v);
 			audit_obj_end(r);
 		}
 		audit_arr_end(r);
 	}
 	audit_str(r, "rule", call_rule(c));
 	audit_str(r, "action", rules_action_name(call_action(c)));
+	add_would(r, &c->v);
 	if (c->pending)
 		audit_bool(r, "pending", true);
 	else if (c->err)
@@ -563,7 +585,21 @@ int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 		return 0;
 	r = audit_begin(s->audit, "syscall");
 	add_call(r, c, human, sizeof(human));
-	return audit_commit_seq(r, seq);
+	if (c->v.action != RULES_ALLOW || c->v.would == RULES_ALLOW)
+		return audit_commit_seq(r, seq);
+	/* Permissive: a would-be denial is listed at the end of the run. */
+	{
+		uint64_t wseq = 0;
+		int rc = audit_commit_seq(r, &wseq);
+
+		if (rc < 0)
+			return rc;
+		if (seq)
+			*seq = wseq;
+		s->would_denied++;
+		record_note_denial(s, c, wseq);
+		return 0;
+	}
 }
 
 /*
@@ -696,6 +732,7 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 	char verb[32];
 	const char *exe = c->exe ? strrchr(c->exe, '/') : NULL;
 	const char *rule = c->v.rule ? c->v.rule : "default";
+	bool would = c->v.action == RULES_ALLOW && c->v.would != RULES_ALLOW;
 
 	exe = exe ? exe + 1 : (c->exe ? c->exe : "?");
 	if (c->have_addr) {
@@ -725,7 +762,8 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 
 		for (unsigned i = 0; i < c->n_paths; i++)
 			if (c->paths[i].checked &&
-			    c->paths[i].v.action == c->v.action) {
+			    c->paths[i].v.action == c->v.action &&
+			    c->paths[i].v.would == c->v.would) {
 				cp = &c->paths[i];
 				break;
 			}
@@ -746,6 +784,8 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 
 		add_call(r, c, human, sizeof(human));
 		audit_str(r, "denied", verb);
+		if (would)
+			audit_bool(r, "would_deny", true);
 		audit_bytes(r, "what", what, strlen(what));
 		line = side_line(s, r, seq);
 		if (line)
@@ -756,7 +796,8 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 		struct denial *d = &s->denials[i];
 
 		if (!strcmp(d->verb, verb) && !strncmp(d->what, what, sizeof(d->what) - 1) &&
-		    !strcmp(d->exe, exe) && !strcmp(d->rule, rule)) {
+		    !strcmp(d->exe, exe) && !strcmp(d->rule, rule) &&
+		    d->would == would) {
 			d->count++;
 			return;
 		}
@@ -771,6 +812,7 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 	snprintf(d->what, sizeof(d->what), "%s", what);
 	snprintf(d->exe, sizeof(d->exe), "%s", exe);
 	snprintf(d->rule, sizeof(d->rule), "%s", rule);
+	d->would = would;
 	d->count = 1;
 }
 
@@ -881,6 +923,8 @@ int record_run_start(struct sup *s)
 		  rules_audit_level(s->rules) == RULES_AUDIT_DENIED ? "denied" : "none");
 	if (s->opts->tmpdir)
 		audit_str(r, "tmpdir", s->opts->tmpdir);
+	audit_str(r, "mode", rules_is_permissive(s->rules) ? "permissive" :
+							     "enforce");
 	/* Security: the names only; a value never enters the trail. */
 	audit_arr_begin(r, "env_dropped");
 	for (char *const *n = s->env_dropped; n && *n; n++)
@@ -912,6 +956,8 @@ int record_run_end(struct sup *s, int exit_status)
 	audit_uint(r, "deny", s->counts[RULES_DENY]);
 	audit_uint(r, "kill", s->counts[RULES_KILL]);
 	audit_uint(r, "rewrite", s->counts[RULES_REWRITE]);
+	if (rules_is_permissive(s->rules))
+		audit_uint(r, "would_deny", s->would_denied);
 	audit_uint(r, "notifications", s->notifications);
 	audit_obj_end(r);
 	audit_put_final(r, s->opts->sign_key);
@@ -1052,12 +1098,18 @@ void record_summary(struct sup *s, int exit_status)
 	(void)exit_status;
 	if (s->opts->verbosity == SUPERVISOR_QUIET)
 		return;
+	if (rules_is_permissive(s->rules))
+		fprintf(stderr, "sysgate: permissive run: the policy %s denied nothing; it would deny %llu call%s (below); sysgate's own checks still deny\n",
+			rules_source(s->rules),
+			(unsigned long long)s->would_denied,
+			s->would_denied == 1 ? "" : "s");
 	for (unsigned i = 0; i < s->n_denials; i++) {
 		const struct denial *d = &s->denials[i];
 		char what[sizeof(d->what) * 4], exe[sizeof(d->exe) * 4];
 
 		/* Security: the path and the program are the tree's. */
-		fprintf(stderr, "sysgate: denied %s%s%s by %s (rule %s), %u time%s\n",
+		fprintf(stderr, "sysgate: %s %s%s%s by %s (rule %s), %u time%s\n",
+			d->would ? "would deny" : "denied",
 			d->verb, d->what[0] ? " " : "",
 			record_tty(what, sizeof(what), d->what),
 			record_tty(exe, sizeof(exe), d->exe), d->rule,

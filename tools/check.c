@@ -285,6 +285,9 @@ static void print_guards_limits(const struct rules_set *rs)
 	       rules_filter_has_guards(rs) ? "in the policy's filter" :
 	       "a guard filter loaded under the policy's");
 	print_unmediated(rs);
+	if (rules_is_permissive(rs))
+		printf("mode = permissive: what the policy denies, kills or asks about is let\n"
+		       "        through and recorded as would_deny; the guards still refuse\n");
 	printf("out of the command's reach whatever the rules say: the trail and the\n"
 	       "        directories above it (not changed, not moved), the signing key\n"
 	       "        (not read), the policy's files (not changed, not moved):");

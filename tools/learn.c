@@ -5,7 +5,12 @@
  * did, and nothing else that sysgate mediates: execs by exact path, file
  * access by class and by file (a directory with many files accessed the
  * same way as "dir/" "**"), network endpoints by exact address.  Run-specific
- * names are generalised (${TMPDIR}, ${CWD}, ${HOME}, /proc/<pid>).
+ * names are generalised (${TMPDIR}, ${CWD}, ${HOME}, /proc/<pid>), and so
+ * are names another run would not repeat: a directory the run created
+ * stands for everything below it, git's object store and made-up names
+ * (mkstemp, tempfile, .pyc temp names) become globs.  Without --base the
+ * default policy's guards ([env], secrets, other runs' trails) come first,
+ * and what they refuse is not learned.
  *
  * The learned policy keeps "default = allow" for the syscalls no rule
  * names (read, mmap, ...): a default deny would refuse the whole program.
@@ -100,6 +105,31 @@ struct learn {
 	/* Every run's cwd and tmpdir (index run - 1), to decide its calls
 	 * again under another policy. */
 	char **run_cwd, **run_tmpdir;
+	/* Directories a run created (their items), and the mkdirs recorded
+	 * before they were made, waiting for their syscall.result. */
+	char **made;
+	size_t n_made, cap_made;
+	struct made_wait *waits;
+	size_t n_waits, cap_waits;
+	/* Calls a permissive run let through that its policy refuses. */
+	char **woulds;
+	size_t n_woulds, cap_woulds;
+	/* Files made as mkstemp makes them (O_CREAT|O_EXCL, mode 0600):
+	 * their paths and the item every access to them is learned as. */
+	struct excl_made *excl;
+	size_t n_excl, cap_excl;
+};
+
+struct excl_made {
+	unsigned run;
+	char *path;
+	char *item;
+};
+
+struct made_wait {
+	unsigned run;
+	uint64_t seq;
+	char *item;
 };
 
 static void *xrealloc_array(void *p, size_t n, size_t size)
@@ -196,6 +226,161 @@ static bool item_ok(const char *s)
 	return true;
 }
 
+/* A character of the names mkstemp, mkdtemp and Python's tempfile
+ * make. */
+static bool name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9');
+}
+
+/*
+ * Does the run s[0..n) of name characters look made up by a program: a
+ * number of six digits or more (a pid, a time: Python's .pyc temp names),
+ * or six characters or more mixing digits and letters, or both cases
+ * (mkstemp's XXXXXX, a hash).  A word ("status", "README") does not.
+ */
+static bool looks_random(const char *s, size_t n)
+{
+	size_t digits = 0, upper = 0, lower = 0;
+
+	if (n < 6)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			digits++;
+		else if (s[i] >= 'A' && s[i] <= 'Z')
+			upper++;
+		else
+			lower++;
+	}
+	return digits == n || (digits && (upper || lower)) ||
+	       (upper >= 2 && lower >= 2);
+}
+
+/*
+ * One component of an item with its made-up parts as "*": a name that
+ * starts with "tmp" and goes on with six or more name characters (or '_':
+ * Python's tempfile, git's tmp_obj_) up to its extension, and any run of
+ * name characters after '.', '-' or '_' that looks_random().  Writes the
+ * result to out (at least len + 1 bytes); true when it changed.
+ */
+static bool glob_component(const char *c, size_t len, char *out)
+{
+	size_t i = 0, o = 0;
+	bool changed = false;
+
+	if (len > 3 && !strncmp(c, "tmp", 3)) {
+		size_t k = 3;
+
+		while (k < len && (name_char(c[k]) || c[k] == '_' ||
+				   ((c[k] == '.' || c[k] == '-') && k == 3)))
+			k++;
+		if (k - 3 >= 6) {
+			memcpy(out, "tmp*", 4);
+			o = 4;
+			i = k;
+			changed = true;
+		}
+	}
+	while (i < len) {
+		size_t k = i;
+
+		if (i > 0 && strchr(".-_", c[i - 1]) && name_char(c[i])) {
+			while (k < len && name_char(c[k]))
+				k++;
+			if (looks_random(c + i, k - i)) {
+				out[o++] = '*';
+				i = k;
+				changed = true;
+				continue;
+			}
+		}
+		out[o++] = c[i++];
+	}
+	out[o] = '\0';
+	return changed;
+}
+
+/*
+ * Names another run of the same task does not repeat, as globs: git's
+ * object store (".git/objects/" then "**": object and pack names are
+ * hashes), then made-up names (glob_component()) in each component after
+ * the run's variable.  item is a new string; returns the same or a new
+ * one (the old freed).
+ */
+static char *glob_made_up(char *item)
+{
+	static const char store[] = "/.git/objects/";
+	char *git = strstr(item, store);
+	size_t len, start = 0;
+	char *out, *o;
+
+	if (git) {
+		char *t = xasprintf("%.*s%s**", (int)(git - item), item, store);
+
+		free(item);
+		return t;
+	}
+	len = strlen(item);
+	out = xrealloc_array(NULL, len + 1, 1);
+	if (item[0] == '$')
+		start = strcspn(item, "}") + 1;
+	memcpy(out, item, start);
+	o = out + start;
+	for (size_t i = start; i < len;) {
+		size_t n;
+
+		if (item[i] == '/') {
+			*o++ = item[i++];
+			continue;
+		}
+		n = strcspn(item + i, "/");
+		/* A '*' of ours (a pid) is left as it is. */
+		if (memchr(item + i, '*', n) ||
+		    !glob_component(item + i, n, o)) {
+			memcpy(o, item + i, n);
+			o[n] = '\0';
+		}
+		o += strlen(o);
+		i += n;
+	}
+	*o = '\0';
+	free(item);
+	return out;
+}
+
+/*
+ * A file made as mkstemp makes it: the last run of six or more name
+ * characters after '.', '-' or '_' in its last component is made up,
+ * whatever it looks like (mkstemp's XXXXXX may come out as a word).  A
+ * new string, or NULL when the item has no such run or is a glob.
+ */
+static char *glob_excl(const char *item)
+{
+	const char *last = strrchr(item, '/');
+	const char *run = NULL;
+	size_t run_len = 0;
+
+	if (!last || strchr(last, '*'))
+		return NULL;
+	for (const char *c = last + 1; *c; c++) {
+		size_t n = 0;
+
+		if (!strchr(".-_", c[-1]) || c == last + 1)
+			continue;
+		while (name_char(c[n]))
+			n++;
+		if (n >= 6) {
+			run = c;
+			run_len = n;
+		}
+	}
+	if (!run)
+		return NULL;
+	return xasprintf("%.*s*%s", (int)(run - item), item, run + run_len);
+}
+
 /*
  * The item for a canonical path of the current run: variables for the
  * run's directories, "*" for pids; a path the policy syntax cannot hold
@@ -243,7 +428,7 @@ static char *path_item(const struct learn *L, const char *path)
 		     xasprintf("%s%s", raw, widened ? "/**" : "");
 	free(raw);
 	generalise_pids(out);
-	return out;
+	return glob_made_up(out);
 }
 
 /*
@@ -301,6 +486,157 @@ static void add_denied(struct learn *L, char *text)
 					   sizeof(*L->denied));
 	}
 	L->denied[L->n_denied++] = text;
+}
+
+static void add_string(char ***v, size_t *n, size_t *cap, char *text)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (!strcmp((*v)[i], text)) {
+			free(text);
+			return;
+		}
+	}
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = xrealloc_array(*v, *cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = text;
+}
+
+/* A create with O_EXCL and mode 0600 (mkstemp, Python's tempfile): every
+ * access of the run to that path is learned as its glob_excl() item. */
+static void note_excl(struct learn *L, const json_t *args, const char *path,
+		      const char *item)
+{
+	const char *flags = jstr(args, "flags"), *mode = jstr(args, "mode");
+	char *g;
+
+	if (!flags || !strstr(flags, "O_EXCL") || !mode ||
+	    strcmp(mode, "0600") || !(g = glob_excl(item)))
+		return;
+	if (L->n_excl == L->cap_excl) {
+		L->cap_excl = L->cap_excl ? L->cap_excl * 2 : 16;
+		L->excl = xrealloc_array(L->excl, L->cap_excl,
+					 sizeof(*L->excl));
+	}
+	L->excl[L->n_excl++] = (struct excl_made){
+		.run = L->runs, .path = xstrdup(path), .item = g,
+	};
+}
+
+static void widen_excl(struct learn *L)
+{
+	for (size_t i = 0; i < L->n_obs; i++) {
+		struct obs *o = &L->obs[i];
+
+		for (size_t k = 0; o->path && k < L->n_excl; k++) {
+			if (L->excl[k].run != o->run ||
+			    strcmp(L->excl[k].path, o->path))
+				continue;
+			free(o->item);
+			o->item = xstrdup(L->excl[k].item);
+			break;
+		}
+	}
+}
+
+/* A directory the run created: everything below it is the run's own. */
+static void add_made(struct learn *L, const char *item)
+{
+	/* Only a name of its own, not a glob of the run's TMPDIR. */
+	if (strstr(item, "**"))
+		return;
+	add_string(&L->made, &L->n_made, &L->cap_made, xstrdup(item));
+}
+
+/*
+ * A mkdir the trail records: made when it has no errno.  One recorded
+ * before it was made ("pending") is made when its syscall.result says so
+ * (learn_result()).
+ */
+static void note_mkdir(struct learn *L, const json_t *rec, const char *item)
+{
+	json_int_t seq = json_integer_value(json_object_get(rec, "seq"));
+
+	if (json_object_get(rec, "errno"))
+		return;
+	if (!json_is_true(json_object_get(rec, "pending"))) {
+		add_made(L, item);
+		return;
+	}
+	if (L->n_waits == L->cap_waits) {
+		L->cap_waits = L->cap_waits ? L->cap_waits * 2 : 16;
+		L->waits = xrealloc_array(L->waits, L->cap_waits,
+					  sizeof(*L->waits));
+	}
+	L->waits[L->n_waits++] = (struct made_wait){
+		.run = L->runs, .seq = (uint64_t)seq, .item = xstrdup(item),
+	};
+}
+
+static void learn_result(struct learn *L, const json_t *rec)
+{
+	json_int_t ref = json_integer_value(json_object_get(rec, "ref"));
+
+	for (size_t i = 0; i < L->n_waits; i++) {
+		struct made_wait *w = &L->waits[i];
+
+		if (w->run != L->runs || w->seq != (uint64_t)ref)
+			continue;
+		if (!json_object_get(rec, "errno"))
+			add_made(L, w->item);
+		free(w->item);
+		L->waits[i] = L->waits[--L->n_waits];
+		return;
+	}
+}
+
+/*
+ * Items under a directory a run created become that directory's "/ **"
+ * (the shortest such directory): another run of the task makes other
+ * files in it.  Addresses are left alone.
+ */
+static void widen_made(struct learn *L)
+{
+	for (size_t i = 0; i < L->n_obs; i++) {
+		struct obs *o = &L->obs[i];
+		const char *best = NULL;
+		size_t best_len = 0;
+
+		if (o->kind == K_NET)
+			continue;
+		for (size_t k = 0; k < L->n_made; k++) {
+			size_t n = strlen(L->made[k]);
+
+			if (!strncmp(o->item, L->made[k], n) &&
+			    o->item[n] == '/' && (!best || n < best_len)) {
+				best = L->made[k];
+				best_len = n;
+			}
+		}
+		if (best) {
+			free(o->item);
+			o->item = xasprintf("%s/**", best);
+		}
+	}
+}
+
+/*
+ * A call (or path p of it) a permissive run let through that its policy
+ * refuses (would_deny): learned as allowed like any other, and listed at
+ * the top of the policy.  what: the path or address, or NULL.
+ */
+static void note_would(struct learn *L, const json_t *r, const char *name,
+		       const char *what)
+{
+	const char *rule = jstr(r, "rule"), *would = jstr(r, "would");
+
+	if (!json_is_true(json_object_get(r, "would_deny")))
+		return;
+	add_string(&L->woulds, &L->n_woulds, &L->cap_woulds,
+		   xasprintf("%s%s%s (%s would %s)", name, what ? " " : "",
+			     what ? what : "", rule ? rule : "default",
+			     would ? would : "deny"));
 }
 
 static enum kind kind_of_access(const char *a)
@@ -445,6 +781,12 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 			}
 			o.path = path;
 			add_obs(L, &o);
+			note_would(L, p, name, path);
+			if (o.kind == K_CREATE && (!strcmp(name, "mkdir") ||
+						   !strcmp(name, "mkdirat")))
+				note_mkdir(L, rec, o.item);
+			if (o.kind == K_CREATE && !nameless)
+				note_excl(L, args, path, o.item);
 			/* An O_RDWR open of an existing file is checked as a
 			 * read and a write; the trail names the first. */
 			if (o.kind == K_READ && flags &&
@@ -509,12 +851,15 @@ static void learn_syscall(struct learn *L, const json_t *rec)
 			free(o.item);
 			return;
 		}
+		note_would(L, rec, name, o.item);
 		add_obs(L, &o);
 		return;
 	}
 	if (strcmp(action, "allow"))
 		add_denied(L, xasprintf("%s (%s %s)", name,
 					rule ? rule : "default", action));
+	else
+		note_would(L, rec, name, NULL);
 }
 
 /*
@@ -634,6 +979,8 @@ static int read_trail(struct learn *L, bool unverified, const char *path)
 			start_run(L, rec);
 		else if (!strcmp(type, "syscall") && L->runs)
 			learn_syscall(L, rec);
+		else if (!strcmp(type, "syscall.result") && L->runs)
+			learn_result(L, rec);
 		else if (!strcmp(type, "proc.exec") && L->runs)
 			learn_exec(L, rec);
 	}
@@ -840,6 +1187,8 @@ static const struct rules_set *policy_for_run(struct learn *L,
 		fprintf(stderr, "%s\n", err);
 		exit(EXIT_TOOL_FAILURE);
 	}
+	/* Its rules as they decide (an include's mode does not count). */
+	rules_set_permissive(pr->sets[run - 1], false);
 	return pr->sets[run - 1];
 }
 
@@ -922,9 +1271,127 @@ static void put_escaped(struct sbuf *b, const char *prefix, const char *s)
 	sb_printf(b, "%s%s\n", prefix, esc);
 }
 
+/*
+ * The default policy's guards, copied into a learned policy before its
+ * own rules: the [env] section (secrets kept out of the environment) and
+ * the rules that keep secrets and other runs' trails out of reach (a
+ * permissive run may have read them: its trail would allow them).
+ */
+static const char *const guard_sections[] = {
+	"[env]", "[rule npmrc-empty]", "[rule no-secrets]",
+	"[rule no-other-runs]", NULL,
+};
+
+/* Before no-other-runs, as in the default policy: the run's own private
+ * TMPDIR is named as other runs' are. */
+static const char own_tmpdir[] =
+	"\n[rule own-tmpdir]\nsyscalls = @file\n"
+	"path = ${TMPDIR}, ${TMPDIR}/**\naction = allow\n";
+
+static bool is_guard_header(const char *line, size_t n)
+{
+	for (size_t i = 0; guard_sections[i]; i++)
+		if (strlen(guard_sections[i]) == n &&
+		    !strncmp(line, guard_sections[i], n))
+			return true;
+	return false;
+}
+
+static void put_guard_text(struct sbuf *b)
+{
+	const char *t = rules_default_text();
+	bool on = false;
+
+	while (*t) {
+		size_t n = strcspn(t, "\n");
+
+		if (t[0] == '[') {
+			on = is_guard_header(t, n);
+			if (on && !strncmp(t, "[rule no-other-runs]", n))
+				sb_printf(b, "%s", own_tmpdir);
+		}
+		if (on && n && t[0] != ';')
+			sb_printf(b, "%s%.*s\n", t[0] == '[' ? "\n" : "",
+				  (int)n, t);
+		t += n + (t[n] == '\n');
+	}
+}
+
+static void put_guards(struct sbuf *b)
+{
+	sb_printf(b, "\n; The default policy's guards: they stay whatever the runs did.\n");
+	put_guard_text(b);
+}
+
+/*
+ * Security: a call the guards refuse is not learned (a permissive run
+ * may have read a secret): dropped, and listed as "KIND ITEM" strings
+ * (sorted, unique).  vars: the learner's (the guards name ${HOME}).
+ */
+static struct rules_set *guards_for_run(const struct learn *L,
+					const char *text,
+					const struct rules_vars *vars,
+					unsigned run)
+{
+	struct rules_vars v = *vars;
+	struct rules_set *rs = NULL;
+	char err[RULES_ERR_MAX];
+
+	v.tmpdir = L->run_tmpdir[run - 1] ? L->run_tmpdir[run - 1] : "/tmp";
+	v.tmpdir_spelled = NULL;
+	if (rules_load_string(text, "<guards>", &v, &rs, err,
+			      sizeof(err)) < 0) {
+		fprintf(stderr, "sysgate learn: the default's guards: %s\n", err);
+		exit(EXIT_TOOL_FAILURE);
+	}
+	return rs;
+}
+
+static size_t filter_guards(struct learn *L, const struct rules_vars *vars,
+			    char ***dropped)
+{
+	struct sbuf t = { 0 };
+	struct rules_set **sets;
+	char **d = NULL;
+	size_t nd = 0, k = 0;
+
+	sb_printf(&t, "[policy]\ndefault = allow\n");
+	put_guard_text(&t);
+	sets = xrealloc_array(NULL, L->runs, sizeof(*sets));
+	for (unsigned r = 0; r < L->runs; r++)
+		sets[r] = NULL;
+	for (size_t i = 0; i < L->n_obs; i++) {
+		struct obs *o = &L->obs[i];
+		struct rules_event ev = { .nr = o->nr, .access = o->access,
+					  .path = o->path };
+		struct rules_verdict v;
+
+		if (!sets[o->run - 1])
+			sets[o->run - 1] = guards_for_run(L, t.s, vars, o->run);
+		rules_match(sets[o->run - 1], &ev, &v);
+		if (!o->path || v.action != RULES_DENY) {
+			L->obs[k++] = *o;
+			continue;
+		}
+		d = xrealloc_array(d, nd + 1, sizeof(*d));
+		d[nd++] = xasprintf("%s %s (%s)", kinds[o->kind].rule, o->path,
+				    v.rule ? v.rule : "default");
+		free(o->item);
+		free(o->path);
+	}
+	L->n_obs = k;
+	for (unsigned r = 0; r < L->runs; r++)
+		rules_free(sets[r]);
+	free(sets);
+	free(t.s);
+	*dropped = d;
+	return nd ? uniq_strings(d, nd) : 0;
+}
+
 static void write_policy(struct learn *L, const struct opts *op,
 			 const char *base_ref, char **dropped,
-			 size_t n_dropped, struct sbuf *b)
+			 size_t n_dropped, char **guarded, size_t n_guarded,
+			 struct sbuf *b)
 {
 	size_t lo, hi, i;
 
@@ -939,6 +1406,18 @@ static void write_policy(struct learn *L, const struct opts *op,
 		for (i = 0; i < L->n_denied; i++)
 			put_escaped(b, ";   ", L->denied[i]);
 	}
+	if (L->n_woulds) {
+		sb_printf(b, "; let through by a permissive run, which its policy refuses\n"
+			  "; (allowed here but what the guards keep out):\n");
+		qsort(L->woulds, L->n_woulds, sizeof(*L->woulds), cmp_str);
+		for (i = 0; i < L->n_woulds; i++)
+			put_escaped(b, ";   ", L->woulds[i]);
+	}
+	if (n_guarded) {
+		sb_printf(b, "; done in the runs but kept out by the default policy's guards, not allowed here:\n");
+		for (i = 0; i < n_guarded; i++)
+			put_escaped(b, ";   ", guarded[i]);
+	}
 	if (n_dropped) {
 		sb_printf(b, "; done in the runs but denied by the base policy, not allowed here:\n");
 		for (i = 0; i < n_dropped; i++)
@@ -952,6 +1431,7 @@ static void write_policy(struct learn *L, const struct opts *op,
 		sb_printf(b, "; Syscalls no rule names stay allowed; what sysgate mediates\n"
 			  "; (@file, @exec, @network) is denied at the end unless learned.\n"
 			  "default = allow\nerrno = EACCES\naudit = all\n");
+		put_guards(b);
 	}
 
 	qsort(L->obs, L->n_obs, sizeof(*L->obs), cmp_obs);
@@ -1104,9 +1584,9 @@ int tool_learn(int argc, char **argv)
 	struct rules_vars v;
 	struct rules_set *check = NULL;
 	char cwd[PATH_MAX], err[RULES_ERR_MAX];
-	char *base_ref = NULL, **dropped = NULL;
+	char *base_ref = NULL, **dropped = NULL, **guarded = NULL;
 	char (*paths)[PATH_MAX] = NULL, id[TOOLS_RUN_ID_MAX];
-	size_t n_dropped = 0, i;
+	size_t n_dropped = 0, n_guarded = 0, i;
 	int status = 0;
 
 	status = learn_args(argc, argv, &op);
@@ -1136,12 +1616,17 @@ int tool_learn(int argc, char **argv)
 	}
 	if (status != 0)
 		goto out;
+	widen_excl(&L);
+	widen_made(&L);
 	if (op.base) {
 		base.arg = op.base;
 		base_ref = base_reference(op.base);
 		n_dropped = filter_base(&L, &base, &dropped);
+	} else {
+		n_guarded = filter_guards(&L, &v, &guarded);
 	}
-	write_policy(&L, &op, base_ref, dropped, n_dropped, &b);
+	write_policy(&L, &op, base_ref, dropped, n_dropped, guarded,
+		     n_guarded, &b);
 
 	/* The policy must load, with the code sysgate run uses. */
 	if (rules_load_string(b.s, op.out ? op.out : "<learned>", &v, &check,
@@ -1181,9 +1666,26 @@ out:
 	for (i = 0; i < L.n_denied; i++)
 		free(L.denied[i]);
 	free(L.denied);
+	for (i = 0; i < L.n_woulds; i++)
+		free(L.woulds[i]);
+	free(L.woulds);
+	for (i = 0; i < L.n_made; i++)
+		free(L.made[i]);
+	free(L.made);
+	for (i = 0; i < L.n_waits; i++)
+		free(L.waits[i].item);
+	free(L.waits);
+	for (i = 0; i < L.n_excl; i++) {
+		free(L.excl[i].path);
+		free(L.excl[i].item);
+	}
+	free(L.excl);
 	for (i = 0; i < n_dropped; i++)
 		free(dropped[i]);
 	free(dropped);
+	for (i = 0; i < n_guarded; i++)
+		free(guarded[i]);
+	free(guarded);
 	for (i = 0; i < L.runs; i++) {
 		free(L.run_cwd[i]);
 		free(L.run_tmpdir[i]);

@@ -521,6 +521,10 @@ struct report {
 	struct denial *denials;
 	size_t n_denials, cap_denials;
 	uint64_t denials_total;
+	/* Permissive runs: calls let through that the policy would deny. */
+	struct denial *woulds;
+	size_t n_woulds, cap_woulds;
+	uint64_t woulds_total;
 
 	json_t **limits;
 	size_t n_limits, cap_limits;
@@ -584,6 +588,9 @@ static void report_release(struct report *rp)
 	for (size_t i = 0; i < rp->n_denials; i++)
 		json_decref(rp->denials[i].rec);
 	free(rp->denials);
+	for (size_t i = 0; i < rp->n_woulds; i++)
+		json_decref(rp->woulds[i].rec);
+	free(rp->woulds);
 	for (size_t i = 0; i < rp->n_limits; i++)
 		json_decref(rp->limits[i]);
 	free(rp->limits);
@@ -1075,6 +1082,22 @@ static void note_open(struct report *rp, const json_t *rec, const char *name,
 	};
 }
 
+/* A call of a permissive run that the policy would deny (would_deny). */
+static void note_would(struct report *rp, json_t *rec, int64_t ts,
+		       uint64_t seq, size_t idx)
+{
+	if (!json_is_true(json_object_get(rec, "would_deny")))
+		return;
+	rp->woulds_total++;
+	if (rp->n_woulds >= MAX_KEPT_EVENTS)
+		return;
+	rp->woulds = vec_grow(rp->woulds, rp->n_woulds, &rp->cap_woulds,
+			      sizeof(*rp->woulds));
+	rp->woulds[rp->n_woulds++] = (struct denial){
+		.seq = seq, .ts_us = ts, .proc = idx, .rec = json_incref(rec),
+	};
+}
+
 static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 		       uint64_t seq)
 {
@@ -1109,6 +1132,7 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 	if (!denied && json_object_get(rec, "errno"))
 		rp->failed++;
 	call_outcome(rec, action, &outcome, &bad);
+	note_would(rp, rec, ts, seq, idx);
 
 	json_array_foreach(paths, i, pe) {
 		const char *pa = jstr(pe, "action");
@@ -2169,6 +2193,33 @@ static void find_denials(struct fsink *k, const struct report *rp)
 	sb_release(&b);
 }
 
+/* Permissive runs: each call the policy would deny, as a finding. */
+static void find_woulds(struct fsink *k, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	size_t i;
+
+	for (i = 0; i < rp->n_woulds && i < MAX_FINDINGS; i++) {
+		const struct denial *d = &rp->woulds[i];
+		int64_t pid = d->proc != NONE ? rp->procs[d->proc].pid : -1;
+		const char *rule = jstr(d->rec, "rule");
+
+		sb_clear(&b);
+		sb_printf(&b, "record %" PRIu64 ", ", d->seq);
+		sb_rel(&b, rp, d->ts_us);
+		sb_printf(&b, ", pid %" PRId64 " ", pid);
+		sb_show_member(&b, d->rec, "exe", MAX_SHOW);
+		sb_printf(&b, ": %s ", clean(jstr(d->rec, "syscall")));
+		sb_denial_what(&b, d->rec);
+		sb_printf(&b, " (rule %s would %s; let through)",
+			  clean(rule ? rule : "default"),
+			  clean(jstr(d->rec, "would")));
+		finding(k, rp, "would deny", &b, d->seq, d->ts_us, pid);
+	}
+	more_findings(k, i, rp->woulds_total);
+	sb_release(&b);
+}
+
 static void find_limits(struct fsink *k, const struct report *rp)
 {
 	struct sbuf b = { 0 };
@@ -2390,6 +2441,7 @@ static void find_swallowed(struct fsink *k, const struct report *rp)
 static void find_all(struct fsink *k, const struct report *rp)
 {
 	find_denials(k, rp);
+	find_woulds(k, rp);
 	find_limits(k, rp);
 	find_exits(k, rp, true);
 	find_exits(k, rp, false);
@@ -2424,7 +2476,7 @@ static void text_findings(FILE *f, const struct report *rp)
 	struct fsink k = { .f = f };
 
 	sb_run_result(&b, rp);
-	if (!failed && !rp->denials_total) {
+	if (!failed && !rp->denials_total && !rp->woulds_total) {
 		fprintf(f, "Findings: the run succeeded (%s) with no denials.\n\n",
 			sb_str(&b));
 		sb_release(&b);

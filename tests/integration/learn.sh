@@ -55,13 +55,15 @@ EOF
 	c sh-observe observe 0 - sh work.sh
 	local T1=$SG_TRAIL
 	learn sh "$T1"
-	check sh-generalised grep -q 'path = ${CWD}/out/all.txt' "$P/sh.ini"
+	# out/ is made by the run: one rule for what is below it.
+	check sh-made-dir grep -q 'path = ${CWD}/out/\*\* ' "$P/sh.ini"
+	check sh-made-dir-no-file bash -c "! grep -q 'out/all.txt' '$P/sh.ini'"
 	check sh-proc-pid grep -q 'path = /proc/\*/fd' "$P/sh.ini"
 	check sh-counts grep -q '^; [0-9]* creates in 1 run' "$P/sh.ini"
 	rm -rf "$W/out"
 	c sh-replay sh 0 "$NODENY" sh work.sh
 	c sh-replay-again sh 0 "$NODENY" sh work.sh
-	c sh-secret sh 1 "--path $S --action deny --rule learned-deny-other-files" \
+	c sh-secret sh 1 "--path $S --action deny --rule no-secrets" \
 		sh -c "cat '$S'"
 	c sh-outside sh 2 "--path $O/x --action deny" sh -c "echo x > '$O/x'"
 	c sh-other-exec sh 126 "--type syscall --action deny" /usr/bin/id
@@ -70,7 +72,7 @@ EOF
 	sg_raw learn "$T1" -o "$P/clean.ini"
 	check verified-no-warning bash -c "! grep -q 'verify' '$SG_ERR'"
 	local F=$R/forged.jsonl
-	sed 's|out/all.txt|out/forged.txt|g' "$T1" >"$F"
+	sed 's|work.sh|forged.sh|g' "$T1" >"$F"
 	check forged-differs sh -c "! cmp -s '$T1' '$F'"
 	rm -f "$P/forged.ini"
 	sg_raw learn "$F" -o "$P/forged.ini"
@@ -80,7 +82,7 @@ EOF
 	sg_raw learn --unverified "$F" -o "$P/forged.ini"
 	check forged-unverified-status test "$SG_RC" = 0
 	check forged-unverified-warns grep -q "WARNING: $F does not verify: .*learning from it anyway" "$SG_ERR"
-	check forged-unverified-learned grep -q 'path = ${CWD}/out/forged.txt' "$P/forged.ini"
+	check forged-unverified-learned grep -q 'path = ${CWD}/forged.sh' "$P/forged.ini"
 	sg_raw learn "$T1" "$F" -o "$P/forged.ini"
 	check forged-among-good-refused test "$SG_RC" = 125
 
@@ -163,6 +165,76 @@ except PermissionError:
 	as_user make -s -C build clean
 	c make-replay-again make 0 "$NODENY" make -s -C build
 	c make-secret make 2 "--path $S --action deny" make -s -C build -f "$S"
+
+	# --- 4. learn generalises: git init, commit and a build into
+	# directories the run makes, with mkstemp and tempfile names.  The
+	# same task in a new directory, and a second similar one, run under
+	# the learned policy with no denial; a secret stays out.
+	cat >"$T/task.sh" <<'EOF'
+set -e
+git init -q repo
+cd repo
+echo "$1" >a.txt
+mkdir -p src
+for f in $2; do echo "int $f(void) { return 0; }" >"src/$f.c"; done
+printf 'int main(void) { return 0; }\n' >src/main.c
+git add -A
+git commit -q -m "task $1"
+mkdir -p build
+cc -o build/prog src/*.c
+t=$(mktemp build/obj.XXXXXX)
+echo x >"$t"
+rm -f "$t"
+python3 -c "import tempfile; f = tempfile.NamedTemporaryFile(dir='.', delete=False); f.write(b'x')"
+git describe --always >/dev/null
+./build/prog
+EOF
+	chmod 0644 "$T/task.sh"
+	local W0=$W
+	mkdir -p "$W0/t1" "$W0/t2" "$W0/t3"
+	[ "$U" = root ] || chown -R "$U:" "$W0"
+	W=$W0/t1
+	c task-observe observe 0 - sh "$T/task.sh" one "f g"
+	learn task "$SG_TRAIL"
+	check task-git-store grep -q '^path = ${CWD}/repo/\*\* ' "$P/task.ini"
+	check task-keeps-env grep -q '^\[env\]' "$P/task.ini"
+	check task-keeps-secrets grep -q '^\[rule no-secrets\]' "$P/task.ini"
+	check task-no-objects bash -c "! grep -q 'objects/[0-9a-f][0-9a-f]/' '$P/task.ini'"
+	W=$W0/t2
+	c task-new-dir task 0 "$NODENY" sh "$T/task.sh" one "f g"
+	W=$W0/t3
+	c task-second task 0 "$NODENY" sh "$T/task.sh" "second run" "h i j"
+	c task-secret task 2 "--path $S --action deny --rule no-secrets" \
+		sh -c "read x < '$S'"
+	W=$W0
+	# Made-up names as globs, without a created directory: mkstemp and
+	# tempfile names in the cwd, a pyc temp name, git's objects.
+	cat >"$W/names.sh" <<'EOF'
+t=$(mktemp made.XXXXXX) && rm "$t"
+python3 -c "import os, sys; n = 'excl.' + sys.argv[1]; os.close(os.open(n, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)); os.unlink(n)" "$1"
+python3 -c "import tempfile; tempfile.mkstemp(dir='.')"
+echo x >mod.cpython-311.pyc.1402345678
+rm -f tmp* mod.cpython-311.pyc.*
+cd pre && date +%N >f && git add f && git commit -q -m "$(date +%N)"
+EOF
+	[ "$U" = root ] || chown "$U:" "$W/names.sh"
+	# A repository the run did not make: its object store is a glob.
+	rm -rf "$W/pre"
+	as_user sh -c 'git init -q pre && git -C pre commit -q --allow-empty -m init' ||
+		sg_harness_error "git init failed"
+	# excl.WORD: made as mkstemp makes them (O_EXCL, 0600), so made up
+	# even when the name looks like a word.
+	c names-observe observe 0 - sh names.sh status
+	learn names "$SG_TRAIL"
+	check names-mkstemp grep -q '^path = ${CWD}/made\.\* ' "$P/names.ini"
+	check names-tempfile grep -q '^path = ${CWD}/tmp\* ' "$P/names.ini"
+	check names-pyc grep -q '^path = ${CWD}/mod.cpython-311.pyc.\* ' "$P/names.ini"
+	check names-excl grep -q '^path = ${CWD}/excl.\* ' "$P/names.ini"
+	check names-excl-no-word bash -c "! grep -q 'excl.status' '$P/names.ini'"
+	check names-git-objects grep -q '^path = ${CWD}/pre/.git/objects/\*\* ' "$P/names.ini"
+	check names-no-object-names bash -c "! grep -q 'objects/[0-9a-f][0-9a-f]/' '$P/names.ini'"
+	c names-replay names 0 "$NODENY" sh names.sh README
+	c names-replay-again names 0 "$NODENY" sh names.sh backup
 
 	# --- several trails at once; --diff against the shell policy.
 	learn all "$T1" "$T3"

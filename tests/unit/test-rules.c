@@ -4023,6 +4023,176 @@ static void test_filter_core_limit(void)
 }
 
 /* ---------------------------------------------------------------------
+ * Permissive mode: a refusal of the policy becomes an allow that says
+ * what it would have been; rewrites and sysgate's own guards stay.
+ */
+
+static void test_permissive_match(void)
+{
+	static const char text[] =
+		"[policy]\ndefault = deny\nerrno = EPERM\n"
+		"[rule rw]\nsyscalls = openat\npath = /tmp/**\n"
+		"action = rewrite\nredirect = /tmp/sg\n"
+		"[rule secret]\nsyscalls = openat\npath = /home/u/.ssh/**\n"
+		"action = deny\nerrno = EACCES\naudit = no\n"
+		"[rule k]\nsyscalls = ptrace\naction = kill\n"
+		"[rule ok]\nsyscalls = openat\npath = /work/p/**\n"
+		"action = allow\n";
+	struct rules_set *rs = load_ok(text);
+	struct rules_event ev = { .nr = __NR_openat,
+				  .access = RULES_ACC_READ,
+				  .path = "/home/u/.ssh/id_rsa" };
+	struct rules_verdict v;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	CU_ASSERT_FALSE(rules_is_permissive(rs));
+	CU_ASSERT_TRUE(rules_never_allows(rs, __NR_ptrace));
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	CU_ASSERT_EQUAL(v.would, RULES_ALLOW);
+
+	rules_set_permissive(rs, true);
+	CU_ASSERT_TRUE(rules_is_permissive(rs));
+	CU_ASSERT_FALSE(rules_never_allows(rs, __NR_ptrace));
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_EQUAL(v.would, RULES_DENY);
+	CU_ASSERT_EQUAL(v.err, EACCES);
+	CU_ASSERT_TRUE(v.audit);	/* recorded despite audit = no */
+	CU_ASSERT_STRING_EQUAL(v.rule, "secret");
+	/* The default. */
+	ev.path = "/etc/passwd";
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_EQUAL(v.would, RULES_DENY);
+	CU_ASSERT_EQUAL(v.err, EPERM);
+	CU_ASSERT_PTR_NULL(v.rule);
+	/* A kill. */
+	ev = (struct rules_event){ .nr = __NR_ptrace };
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_EQUAL(v.would, RULES_KILL);
+	/* A rewrite stays one; an allow is plain. */
+	ev = (struct rules_event){ .nr = __NR_openat,
+				   .access = RULES_ACC_WRITE,
+				   .path = "/tmp/x" };
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_REWRITE);
+	CU_ASSERT_EQUAL(v.would, RULES_ALLOW);
+	/* Rewritten again by another rewrite: denied in enforcement. */
+	rules_match_rewritten(rs, &ev, "nothing", &v);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_EQUAL(v.would, RULES_DENY);
+	ev.path = "/work/p/a";
+	rules_match(rs, &ev, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_ALLOW);
+	CU_ASSERT_EQUAL(v.would, RULES_ALLOW);
+	/* Ranks: a would-be denial above a plain allow, below a rewrite. */
+	{
+		struct rules_verdict a = { .action = RULES_ALLOW };
+		struct rules_verdict w = { .action = RULES_ALLOW,
+					   .would = RULES_DENY };
+		struct rules_verdict r = { .action = RULES_REWRITE };
+
+		CU_ASSERT_TRUE(rules_verdict_rank(&w) > rules_verdict_rank(&a));
+		CU_ASSERT_TRUE(rules_verdict_rank(&r) > rules_verdict_rank(&w));
+	}
+	/* Fail closed: no set, no relaxing. */
+	rules_match(NULL, &ev, &v);
+	CU_ASSERT_EQUAL(v.action, RULES_DENY);
+	rules_free(rs);
+}
+
+static void test_permissive_key(void)
+{
+	struct rules_set *rs = load_ok("[policy]\nmode = permissive\n");
+	char err[RULES_ERR_MAX] = "";
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	CU_ASSERT_TRUE(rules_is_permissive(rs));
+	/* Not the prebuilt default's filter any more. */
+	rules_free(rs);
+	rs = load_ok("[policy]\nmode = enforce\n");
+	CU_ASSERT_FALSE(rules_is_permissive(rs));
+	rules_free(rs);
+	rs = NULL;
+	CU_ASSERT_EQUAL(rules_load_string("[policy]\nmode = permisive\n", NAME,
+					  &vars, &rs, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "policy.ini:2:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "permissive"));
+	CU_ASSERT_EQUAL(rules_load_default(&vars, &rs, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(rules_is_builtin_default(rs));
+	rules_set_permissive(rs, true);
+	CU_ASSERT_FALSE(rules_is_builtin_default(rs));
+	rules_free(rs);
+}
+
+/*
+ * The permissive filter refuses nothing the guards do not: every syscall
+ * number with argument values around the guards', under the built-in
+ * policy and a default-deny one, is allowed or notified unless the guard
+ * filter alone refuses it the same way.
+ */
+static void test_permissive_filter(void)
+{
+	static const char *const texts[] = {
+		NULL,
+		"[policy]\ndefault = deny\naudit = none\n"
+		"[rule a]\nsyscalls = read, write, getppid\naction = allow\n"
+		"[rule b]\nsyscalls = getpid\narg0 = 5\naction = allow\n"
+		"[rule c]\nsyscalls = personality\naction = kill\n",
+		"[policy]\ndefault = kill\naudit = none\n"
+		"[rule c]\nsyscalls = clone\narg0 = & CLONE_NEWUSER\n"
+		"action = deny\n",
+	};
+	static const uint64_t argvals[] = { 0, 5, 0x00800000 /* UNTRACED */,
+					    0x10000000, 0x5412, ~0ull };
+	struct sock_fprog guard = { 0 };
+	char err[RULES_ERR_MAX];
+
+	CU_ASSERT_EQUAL_FATAL(rules_build_guard_filter(&guard), 0);
+	for (size_t p = 0; p < ARRAY_LEN(texts); p++) {
+		struct rules_set *rs = NULL;
+		struct sock_fprog prog = { 0 };
+
+		if (texts[p])
+			rs = load_ok(texts[p]);
+		else
+			CU_ASSERT_EQUAL(rules_load_default(&vars, &rs, err,
+							   sizeof(err)), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+		rules_set_permissive(rs, true);
+		CU_ASSERT_EQUAL_FATAL(rules_build_filter(rs, &prog), 0);
+		for (int nr = 0; nr < 480; nr++)
+			for (size_t a = 0; a < ARRAY_LEN(argvals); a++) {
+				struct seccomp_data d = {
+					.nr = nr, .arch = AUDIT_ARCH_X86_64,
+					.args = { argvals[a], argvals[a] },
+				};
+				uint32_t act = (uint32_t)rules_filter_stacked(&guard,
+								    &prog, &d);
+				uint32_t g = (uint32_t)rules_filter_run(&guard, &d);
+				uint32_t full = act & SECCOMP_RET_ACTION_FULL;
+
+				if (full == SECCOMP_RET_ALLOW ||
+				    full == SECCOMP_RET_USER_NOTIF)
+					continue;
+				if (act != g)
+					fprintf(stderr,
+						"\npolicy %zu nr %d arg 0x%llx: 0x%x\n",
+						p, nr,
+						(unsigned long long)argvals[a],
+						act);
+				CU_ASSERT_EQUAL(act, g);
+			}
+		free(prog.filter);
+		rules_free(rs);
+	}
+	free(guard.filter);
+}
+
+/* ---------------------------------------------------------------------
  */
 
 /* ---------------------------------------------------------------------
@@ -4303,6 +4473,9 @@ int main(void)
 		{ "rewrite: paths, addresses, arguments", test_rewrite },
 		{ "default policy", test_default_policy },
 		{ "mechanism", test_mechanism },
+		{ "permissive: verdicts", test_permissive_match },
+		{ "permissive: [policy] mode", test_permissive_key },
+		{ "permissive: filter", test_permissive_filter },
 		{ "syscall table vs libseccomp", test_syscall_table },
 		{ "groups", test_groups },
 		{ "names", test_names },
