@@ -206,15 +206,20 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
 		return r < 0 ? r : rules_load_string(text, "<stdin>", v, out,
 						     err, err_len);
 	}
-	/* A bare name that is not a file names a shipped policy: first in
-	 * $SYSGATE_POLICY_DIR (tests in the build tree), then installed.
-	 * rules/ resolves "include = NAME" the same way. */
+	/* A path (a '/' in it) or an existing file is a file.  Any other
+	 * word names a policy: first in $SYSGATE_POLICY_DIR (the user's own
+	 * choice, a source tree's), then the shipped policies built in, then
+	 * one installed beside them.  rules/ resolves "include = NAME" the
+	 * same way. */
 	if (!strchr(arg, '/') && access(arg, F_OK) != 0) {
 		dirs[n] = secure_getenv("SYSGATE_POLICY_DIR");
 		if (dirs[n] && dirs[n][0])
 			n++;
 		dirs[n++] = SYSGATE_DATADIR "/policies";
 		for (i = 0; i < n; i++) {
+			if (i == n - 1 && rules_builtin_text(arg))
+				return rules_load_builtin(arg, v, out, err,
+							  err_len);
 			len = snprintf(shipped, sizeof(shipped), "%s/%s.ini",
 				       dirs[i], arg);
 			if (len > 0 && (size_t)len < sizeof(shipped) &&
@@ -222,8 +227,6 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
 				return rules_load_file(shipped, v, out, err,
 						       err_len);
 		}
-		if (!strcmp(arg, "default"))
-			return rules_load_default(v, out, err, err_len);
 	}
 	return rules_load_file(arg, v, out, err, err_len);
 }
