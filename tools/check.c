@@ -188,6 +188,27 @@ void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
 	v->run = run;
 }
 
+/* -r NAME that is neither a file nor a policy by name: say both, and
+ * which policies are built in. */
+static int no_policy_named(const char *arg, char *err, size_t err_len)
+{
+	const struct rules_builtin *b;
+	size_t used;
+
+	if (!err || !err_len)
+		return -ENOENT;
+	snprintf(err, err_len,
+		 "%s: no such file, and no policy of that name (built in:",
+		 arg);
+	for (b = rules_builtin_policies; b->name; b++) {
+		used = strlen(err);
+		snprintf(err + used, err_len - used, " %s", b->name);
+	}
+	used = strlen(err);
+	snprintf(err + used, err_len - used, ")");
+	return -ENOENT;
+}
+
 int tools_load_policy(const char *arg, const struct rules_vars *v,
 		      struct rules_set **out, char *err, size_t err_len)
 {
@@ -227,6 +248,7 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
 				return rules_load_file(shipped, v, out, err,
 						       err_len);
 		}
+		return no_policy_named(arg, err, err_len);
 	}
 	return rules_load_file(arg, v, out, err, err_len);
 }

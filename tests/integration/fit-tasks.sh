@@ -173,6 +173,12 @@ cases() {
 			"$CLEAN; --type run.start --field policy=\"<$pol>\"" /usr/bin/true
 	done
 
+	# A name that is neither a file nor a policy: the message says so and
+	# lists the built-in ones.
+	sg_raw run -r no-such-policy -- /usr/bin/true
+	check builtin-unknown-125 test "$SG_RC" = 125
+	check builtin-unknown-says grep -q "no-such-policy: no such file, and no policy of that name (built in: default strict build python node)" "$SG_ERR"
+
 	# A local clone of a repository outside the tree: its hard links are
 	# refused (git copies instead), and the summary names the call.
 	c git-clone-outside     - 0 "--type syscall --action deny --rule no-writes-elsewhere --min 1" \
