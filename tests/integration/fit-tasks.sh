@@ -7,7 +7,8 @@
 # the XDG directories and reads them back (the real ones stay untouched),
 # a pyenv-like shim, a rustup-like toolchain and a pipx-like tool in the
 # home directory run, Python's IPv6 probe under -r python; -r NAME finds
-# the built-in policies from a directory without policy files; a denied
+# the built-in policies from a directory without policy files, a file of
+# that name there wins, an unknown name says what it is not; a denied
 # hard link of a local clone is summarised as a link.
 . "$(dirname "$0")/lib.sh"
 sg_init
@@ -172,6 +173,15 @@ cases() {
 		SG_RUN_OPTS="-r $pol" c "builtin-$pol" - 0 \
 			"$CLEAN; --type run.start --field policy=\"<$pol>\"" /usr/bin/true
 	done
+
+	# A file of that name in the current directory wins over the
+	# built-in policy: this one denies what python allows (true).
+	printf '[policy]\ninclude = python\n[rule no-true]\nsyscalls = @exec\npath = /usr/bin/true\naction = deny\nerrno = EACCES\n' >"$W/python"
+	[ "$U" = root ] || chown "$U:" "$W/python"
+	SG_RUN_OPTS="-r python" c builtin-file-wins - 126 \
+		"--type run.start --field policy=\"python\"; --type syscall --action deny --rule no-true --count 1" \
+		/usr/bin/true
+	rm -f "$W/python"
 
 	# A name that is neither a file nor a policy: the message says so and
 	# lists the built-in ones.
