@@ -154,6 +154,15 @@ cases() {
 	check tmp-xdg-read-back grep -qx read-back-ok "$SG_OUT"
 	check tmp-xdg-real-untouched sh -c "test ! -e '$tp' && test ! -e '$H/.config/fittool' && test ! -e '$H/.local/share/fittool' && test ! -e '$H/.cache/fittool'"
 
+	# The price of (b): stat calls stay in the kernel, none is notified,
+	# so a stat of a /tmp path the command wrote looks at the real /tmp
+	# (sysgate.ini(5), tmp-private-read).
+	rm -f "$tp.s"
+	c tmp-stat-in-kernel    - 0 "$CLEAN; --type syscall --syscall newfstatat --count 0; --type syscall --syscall statx --count 0; --type syscall --syscall access --count 0; --type syscall --syscall faccessat2 --count 0" \
+		sh -c "echo s > $tp.s && cat $tp.s >/dev/null && if test -e $tp.s; then echo seen; else echo unseen; fi"
+	check tmp-stat-real-tmp grep -qx unseen "$SG_OUT"
+	check tmp-stat-real-untouched test ! -e "$tp.s"
+
 	# The user's own tools.
 	SG_RUN_OPTS="-r python" \
 	with_path "$H/.pyenv/shims" c pyenv-shim-python     - 0 "$CLEAN" python -c 'print("shim-ok")'
