@@ -271,6 +271,48 @@ static int include_path(struct pctx *c, const struct include_ref *inc,
 			  value, dirs[n - 1]);
 }
 
+const char *rules_builtin_text(const char *name)
+{
+	const struct rules_builtin *b;
+
+	for (b = rules_builtin_policies; name && b->name; b++)
+		if (strcmp(b->name, name) == 0)
+			return b->text;
+	return NULL;
+}
+
+/* Does $SYSGATE_POLICY_DIR hold NAME.ini?  It is the user's own choice
+ * of shipped policies (a source tree's), ahead of the built-in copies. */
+static bool in_policy_dir(const char *name)
+{
+	const char *dir = secure_getenv("SYSGATE_POLICY_DIR");
+	char path[PATH_MAX];
+	int len;
+
+	if (!dir || !dir[0])
+		return false;
+	len = snprintf(path, sizeof(path), "%s/%s.ini", dir, name);
+	return len > 0 && (size_t)len < sizeof(path) &&
+	       access(path, F_OK) == 0;
+}
+
+/* include = NAME of a shipped policy: its built-in text, named "<NAME>"
+ * in messages, unless $SYSGATE_POLICY_DIR has its own; NULL otherwise
+ * (a file, or a policy installed beside the shipped ones). */
+static const char *include_builtin(const char *value, char *id, size_t id_len)
+{
+	const char *text;
+	int len;
+
+	if (strchr(value, '/') || ends_with(value, ".ini"))
+		return NULL;
+	text = rules_builtin_text(value);
+	if (!text || in_policy_dir(value))
+		return NULL;
+	len = snprintf(id, id_len, "<%s>", value);
+	return len > 0 && (size_t)len < id_len ? text : NULL;
+}
+
 /* Append " (included from FILE:LINE)" to a child's message. */
 static void note_included_from(struct pctx *c, unsigned line)
 {
@@ -417,6 +459,7 @@ static int load_include(struct pctx *c, const struct include_ref *inc)
 			      .n_loaded = c->n_loaded };
 	struct include_chain link = { .up = c->chain };
 	struct rules_set *crs = NULL;
+	char bid[NAME_MAX + 3];
 	const char *body;
 	int rc;
 
@@ -435,6 +478,9 @@ static int load_include(struct pctx *c, const struct include_ref *inc)
 		child.name = DEFAULT_SOURCE;
 		link.id = DEFAULT_SOURCE;
 		body = rules_default_policy;
+	} else if ((body = include_builtin(value, bid, sizeof(bid)))) {
+		child.name = bid;
+		link.id = bid;
 	} else {
 		rc = include_path(c, inc, value, path, sizeof(path));
 		if (rc < 0)
@@ -578,6 +624,16 @@ static int warn_empty(struct pctx *c, struct rules_set *rs)
 			  rs->def == RULES_DENY ? "denies" : "kills on");
 }
 
+static bool is_builtin_text(const char *text)
+{
+	const struct rules_builtin *b;
+
+	for (b = rules_builtin_policies; b->name; b++)
+		if (b->text == text)
+			return true;
+	return false;
+}
+
 /* The top policy: errors and chain set up, a canonical id for cycles. */
 static int load_top(const char *text, const char *name,
 		    const struct rules_vars *vars, struct rules_set **out,
@@ -589,7 +645,8 @@ static int load_top(const char *text, const char *name,
 	AUTO_FREE char *real = NULL;
 	int rc;
 
-	if (strcmp(name, DEFAULT_SOURCE) != 0)
+	/* A built-in policy ("<default>", "<strict>"...) is no file. */
+	if (!is_builtin_text(text))
 		real = realpath(name, NULL);
 	rc = load_text(&c, text, real ? real : name, out);
 	/* The policy's own file first (its includes were added after). */
@@ -664,6 +721,29 @@ int rules_load_default(const struct rules_vars *vars, struct rules_set **out,
 	if (rc == 0)
 		(*out)->builtin = true;
 	return rc;
+}
+
+int rules_load_builtin(const char *name, const struct rules_vars *vars,
+		       struct rules_set **out, char *err, size_t err_len)
+{
+	struct pctx c = { .name = name ? name : "<null>", .err = err,
+			  .err_len = err_len, .vars = vars };
+	char id[NAME_MAX + 3];
+	const char *text = rules_builtin_text(name);
+	int len;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (!text || !out) {
+		rules_fail(&c, 0, "no shipped policy of that name");
+		return -ENOENT;
+	}
+	if (strcmp(name, "default") == 0)
+		return rules_load_default(vars, out, err, err_len);
+	len = snprintf(id, sizeof(id), "<%s>", name);
+	if (len < 0 || (size_t)len >= sizeof(id))
+		return rules_fail(&c, 0, "policy name too long");
+	return load_top(text, id, vars, out, err, err_len);
 }
 
 bool rules_is_builtin_default(const struct rules_set *rs)

@@ -225,6 +225,21 @@ const char *rules_default_text(void);
  * (rules/prebuilt.h). */
 bool rules_is_builtin_default(const struct rules_set *rs);
 
+/* The shipped policies (rules/policies/NAME.ini), compiled in so that a
+ * bare NAME finds them without an installed copy; the table ends with a
+ * NULL name.  rules_builtin_text() is NAME's text (borrowed, static), or
+ * NULL when no shipped policy has that name. */
+struct rules_builtin {
+	const char *name;
+	const char *text;
+};
+extern const struct rules_builtin rules_builtin_policies[];
+const char *rules_builtin_text(const char *name);
+/* Load the shipped policy NAME from its built-in copy (the default through
+ * rules_load_default()); -ENOENT, with a message, when there is none. */
+int rules_load_builtin(const char *name, const struct rules_vars *vars,
+		       struct rules_set **out, char *err, size_t err_len);
+
 /* Accepts NULL. */
 void rules_free(struct rules_set *rs);
 

@@ -726,6 +726,25 @@ int record_result(struct sup *s, const struct call *c)
 	return audit_commit(r);
 }
 
+/*
+ * The summary's verb for a path of c: the access class ("read of", "create
+ * of"), but the call itself for the two-path calls, whose classes say
+ * nothing of what was tried (a denied hard link of a file outside the tree
+ * is "link of SRC", not "write of SRC"; linkat is link, renameat2 rename).
+ */
+static void path_verb(const struct call *c, const struct call_path *cp,
+		      char *verb, size_t len)
+{
+	static const char *const two_path[] = { "link", "rename" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(two_path); i++)
+		if (!strncmp(c->name, two_path[i], strlen(two_path[i]))) {
+			snprintf(verb, len, "%s of", two_path[i]);
+			return;
+		}
+	snprintf(verb, len, "%s of", rules_access_name(cp->access));
+}
+
 void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 {
 	char what[PATH_MAX + 32] = "";
@@ -768,7 +787,7 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 				break;
 			}
 		if (cp) {
-			snprintf(verb, sizeof(verb), "%s of", rules_access_name(cp->access));
+			path_verb(c, cp, verb, sizeof(verb));
 			snprintf(what, sizeof(what), "%s", cp->resolved);
 		} else {
 			snprintf(verb, sizeof(verb), "%s", c->name);

@@ -188,6 +188,27 @@ void tools_vars(struct rules_vars *v, char *cwd, size_t cwd_len,
 	v->run = run;
 }
 
+/* -r NAME that is neither a file nor a policy by name: say both, and
+ * which policies are built in. */
+static int no_policy_named(const char *arg, char *err, size_t err_len)
+{
+	const struct rules_builtin *b;
+	size_t used;
+
+	if (!err || !err_len)
+		return -ENOENT;
+	snprintf(err, err_len,
+		 "%s: no such file, and no policy of that name (built in:",
+		 arg);
+	for (b = rules_builtin_policies; b->name; b++) {
+		used = strlen(err);
+		snprintf(err + used, err_len - used, " %s", b->name);
+	}
+	used = strlen(err);
+	snprintf(err + used, err_len - used, ")");
+	return -ENOENT;
+}
+
 int tools_load_policy(const char *arg, const struct rules_vars *v,
 		      struct rules_set **out, char *err, size_t err_len)
 {
@@ -206,15 +227,20 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
 		return r < 0 ? r : rules_load_string(text, "<stdin>", v, out,
 						     err, err_len);
 	}
-	/* A bare name that is not a file names a shipped policy: first in
-	 * $SYSGATE_POLICY_DIR (tests in the build tree), then installed.
-	 * rules/ resolves "include = NAME" the same way. */
+	/* A path (a '/' in it) or an existing file is a file.  Any other
+	 * word names a policy: first in $SYSGATE_POLICY_DIR (the user's own
+	 * choice, a source tree's), then the shipped policies built in, then
+	 * one installed beside them.  rules/ resolves "include = NAME" the
+	 * same way. */
 	if (!strchr(arg, '/') && access(arg, F_OK) != 0) {
 		dirs[n] = secure_getenv("SYSGATE_POLICY_DIR");
 		if (dirs[n] && dirs[n][0])
 			n++;
 		dirs[n++] = SYSGATE_DATADIR "/policies";
 		for (i = 0; i < n; i++) {
+			if (i == n - 1 && rules_builtin_text(arg))
+				return rules_load_builtin(arg, v, out, err,
+							  err_len);
 			len = snprintf(shipped, sizeof(shipped), "%s/%s.ini",
 				       dirs[i], arg);
 			if (len > 0 && (size_t)len < sizeof(shipped) &&
@@ -222,8 +248,7 @@ int tools_load_policy(const char *arg, const struct rules_vars *v,
 				return rules_load_file(shipped, v, out, err,
 						       err_len);
 		}
-		if (!strcmp(arg, "default"))
-			return rules_load_default(v, out, err, err_len);
+		return no_policy_named(arg, err, err_len);
 	}
 	return rules_load_file(arg, v, out, err, err_len);
 }

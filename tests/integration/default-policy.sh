@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The built-in default policy (no -r): reads anywhere but secrets, writes
 # only under the working directory and the private TMPDIR (plus /dev/null,
-# /dev/shm...), a denied create of an existing path answers EEXIST, exec of
-# installed programs and of the working directory only, loopback network
-# only (ENETUNREACH), privileged syscalls EPERM.
+# /dev/shm...), writes below /tmp done in the private TMPDIR, a denied
+# create of an existing path answers EEXIST, exec of installed programs
+# and of the working directory only, loopback network only (ENETUNREACH),
+# privileged syscalls EPERM.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -150,8 +151,30 @@ cases() {
 		"$V/try-open" "$O/data.txt" w
 	c create-outside        - EACCES "--path $O/new --action deny --errno EACCES" \
 		"$V/try-open" "$O/new" wc
-	c create-tmp            - EACCES "--path $leak --action deny --errno EACCES" \
-		"$V/try-open" "$leak" wc
+	# Hard-coded /tmp paths: a write, create, mkdir, rename or unlink
+	# below /tmp is done in the run's private TMPDIR, and a read of what
+	# the run made there finds it; the real /tmp gets nothing, and the
+	# private TMPDIR goes at the end of the run.
+	local a=/tmp/agent-out-$$-$U.txt d=/tmp/agent-d-$$-$U
+	rm -rf "$a" "$d"
+	c tmp-write-lands-private - 0  "--type syscall --path-prefix /tmp/sysgate-2 --action rewrite --rule tmp-private --field paths.0.redirected_from=\"$a\"; --type syscall --action rewrite --rule tmp-private-read --field paths.0.redirected_from=\"$a\"; --type syscall --syscall mkdir --action rewrite --rule tmp-private --field paths.0.redirected_from=\"$d\"; --type syscall --syscall renameat2 --action rewrite --rule tmp-private; --type syscall --syscall unlinkat --action rewrite --rule tmp-private; --action deny --count 0" \
+		sh -c "echo agent-data > $a && grep -q agent-data $a && mkdir -p $d && echo x > $d/x && mv $d/x $d/y && test \"\$(cat $d/y)\" = x && rm $d/y && rmdir $d && test ! -e $d && ls -d /tmp >/dev/null && echo read-back-ok"
+	check tmp-write-read-back grep -qx read-back-ok "$SG_OUT"
+	check tmp-real-untouched test ! -e "$a" -a ! -e "$d"
+	check tmp-private-gone sh -c "! ls -d /tmp/sysgate-*/agent-out-$$-$U.txt 2>/dev/null | grep -q ."
+	# A /tmp file the run did not make is read where it is, and a write
+	# to it changes only a copy in the private TMPDIR; /tmp itself stays.
+	echo "PUBLIC real tmp" >"$leak"
+	chmod 0644 "$leak"
+	c tmp-read-real         - 0      "--type syscall --path $leak --action allow --rule read-anywhere" \
+		"$V/try-open" --cat "$leak"
+	check tmp-read-real-content grep -q "PUBLIC real tmp" "$SG_OUT"
+	c tmp-write-real-private - 0     "--type syscall --action rewrite --rule tmp-private --field paths.0.redirected_from=\"$leak\"" \
+		sh -c "echo changed > $leak && grep -q changed $leak"
+	check tmp-real-unchanged grep -qx "PUBLIC real tmp" "$leak"
+	c tmp-itself-kept       - EACCES "--type syscall --path /tmp --action deny --rule tmp-itself-unchanged --errno EACCES" \
+		"$V/try-chmod" /tmp 0700
+	check tmp-itself-mode test "$(stat -c %a /tmp)" = 1777
 	rm -f "$leak"
 	c write-bashrc          - EACCES "--path $H/.bashrc --action deny --errno EACCES" \
 		"$V/try-open" "$H/.bashrc" a

@@ -156,7 +156,10 @@ sg_init() {
 	sg_probe_kernel
 
 	umask 022
-	T=$(mktemp -d /tmp/sysgate-test-"$SG_NAME".XXXXXX) ||
+	# Not under /tmp: the built-in policy does the tree's writes below
+	# /tmp in the run's private TMPDIR, and the tests see what it denies
+	# in a home, a work and an outside directory of their own.
+	T=$(mktemp -d "${SG_TEST_DIR:-/var/tmp}"/sysgate-test-"$SG_NAME".XXXXXX) ||
 		sg_harness_error "mktemp failed"
 	chmod 0755 "$T"
 	trap sg_cleanup EXIT

@@ -4427,8 +4427,11 @@ static void test_env_include(void)
 
 		CU_ASSERT_EQUAL_FATAL(rules_env_apply(rs, env2, &env, &dropped),
 				      0);
-		CU_ASSERT_EQUAL(list_len(env), 1);
+		/* The key kept, and the default's four sets (caches in the
+		 * private TMPDIR, npm's network checks off). */
+		CU_ASSERT_EQUAL(list_len(env), 5);
 		CU_ASSERT_TRUE(list_has(env, "OPENAI_API_KEY=k"));
+		CU_ASSERT_TRUE(list_has(env, "npm_config_audit=false"));
 		CU_ASSERT_EQUAL(list_len(dropped), 1);
 		CU_ASSERT_TRUE(list_has(dropped, "AWS_SECRET_ACCESS_KEY"));
 		rules_env_free(env);
