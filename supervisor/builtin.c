@@ -133,9 +133,7 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 bool notify_trail_dir_guard(const struct sup *s, const struct call *c,
 			    const struct resolved *r, struct rules_verdict *v)
 {
-	enum op op = path_op(c->req->data.nr);
-
-	if ((op != OP_RENAME && op != OP_UNLINK) || r->fd < 0 ||
+	if (!change_removes_name(c->req->data.nr) || r->fd < 0 ||
 	    !S_ISDIR(r->st.st_mode))
 		return false;
 	for (unsigned i = 0; i < s->n_trail_dirs; i++) {

@@ -15,60 +15,6 @@
 #include "supervisor/internal.h"
 #include "supervisor/handlers.h"
 
-enum op path_op(int nr)
-{
-	switch (nr) {
-	case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat:
-		return OP_OPEN;
-	case SYS_mkdir: case SYS_mkdirat:
-		return OP_MKDIR;
-	case SYS_mknod: case SYS_mknodat:
-		return OP_MKNOD;
-	case SYS_rmdir: case SYS_unlink: case SYS_unlinkat:
-		return OP_UNLINK;
-	case SYS_rename: case SYS_renameat: case SYS_renameat2:
-		return OP_RENAME;
-	case SYS_link: case SYS_linkat:
-		return OP_LINK;
-	case SYS_symlink: case SYS_symlinkat:
-		return OP_SYMLINK;
-	case SYS_chmod: case SYS_fchmodat: case SYS_fchmodat2: case SYS_fchmod:
-		return OP_CHMOD;
-	case SYS_chown: case SYS_lchown: case SYS_fchownat: case SYS_fchown:
-		return OP_CHOWN;
-	case SYS_truncate:
-		return OP_TRUNCATE;
-	case SYS_stat: case SYS_lstat: case SYS_newfstatat:
-		return OP_STAT;
-	case SYS_statx:
-		return OP_STATX;
-	case SYS_access: case SYS_faccessat: case SYS_faccessat2:
-		return OP_ACCESS;
-	case SYS_readlink: case SYS_readlinkat:
-		return OP_READLINK;
-	case SYS_chdir:
-		return OP_CHDIR;
-	case SYS_statfs:
-		return OP_STATFS;
-	case SYS_getxattr: case SYS_lgetxattr:
-		return OP_GETXATTR;
-	case SYS_listxattr: case SYS_llistxattr:
-		return OP_LISTXATTR;
-	case SYS_setxattr: case SYS_lsetxattr: case SYS_fsetxattr:
-		return OP_SETXATTR;
-	case SYS_removexattr: case SYS_lremovexattr: case SYS_fremovexattr:
-		return OP_REMOVEXATTR;
-	case SYS_utime: case SYS_utimes: case SYS_futimesat: case SYS_utimensat:
-		return OP_UTIMES;
-	case SYS_inotify_add_watch:
-		return OP_INOTIFY;
-	case SYS_fanotify_mark:
-		return OP_FANOTIFY;
-	default:
-		return OP_UNSUPPORTED;
-	}
-}
-
 /* A dup of the caller's fd arg (from its own fd table), or -errno. */
 int caller_fd(const struct call *c, uint64_t arg)
 {
@@ -177,7 +123,7 @@ void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 	struct rules_verdict v;
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
-	if (path_op(c->req->data.nr) == OP_OPEN &&
+	if (c->info->family == RULES_FAM_OPEN &&
 	    is_plain_reopen(c, r, access, open_flags_of(c))) {
 		v = (struct rules_verdict){
 			.action = RULES_ALLOW, .rule = "sysgate:reopen",

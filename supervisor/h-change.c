@@ -13,259 +13,367 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "supervisor/internal.h"
 #include "supervisor/handlers.h"
 
-static unsigned res_flags_nofollow(void)
+/*
+ * Per call: its operation and where its arguments other than the paths
+ * are (the syscall table's row has the paths and their dirfds).  -1:
+ * the call has none.
+ */
+struct change_call {
+	int nr;
+	enum op op;
+	signed char mode;	/* mkdir, mknod, chmod: the mode */
+	signed char dev;	/* mknod: the device number */
+	signed char flags;	/* the AT_* or RENAME_* flags word */
+	signed char owner;	/* chown: the uid (the gid follows);
+				 * truncate: the length */
+	int fixed_flags;	/* flags implied by the call (rmdir) */
+	bool follow;		/* the last symlink is followed unless the
+				 * flags say AT_SYMLINK_NOFOLLOW */
+};
+
+#define ROW(name, o, m, d, f, w, fixed, fol) \
+	{ SYS_##name, OP_##o, m, d, f, w, fixed, fol }
+
+static const struct change_call change_calls[] = {
+	/*   call       op        mode dev flags owner fixed  follow */
+	ROW(mkdir,      MKDIR,    1,  -1, -1,  -1,   0,     false),
+	ROW(mkdirat,    MKDIR,    2,  -1, -1,  -1,   0,     false),
+	ROW(mknod,      MKNOD,    1,   2, -1,  -1,   0,     false),
+	ROW(mknodat,    MKNOD,    2,   3, -1,  -1,   0,     false),
+	ROW(rmdir,      UNLINK,  -1,  -1, -1,  -1,   AT_REMOVEDIR, false),
+	ROW(unlink,     UNLINK,  -1,  -1, -1,  -1,   0,     false),
+	ROW(unlinkat,   UNLINK,  -1,  -1,  2,  -1,   0,     false),
+	ROW(rename,     RENAME,  -1,  -1, -1,  -1,   0,     false),
+	ROW(renameat,   RENAME,  -1,  -1, -1,  -1,   0,     false),
+	ROW(renameat2,  RENAME,  -1,  -1,  4,  -1,   0,     false),
+	ROW(link,       LINK,    -1,  -1, -1,  -1,   0,     false),
+	ROW(linkat,     LINK,    -1,  -1,  4,  -1,   0,     false),
+	ROW(symlink,    SYMLINK, -1,  -1, -1,  -1,   0,     false),
+	ROW(symlinkat,  SYMLINK, -1,  -1, -1,  -1,   0,     false),
+	ROW(chmod,      CHMOD,    1,  -1, -1,  -1,   0,     true),
+	ROW(fchmod,     CHMOD,    1,  -1, -1,  -1,   0,     true),
+	ROW(fchmodat,   CHMOD,    2,  -1, -1,  -1,   0,     true),
+	ROW(fchmodat2,  CHMOD,    2,  -1,  3,  -1,   0,     true),
+	ROW(chown,      CHOWN,   -1,  -1, -1,   1,   0,     true),
+	ROW(lchown,     CHOWN,   -1,  -1, -1,   1,   0,     false),
+	ROW(fchown,     CHOWN,   -1,  -1, -1,   1,   0,     false),
+	ROW(fchownat,   CHOWN,   -1,  -1,  4,   2,   0,     true),
+	ROW(truncate,   TRUNCATE, -1, -1, -1,   1,   0,     true),
+};
+
+#undef ROW
+
+static const struct change_call *change_call_of(int nr)
 {
+	for (size_t i = 0; i < ARRAY_SIZE(change_calls); i++)
+		if (change_calls[i].nr == nr)
+			return &change_calls[i];
+	return NULL;
+}
+
+bool change_removes_name(int nr)
+{
+	const struct change_call *row = change_call_of(nr);
+
+	return row && (row->op == OP_RENAME || row->op == OP_UNLINK);
+}
+
+/* One call being carried out: its row, its flags word, its paths. */
+struct change {
+	struct call *c;
+	const struct change_call *row;
+	uint64_t flags;
+	struct resolved *r;
+	unsigned n;
+};
+
+static uint64_t change_arg(const struct change *ch, int idx)
+{
+	return ch->c->req->data.args[idx];
+}
+
+/*
+ * The stages of one operation: plan (how path idx is resolved, which
+ * access it is, whether the flags are valid), precheck (the kernel's
+ * answers that do not depend on the policy once the targets are known: a
+ * positive errno, or 0 to go on) and emulate (the change itself, 0 or
+ * -errno).
+ */
+struct change_op {
+	int (*plan)(const struct change *ch, int idx, unsigned *res,
+		    unsigned *acc);
+	int (*precheck)(const struct change *ch);
+	int (*emulate)(const struct change *ch);
+};
+
+/* mkdir, mknod, symlink: a new name. */
+static int create_plan(const struct change *ch, int idx, unsigned *res,
+		       unsigned *acc)
+{
+	(void)ch;
+	(void)idx;
+	*res = 0;
+	*acc = RULES_ACC_CREATE;
 	return 0;
 }
 
-static int emulate_change(struct call *c, enum op op, struct resolved *r)
+static int create_precheck(const struct change *ch)
 {
-	const __u64 *a = c->req->data.args;
-	int nr = c->req->data.nr;
+	const struct resolved *r = ch->r;
+
+	if (r[0].fd >= 0)
+		return EEXIST;
+	if (r[0].trailing_slash && ch->row->op != OP_MKDIR)
+		return r[0].fd >= 0 ? EEXIST : ENOENT;
+	return 0;
+}
+
+static mode_t caller_mode(struct call *c, uint64_t mode)
+{
+	return (mode_t)(mode & 07777 & ~(uint64_t)notify_caller_umask(c));
+}
+
+static int mkdir_emulate(const struct change *ch)
+{
+	uint64_t mode = change_arg(ch, ch->row->mode);
+
+	return mkdirat(ch->r[0].parent_fd, ch->r[0].name,
+		       caller_mode(ch->c, mode)) < 0 ? -errno : 0;
+}
+
+static int mknod_emulate(const struct change *ch)
+{
+	uint64_t mode = change_arg(ch, ch->row->mode);
+	uint64_t dev = change_arg(ch, ch->row->dev);
+	mode_t type = (mode_t)mode & S_IFMT;
+
+	if (type == 0)
+		type = S_IFREG;
+	return mknodat(ch->r[0].parent_fd, ch->r[0].name,
+		       type | caller_mode(ch->c, mode), (dev_t)dev) < 0 ?
+	       -errno : 0;
+}
+
+static int symlink_emulate(const struct change *ch)
+{
+	/* paths[1] holds the target string (not a checked path). */
+	return symlinkat(ch->c->paths[1].raw, ch->r[0].parent_fd,
+			 ch->r[0].name) < 0 ? -errno : 0;
+}
+
+static int unlink_plan(const struct change *ch, int idx, unsigned *res,
+		       unsigned *acc)
+{
+	(void)idx;
+	*res = 0;
+	if (ch->flags & ~(uint64_t)AT_REMOVEDIR)
+		return -EINVAL;
+	*acc = RULES_ACC_DELETE;
+	return 0;
+}
+
+static int unlink_precheck(const struct change *ch)
+{
+	const struct resolved *r = ch->r;
+
+	if (!strcmp(r[0].name, "."))
+		return EINVAL;
+	if (!strcmp(r[0].name, ".."))
+		return ENOTEMPTY;
+	if (r[0].parent_fd < 0)
+		return EBUSY;
+	if (r[0].fd < 0)
+		return ENOENT;
+	if (!(ch->flags & AT_REMOVEDIR)) {
+		if (S_ISDIR(r[0].st.st_mode))
+			return EISDIR;
+	} else if (!S_ISDIR(r[0].st.st_mode)) {
+		return ENOTDIR;
+	}
+	return 0;
+}
+
+static int unlink_emulate(const struct change *ch)
+{
+	return unlinkat(ch->r[0].parent_fd, ch->r[0].name,
+			(int)ch->flags) < 0 ? -errno : 0;
+}
+
+static int rename_plan(const struct change *ch, int idx, unsigned *res,
+		       unsigned *acc)
+{
+	*res = 0;
+	if (ch->flags & ~(uint64_t)(RENAME_NOREPLACE | RENAME_EXCHANGE |
+				    RENAME_WHITEOUT))
+		return -EINVAL;
+	*acc = idx == 0 ? RULES_ACC_DELETE : RULES_ACC_CREATE;
+	if (ch->flags & RENAME_EXCHANGE)
+		*acc = RULES_ACC_WRITE;
+	return 0;
+}
+
+/* rename and link: an existing file, a name for it. */
+static int rename_precheck(const struct change *ch)
+{
+	const struct resolved *r = ch->r;
+	bool link = ch->row->op == OP_LINK;
+
+	if (r[0].fd < 0)
+		return ENOENT;
+	if (link && (ch->flags & AT_EMPTY_PATH) &&
+	    ch->c->paths[0].raw[0] == '\0') {
+		/* The fd's own file: no parent needed. */
+		if (r[1].parent_fd < 0 || r[1].fd >= 0)
+			return EEXIST;
+		if (S_ISDIR(r[0].st.st_mode))
+			return EPERM;
+		return 0;
+	}
+	if (r[0].parent_fd < 0 || (ch->n > 1 && r[1].parent_fd < 0))
+		return link ? EEXIST : EBUSY;
+	if (link && r[1].fd >= 0)
+		return EEXIST;
+	if (link && S_ISDIR(r[0].st.st_mode))
+		return EPERM;
+	return 0;
+}
+
+static int rename_emulate(const struct change *ch)
+{
+	const struct resolved *r = ch->r;
+
+	return renameat2(r[0].parent_fd, r[0].name, r[1].parent_fd,
+			 r[1].name, (unsigned)ch->flags) < 0 ? -errno : 0;
+}
+
+static int link_plan(const struct change *ch, int idx, unsigned *res,
+		     unsigned *acc)
+{
+	*res = 0;
+	if (ch->flags & ~(uint64_t)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (idx == 0 && (ch->flags & AT_SYMLINK_FOLLOW))
+		*res = RES_FOLLOW;
+	/* linkat(fd, "", ..., AT_EMPTY_PATH): a name for the open
+	 * file itself (an O_TMPFILE file above all). */
+	if (idx == 0 && (ch->flags & AT_EMPTY_PATH))
+		*res |= RES_EMPTY_PATH;
+	*acc = idx == 0 ? RULES_ACC_WRITE : RULES_ACC_CREATE;
+	return 0;
+}
+
+static int link_emulate(const struct change *ch)
+{
+	const struct resolved *r = ch->r;
+	int flags = (int)ch->flags;
 	char p[64];
-	int rc = 0;
+	int rc;
 
-	switch (op) {
-	case OP_MKDIR: {
-		uint64_t mode = nr == SYS_mkdir ? a[1] : a[2];
-
-		rc = mkdirat(r[0].parent_fd, r[0].name,
-			     (mode_t)(mode & 07777 & ~(uint64_t)notify_caller_umask(c)));
-		break;
-	}
-	case OP_MKNOD: {
-		uint64_t mode = nr == SYS_mknod ? a[1] : a[2];
-		uint64_t dev = nr == SYS_mknod ? a[2] : a[3];
-		mode_t type = (mode_t)mode & S_IFMT;
-
-		if (type == 0)
-			type = S_IFREG;
-		rc = mknodat(r[0].parent_fd, r[0].name,
-			     type | (mode_t)(mode & 07777 & ~(uint64_t)notify_caller_umask(c)),
-			     (dev_t)dev);
-		break;
-	}
-	case OP_UNLINK: {
-		int flags = nr == SYS_rmdir ? AT_REMOVEDIR :
-			    nr == SYS_unlinkat ? (int)a[2] : 0;
-
-		rc = unlinkat(r[0].parent_fd, r[0].name, flags);
-		break;
-	}
-	case OP_RENAME: {
-		unsigned flags = nr == SYS_renameat2 ? (unsigned)a[4] : 0;
-
-		rc = renameat2(r[0].parent_fd, r[0].name, r[1].parent_fd,
-			       r[1].name, flags);
-		break;
-	}
-	case OP_LINK: {
-		int flags = nr == SYS_linkat ? (int)a[4] : 0;
-
-		if ((flags & AT_EMPTY_PATH) && r[0].parent_fd < 0) {
-			rc = linkat(r[0].fd, "", r[1].parent_fd, r[1].name,
-				    AT_EMPTY_PATH);
-		} else if (flags & AT_SYMLINK_FOLLOW) {
-			snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
-			rc = linkat(AT_FDCWD, p, r[1].parent_fd, r[1].name,
-				    AT_SYMLINK_FOLLOW);
-		} else {
-			rc = linkat(r[0].parent_fd, r[0].name, r[1].parent_fd,
-				    r[1].name, 0);
-		}
-		break;
-	}
-	case OP_SYMLINK:
-		/* paths[1] holds the target string (not a checked path). */
-		rc = symlinkat(c->paths[1].raw, r[0].parent_fd, r[0].name);
-		break;
-	case OP_CHMOD: {
-		uint64_t mode = nr == SYS_chmod || nr == SYS_fchmod ? a[1] : a[2];
-
-		/* Linux cannot change a symlink's own mode. */
-		if (S_ISLNK(r[0].st.st_mode))
-			return -EOPNOTSUPP;
+	if ((flags & AT_EMPTY_PATH) && r[0].parent_fd < 0) {
+		rc = linkat(r[0].fd, "", r[1].parent_fd, r[1].name,
+			    AT_EMPTY_PATH);
+	} else if (flags & AT_SYMLINK_FOLLOW) {
 		snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
-		rc = chmod(p, (mode_t)(mode & 07777));
-		break;
-	}
-	case OP_CHOWN: {
-		uint64_t uid = nr == SYS_fchownat ? a[2] : a[1];
-		uint64_t gid = nr == SYS_fchownat ? a[3] : a[2];
-
-		rc = fchownat(r[0].fd, "", (uid_t)uid, (gid_t)gid,
-			      AT_EMPTY_PATH);
-		break;
-	}
-	case OP_TRUNCATE:
-		snprintf(p, sizeof(p), "/proc/self/fd/%d", r[0].fd);
-		rc = truncate(p, (off_t)a[1]);
-		break;
-	case OP_OPEN: case OP_STAT: case OP_STATX: case OP_ACCESS:
-	case OP_READLINK: case OP_CHDIR: case OP_STATFS: case OP_GETXATTR:
-	case OP_LISTXATTR: case OP_SETXATTR: case OP_REMOVEXATTR:
-	case OP_UTIMES: case OP_INOTIFY: case OP_FANOTIFY:
-	case OP_UNSUPPORTED:
-		return -ENOSYS;
+		rc = linkat(AT_FDCWD, p, r[1].parent_fd, r[1].name,
+			    AT_SYMLINK_FOLLOW);
+	} else {
+		rc = linkat(r[0].parent_fd, r[0].name, r[1].parent_fd,
+			    r[1].name, 0);
 	}
 	return rc < 0 ? -errno : 0;
 }
 
-/* Per operation: how each path is resolved and which access it is. */
-static int plan_change(struct call *c, enum op op, int idx, unsigned *res,
-		       unsigned *acc)
+/* chmod, chown, truncate: a write of an existing file. */
+static int attr_plan(const struct change *ch, int idx, unsigned *res,
+		     unsigned *acc)
 {
-	const __u64 *a = c->req->data.args;
-	int nr = c->req->data.nr;
-
-	*res = res_flags_nofollow();
-	switch (op) {
-	case OP_MKDIR: case OP_MKNOD: case OP_SYMLINK:
-		*acc = RULES_ACC_CREATE;
-		return 0;
-	case OP_UNLINK:
-		if (nr == SYS_unlinkat && (a[2] & ~(uint64_t)AT_REMOVEDIR))
-			return -EINVAL;
-		*acc = RULES_ACC_DELETE;
-		return 0;
-	case OP_RENAME:
-		if (nr == SYS_renameat2 &&
-		    (a[4] & ~(uint64_t)(RENAME_NOREPLACE | RENAME_EXCHANGE |
-					RENAME_WHITEOUT)))
-			return -EINVAL;
-		*acc = idx == 0 ? RULES_ACC_DELETE : RULES_ACC_CREATE;
-		if (nr == SYS_renameat2 && (a[4] & RENAME_EXCHANGE))
-			*acc = RULES_ACC_WRITE;
-		return 0;
-	case OP_LINK:
-		if (nr == SYS_linkat &&
-		    (a[4] & ~(uint64_t)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)))
-			return -EINVAL;
-		if (idx == 0 && nr == SYS_linkat && (a[4] & AT_SYMLINK_FOLLOW))
-			*res = RES_FOLLOW;
-		/* linkat(fd, "", ..., AT_EMPTY_PATH): a name for the open
-		 * file itself (an O_TMPFILE file above all). */
-		if (idx == 0 && nr == SYS_linkat && (a[4] & AT_EMPTY_PATH))
-			*res |= RES_EMPTY_PATH;
-		*acc = idx == 0 ? RULES_ACC_WRITE : RULES_ACC_CREATE;
-		return 0;
-	case OP_CHMOD:
-		*res = RES_FOLLOW;
-		if (nr == SYS_fchmodat2) {
-			if (a[3] & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-				return -EINVAL;
-			if (a[3] & AT_SYMLINK_NOFOLLOW)
-				*res = 0;
-			if (a[3] & AT_EMPTY_PATH)
-				*res |= RES_EMPTY_PATH;
-		}
-		*acc = RULES_ACC_WRITE;
-		return 0;
-	case OP_CHOWN:
-		if (nr == SYS_chown)
-			*res = RES_FOLLOW;
-		if (nr == SYS_fchownat) {
-			if (a[4] & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-				return -EINVAL;
-			if (!(a[4] & AT_SYMLINK_NOFOLLOW))
-				*res = RES_FOLLOW;
-			if (a[4] & AT_EMPTY_PATH)
-				*res |= RES_EMPTY_PATH;
-		}
-		*acc = RULES_ACC_WRITE;
-		return 0;
-	case OP_TRUNCATE:
-		*res = RES_FOLLOW;
-		*acc = RULES_ACC_WRITE;
-		return 0;
-	case OP_OPEN: case OP_STAT: case OP_STATX: case OP_ACCESS:
-	case OP_READLINK: case OP_CHDIR: case OP_STATFS: case OP_GETXATTR:
-	case OP_LISTXATTR: case OP_SETXATTR: case OP_REMOVEXATTR:
-	case OP_UTIMES: case OP_INOTIFY: case OP_FANOTIFY:
-	case OP_UNSUPPORTED:
-		break;
-	}
-	return -ENOSYS;
-}
-
-/* Kernel answers that do not depend on the policy once the targets are
- * known.  Returns a positive errno, or 0 to go on. */
-static int precheck_change(struct call *c, enum op op, struct resolved *r,
-			   unsigned n)
-{
-	int nr = c->req->data.nr;
-
-	for (unsigned i = 0; i < n; i++)
-		if (r[i].partial)
-			return ENOENT;	/* a directory on the way is missing */
-	switch (op) {
-	case OP_MKDIR: case OP_MKNOD: case OP_SYMLINK:
-		if (r[0].fd >= 0)
-			return EEXIST;
-		if (r[0].trailing_slash && op != OP_MKDIR)
-			return r[0].fd >= 0 ? EEXIST : ENOENT;
-		return 0;
-	case OP_UNLINK:
-		if (!strcmp(r[0].name, "."))
-			return EINVAL;
-		if (!strcmp(r[0].name, ".."))
-			return ENOTEMPTY;
-		if (r[0].parent_fd < 0)
-			return EBUSY;
-		if (r[0].fd < 0)
-			return ENOENT;
-		if (nr == SYS_unlink || (nr == SYS_unlinkat &&
-					 !(c->req->data.args[2] & AT_REMOVEDIR))) {
-			if (S_ISDIR(r[0].st.st_mode))
-				return EISDIR;
-		} else if (!S_ISDIR(r[0].st.st_mode)) {
-			return ENOTDIR;
-		}
-		return 0;
-	case OP_RENAME: case OP_LINK:
-		if (r[0].fd < 0)
-			return ENOENT;
-		if (op == OP_LINK && nr == SYS_linkat &&
-		    (c->req->data.args[4] & AT_EMPTY_PATH) &&
-		    c->paths[0].raw[0] == '\0') {
-			/* The fd's own file: no parent needed. */
-			if (r[1].parent_fd < 0 || r[1].fd >= 0)
-				return EEXIST;
-			if (S_ISDIR(r[0].st.st_mode))
-				return EPERM;
-			return 0;
-		}
-		if (r[0].parent_fd < 0 || (n > 1 && r[1].parent_fd < 0))
-			return op == OP_LINK ? EEXIST : EBUSY;
-		if (op == OP_LINK && r[1].fd >= 0)
-			return EEXIST;
-		if (op == OP_LINK && S_ISDIR(r[0].st.st_mode))
-			return EPERM;
-		return 0;
-	case OP_CHMOD: case OP_CHOWN: case OP_TRUNCATE:
-		if (r[0].fd < 0)
-			return ENOENT;
-		return 0;
-	case OP_OPEN: case OP_STAT: case OP_STATX: case OP_ACCESS:
-	case OP_READLINK: case OP_CHDIR: case OP_STATFS: case OP_GETXATTR:
-	case OP_LISTXATTR: case OP_SETXATTR: case OP_REMOVEXATTR:
-	case OP_UTIMES: case OP_INOTIFY: case OP_FANOTIFY:
-	case OP_UNSUPPORTED:
-		break;
-	}
+	(void)idx;
+	*res = ch->row->follow ? RES_FOLLOW : 0;
+	if (ch->flags & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (ch->flags & AT_SYMLINK_NOFOLLOW)
+		*res = 0;
+	if (ch->flags & AT_EMPTY_PATH)
+		*res |= RES_EMPTY_PATH;
+	*acc = RULES_ACC_WRITE;
 	return 0;
 }
 
-int handle_change(struct sup *s, struct call *c, enum op op)
+static int attr_precheck(const struct change *ch)
 {
+	return ch->r[0].fd < 0 ? ENOENT : 0;
+}
+
+static int chmod_emulate(const struct change *ch)
+{
+	uint64_t mode = change_arg(ch, ch->row->mode);
+	char p[64];
+
+	/* Linux cannot change a symlink's own mode. */
+	if (S_ISLNK(ch->r[0].st.st_mode))
+		return -EOPNOTSUPP;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", ch->r[0].fd);
+	return chmod(p, (mode_t)(mode & 07777)) < 0 ? -errno : 0;
+}
+
+static int chown_emulate(const struct change *ch)
+{
+	uint64_t uid = change_arg(ch, ch->row->owner);
+	uint64_t gid = change_arg(ch, ch->row->owner + 1);
+
+	return fchownat(ch->r[0].fd, "", (uid_t)uid, (gid_t)gid,
+			AT_EMPTY_PATH) < 0 ? -errno : 0;
+}
+
+static int truncate_emulate(const struct change *ch)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", ch->r[0].fd);
+	return truncate(p, (off_t)change_arg(ch, ch->row->owner)) < 0 ?
+	       -errno : 0;
+}
+
+static const struct change_op change_ops[] = {
+	[OP_MKDIR] = { create_plan, create_precheck, mkdir_emulate },
+	[OP_MKNOD] = { create_plan, create_precheck, mknod_emulate },
+	[OP_SYMLINK] = { create_plan, create_precheck, symlink_emulate },
+	[OP_UNLINK] = { unlink_plan, unlink_precheck, unlink_emulate },
+	[OP_RENAME] = { rename_plan, rename_precheck, rename_emulate },
+	[OP_LINK] = { link_plan, rename_precheck, link_emulate },
+	[OP_CHMOD] = { attr_plan, attr_precheck, chmod_emulate },
+	[OP_CHOWN] = { attr_plan, attr_precheck, chown_emulate },
+	[OP_TRUNCATE] = { attr_plan, attr_precheck, truncate_emulate },
+};
+
+static int precheck_change(const struct change *ch)
+{
+	for (unsigned i = 0; i < ch->n; i++)
+		if (ch->r[i].partial)
+			return ENOENT;	/* a directory on the way is missing */
+	return change_ops[ch->row->op].precheck(ch);
+}
+
+int handle_change(struct sup *s, struct call *c, struct proc *p)
+{
+	const struct change_call *row = change_call_of(c->req->data.nr);
 	struct resolved r[CALL_MAX_PATHS];
 	unsigned n = c->info->path_arg[1] >= 0 ? 2 : 1;
+	struct change ch = { .c = c, .row = row, .r = r, .n = n };
 	bool redirect_missing = false;
+	enum op op;
 	int rc = 0;
 
+	(void)p;
+	if (!row)
+		return notify_refuse_unsupported(s, c);
+	op = row->op;
+	ch.flags = (uint64_t)row->fixed_flags |
+		   (row->flags >= 0 ? change_arg(&ch, row->flags) : 0);
 	for (unsigned i = 0; i < CALL_MAX_PATHS; i++)
 		resolved_init(&r[i]);
 
@@ -286,7 +394,7 @@ int handle_change(struct sup *s, struct call *c, enum op op)
 	for (unsigned i = 0; i < n; i++) {
 		unsigned resf, acc;
 
-		rc = plan_change(c, op, (int)i, &resf, &acc);
+		rc = change_ops[op].plan(&ch, (int)i, &resf, &acc);
 		if (rc == 0)
 			rc = call_resolve(s, c, (int)i, resf, acc, &r[i]);
 		if (rc == -EREMCHG) {
@@ -330,7 +438,7 @@ int handle_change(struct sup *s, struct call *c, enum op op)
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
 		goto gone;
 
-	int pre = precheck_change(c, op, r, n);
+	int pre = precheck_change(&ch);
 
 	if (c->v.action != RULES_ALLOW)
 		goto out;
@@ -341,7 +449,7 @@ int handle_change(struct sup *s, struct call *c, enum op op)
 	c->emulated = true;
 	if (notify_record_before_change(s, c) < 0)
 		goto out;
-	rc = emulate_change(c, op, r);
+	rc = change_ops[op].emulate(&ch);
 	if (rc < 0)
 		c->err = -rc;
 	else {

@@ -35,8 +35,8 @@
 #define RENAME_WHITEOUT (1 << 2)
 #endif
 
-/* The operation of a path call (path_op()): which stage functions of
- * h-change.c and h-meta.c apply to it. */
+/* The operation of a path call: which stage functions of h-change.c and
+ * h-meta.c apply to it (their tables, change_calls and meta_calls). */
 enum op {
 	OP_OPEN, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RENAME, OP_LINK,
 	OP_SYMLINK, OP_CHMOD, OP_CHOWN, OP_TRUNCATE,
@@ -51,13 +51,14 @@ enum op {
 bool caller_alone(const struct sup *s);
 void decide_call(struct call *c);
 int rewrite_restart(struct sup *s, struct call *c);
+/* Fail closed: a call the supervisor cannot carry out faithfully. */
+int notify_refuse_unsupported(struct sup *s, struct call *c);
 /* The trail's records are written one at a time (notify_finish() and
  * every other writer of a call's records). */
 void notify_records_lock(void);
 void notify_records_unlock(void);
 
 /* The paths of a call (callpath.c). */
-enum op path_op(int nr);
 int caller_fd(const struct call *c, uint64_t arg);
 int copy_path(struct call *c, int arg, const char *name);
 int call_resolve_open(struct sup *s, struct call *c, int idx, unsigned flags,
@@ -82,8 +83,10 @@ void caller_creds_stale(void);
 /* The families' handlers. */
 int handle_open(struct sup *s, struct call *c);			/* h-open.c */
 int reopen_fd(int fd, uint64_t flags);				/* h-open.c */
-int handle_change(struct sup *s, struct call *c, enum op op);	/* h-change.c */
-int handle_meta(struct sup *s, struct call *c, enum op op);	/* h-meta.c */
+int handle_change(struct sup *s, struct call *c, struct proc *p); /* h-change.c */
+/* rename or unlink: a call that takes a name away (h-change.c). */
+bool change_removes_name(int nr);
+int handle_meta(struct sup *s, struct call *c, struct proc *p);	/* h-meta.c */
 int handle_exec(struct sup *s, struct call *c, struct proc *p);	/* h-exec.c */
 int handle_scalar(struct sup *s, struct call *c);		/* h-scalar.c */
 int unmediated_call(struct sup *s, struct call *c);		/* h-scalar.c */

@@ -26,8 +26,6 @@
 #include "supervisor/internal.h"
 #include "supervisor/handlers.h"
 
-/* Fail closed: a call the supervisor cannot carry out faithfully. */
-static int refuse_unsupported(struct sup *s, struct call *c);
 /* The call to its family's handler (the syscall table's row). */
 static int dispatch(struct sup *s, struct call *c, struct proc *p);
 
@@ -503,26 +501,6 @@ static int fam_open(struct sup *s, struct call *c, struct proc *p)
 	return handle_open(s, c);
 }
 
-static int fam_change(struct sup *s, struct call *c, struct proc *p)
-{
-	enum op op = path_op(c->req->data.nr);
-
-	(void)p;
-	if (op == OP_UNSUPPORTED || op == OP_OPEN || op >= OP_STAT)
-		return refuse_unsupported(s, c);
-	return handle_change(s, c, op);
-}
-
-static int fam_meta(struct sup *s, struct call *c, struct proc *p)
-{
-	enum op op = path_op(c->req->data.nr);
-
-	(void)p;
-	if (op < OP_STAT || op > OP_FANOTIFY)
-		return refuse_unsupported(s, c);
-	return handle_meta(s, c, op);
-}
-
 static int fam_exec(struct sup *s, struct call *c, struct proc *p)
 {
 	return handle_exec(s, c, p);
@@ -546,14 +524,14 @@ static int fam_refused(struct sup *s, struct call *c, struct proc *p)
 static const family_handler family_handlers[] = {
 	[RULES_FAM_SCALAR] = fam_scalar,
 	[RULES_FAM_OPEN] = fam_open,
-	[RULES_FAM_CHANGE] = fam_change,
-	[RULES_FAM_META] = fam_meta,
+	[RULES_FAM_CHANGE] = handle_change,
+	[RULES_FAM_META] = handle_meta,
 	[RULES_FAM_EXEC] = fam_exec,
 	[RULES_FAM_NET] = fam_net,
 	[RULES_FAM_REFUSED] = fam_refused,
 };
 
-static int refuse_unsupported(struct sup *s, struct call *c)
+int notify_refuse_unsupported(struct sup *s, struct call *c)
 {
 	notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
 	return notify_finish(s, c, false);
@@ -565,5 +543,5 @@ static int dispatch(struct sup *s, struct call *c, struct proc *p)
 
 	if (f < ARRAY_SIZE(family_handlers) && family_handlers[f])
 		return family_handlers[f](s, c, p);
-	return refuse_unsupported(s, c);
+	return notify_refuse_unsupported(s, c);
 }
