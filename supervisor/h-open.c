@@ -251,13 +251,252 @@ static int open_fifo_async(struct sup *s, struct call *c,
 	return 0;
 }
 
-int handle_open(struct sup *s, struct call *c)
+/* What one attempt of an open came to. */
+enum open_step {
+	OPEN_DONE,	/* decided, carried out or not: finish the call */
+	OPEN_AGAIN,	/* the file system changed under us: resolve again */
+	OPEN_GONE,	/* the call is no longer waiting: nothing to answer */
+	OPEN_ANSWERED,	/* answered here; *ret is the handler's value */
+};
+
+/* action = rewrite: the call is decided again on the new path. */
+static enum open_step open_restart(struct sup *s, struct call *c,
+				   struct resolved *r, int *ret)
+{
+	resolved_release(r);
+	*ret = rewrite_restart(s, c);
+	return OPEN_ANSWERED;
+}
+
+/* An O_PATH open, allowed: the kernel opens it. */
+static enum open_step open_path_only(struct sup *s, struct call *c,
+				     struct resolved *r, int *ret)
+{
+	struct call_path *cp = &c->paths[0];
+
+	if (c->rewritten && cp->redirected) {
+		/* The kernel opens it: give it the new path. */
+		struct proc *p = procs_find(c->tid);
+
+		if (c->req->data.nr != SYS_openat2 && p &&
+		    regs_rewrite(s, c, p, (const uint64_t *)c->req->data.args,
+				 c->info->path_arg[0], cp->redirect,
+				 cp->from, cp->redirect_base) == 0) {
+			resolved_release(r);
+			*ret = 0;
+			return OPEN_ANSWERED;
+		}
+		c->err = EACCES;
+		c->note = "O_PATH open of a redirected path: the path could not be rewritten";
+		return OPEN_DONE;
+	}
+	/*
+	 * Security: the one CONTINUE after a path was read.
+	 * SECCOMP_IOCTL_NOTIF_ADDFD cannot carry an O_PATH
+	 * file (the kernel's fget() refuses them), so the
+	 * kernel opens it.  A racing thread could make that
+	 * another object than the one checked, and all it
+	 * would get is an O_PATH fd: no read, no write, no
+	 * fchmod/fchown; every use of it as a dirfd, through
+	 * /proc/self/fd or with AT_EMPTY_PATH is a mediated
+	 * call resolved again on the real object.  What it
+	 * can learn (fstat) is what stat(2) tells in the
+	 * kernel.  O_PATH ignores O_CREAT and O_TRUNC: no
+	 * change is made.  See SECURITY.md.
+	 */
+	resolved_release(r);
+	c->note = "O_PATH: opened by the kernel";
+	*ret = notify_finish(s, c, true);
+	return OPEN_ANSWERED;
+}
+
+/*
+ * Something appeared where we were to create: the recorded decision gets
+ * its outcome, and the call is decided again on what is there now.
+ */
+static void open_raced(struct sup *s, struct call *c)
+{
+	if (!c->pre_seq)
+		return;
+	c->err = EAGAIN;
+	c->note = "raced: decided again";
+	notify_records_lock();
+	if (record_result(s, c) < 0)
+		sup_fail(s, "cannot write the audit trail");
+	notify_records_unlock();
+	c->pre_seq = 0;
+	c->err = 0;
+	c->note = NULL;
+}
+
+/* Give the caller our fd nf of the file it opens (closed here). */
+static enum open_step open_hand_over(struct sup *s, struct call *c,
+				     const struct open_args *o, int nf)
+{
+	struct cpubind bind;
+
+	/* The caller on this CPU for the ADDFD's wake-up (cpubind.c);
+	 * its mask is back before the reply, but in a run of calls
+	 * from it alone. */
+	cpubind_enter(c->tid, &bind, caller_alone(s));
+	int remote = notify_add_fd(s, c->req->id, nf, o->flags & O_CLOEXEC);
+	int unbound = cpubind_leave(&bind);
+
+	if (unbound < 0)
+		fprintf(stderr, "sysgate: warning: the CPU mask of task %d could not be put back (%s); it stays on one CPU\n",
+			(int)c->tid, strerror(-unbound));
+	close(nf);
+	if (remote < 0) {
+		if (remote == -ENOENT)
+			return OPEN_GONE;
+		c->err = -remote;
+		if (remote == -EMFILE) {
+			uint64_t lim = 0;
+
+			rules_limit(s->rules, RULES_LIMIT_OPEN_FILES, &lim);
+			if (lim && record_limit(s, procs_find(c->tid),
+						RULES_LIMIT_OPEN_FILES, lim,
+						"open refused with EMFILE") < 0)
+				sup_fail(s, "cannot write the audit trail");
+		}
+		return OPEN_DONE;
+	}
+	c->result = remote;
+	c->have_result = true;
+	return OPEN_DONE;
+}
+
+/* The open, allowed, carried out on what was resolved. */
+static enum open_step open_carry_out(struct sup *s, struct call *c,
+				     const struct open_args *o,
+				     struct resolved *r, bool exists, int *ret)
+{
+	int nf;
+
+	if (!exists && (r->partial || !(o->flags & O_CREAT) ||
+			(o->flags & O_PATH))) {
+		c->err = ENOENT;
+		return OPEN_DONE;
+	}
+	if (o->flags & O_PATH)
+		return open_path_only(s, c, r, ret);
+	if (!exists && r->trailing_slash) {
+		c->err = EISDIR;
+		return OPEN_DONE;
+	}
+	if (exists && S_ISFIFO(r->st.st_mode) && !(o->flags & O_NONBLOCK) &&
+	    !(o->flags & O_PATH)) {
+		c->emulated = true;
+		if (open_fifo_async(s, c, o, r) == 0) {
+			resolved_release(r);
+			*ret = 0;
+			return OPEN_ANSWERED;
+		}
+	}
+	if ((!exists && (o->flags & O_CREAT)) ||
+	    (exists && (o->flags & O_TRUNC))) {
+		if (notify_record_before_change(s, c) < 0)
+			return OPEN_DONE;
+	}
+	/* A directory the resolver opened is the one checked. */
+	nf = r->opened ? steal_fd(&r->fd) : do_open(c, o, r);
+	if (nf == -EAGAIN) {
+		open_raced(s, c);
+		return OPEN_AGAIN;
+	}
+	c->emulated = true;
+	if (nf < 0) {
+		c->err = -nf;
+		return OPEN_DONE;
+	}
+	return open_hand_over(s, c, o, nf);
+}
+
+/* Resolve, decide and (if allowed) carry out the open, once. */
+static enum open_step open_attempt(struct sup *s, struct call *c,
+				   const struct open_args *o, int dir_oflags,
+				   struct resolved *r, int *ret)
+{
+	struct call_path *cp = &c->paths[0];
+	unsigned second;
+	unsigned acc;
+	bool exists;
+	bool id_checked;
+	int rc;
+
+	resolved_release(r);
+	cp->checked = false;
+	rc = call_resolve_open(s, c, 0, resolve_flags_for(o) | RES_OPEN,
+			       (o->flags & O_CREAT) ? RULES_ACC_CREATE :
+			       open_access(o->flags, true, &second),
+			       dir_oflags, r);
+	/*
+	 * Is the call still waiting (the caller not killed meanwhile)?
+	 * An open of an existing file that creates and truncates
+	 * nothing may ask later: if it is allowed, the ADDFD that
+	 * gives the caller its fd fails (ENOENT) for a call no longer
+	 * waiting, and nothing is recorded; everything else asks now.
+	 * The pid read from cannot have been reused: the caller is
+	 * traced, and only this thread reaps it.
+	 */
+	id_checked = !(rc == 0 && r->fd >= 0 &&
+		       !(o->flags & (O_CREAT | O_TRUNC | O_PATH)));
+	if (id_checked && !notify_id_valid(s, c->req->id))
+		return OPEN_GONE;
+	if (rc == -EREMCHG)
+		return open_restart(s, c, r, ret);
+	if (rc < 0) {
+		c->err = -rc;
+		return OPEN_DONE;
+	}
+	exists = r->fd >= 0;
+	if (exists && (o->flags & O_CREAT) && (o->flags & O_EXCL) &&
+	    (o->flags & O_TMPFILE) != O_TMPFILE) {
+		/* Unless a redirect sends the create elsewhere. */
+		decide_path(s, c, cp, r, RULES_ACC_CREATE);
+		if (!c->rewritten && cp->v.action == RULES_REWRITE)
+			return open_restart(s, c, r, ret);
+		answer_exists(s, c, cp, r);
+		return OPEN_DONE;
+	}
+	if ((o->flags & O_TMPFILE) == O_TMPFILE) {
+		if (!exists) {
+			c->err = ENOENT;
+			return OPEN_DONE;
+		}
+		decide_path(s, c, cp, r, RULES_ACC_CREATE);
+	} else {
+		acc = open_access(o->flags, exists, &second);
+		decide_path(s, c, cp, r, acc);
+		if (second)
+			decide_path(s, c, cp, r, second);
+	}
+	decide_call(c);
+	if (!id_checked && (c->v.action != RULES_ALLOW || c->v.stack ||
+			    S_ISFIFO(r->st.st_mode)) &&
+	    !notify_id_valid(s, c->req->id))
+		return OPEN_GONE;
+	if (c->v.stack && stack_request(s, c) > 0)
+		return OPEN_GONE;
+	if (c->v.action == RULES_REWRITE)
+		return open_restart(s, c, r, ret);
+	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
+		return OPEN_GONE;
+	if (c->v.action != RULES_ALLOW)
+		return OPEN_DONE;
+	return open_carry_out(s, c, o, r, exists, ret);
+}
+
+int handle_open(struct sup *s, struct call *c, struct proc *p)
 {
 	struct open_args o = { 0 };
 	struct resolved r;
+	enum open_step step = OPEN_AGAIN;
 	int dir_oflags = 0;
+	int ret = 0;
 	int rc;
 
+	(void)p;
 	resolved_init(&r);
 	rc = copy_path(c, c->info->path_arg[0], "path");
 	if (rc == 0)
@@ -265,7 +504,7 @@ int handle_open(struct sup *s, struct call *c)
 	c->open_flags = o.flags;
 	if (rc < 0) {
 		c->err = -rc;
-		goto reply_err;
+		return notify_finish(s, c, false);
 	}
 	/* A directory opened read-only: the resolver may open it with the
 	 * call's flags at once (see jump_whole() in resolve.c). */
@@ -273,202 +512,15 @@ int handle_open(struct sup *s, struct call *c)
 	    (o.flags & O_TMPFILE) != O_TMPFILE &&
 	    !(o.flags & (O_CREAT | O_TRUNC | O_PATH)))
 		dir_oflags = (int)o.flags;
-	for (int attempt = 0; attempt < NOTIFY_MAX_RETRIES; attempt++) {
-		struct call_path *cp = &c->paths[0];
-		unsigned second;
-		unsigned acc;
-		int nf;
-		bool exists;
-		bool id_checked;
-
-		resolved_release(&r);
-		cp->checked = false;
-		rc = call_resolve_open(s, c, 0, resolve_flags_for(&o) | RES_OPEN,
-				       (o.flags & O_CREAT) ? RULES_ACC_CREATE :
-				       open_access(o.flags, true, &second),
-				       dir_oflags, &r);
-		/*
-		 * Is the call still waiting (the caller not killed meanwhile)?
-		 * An open of an existing file that creates and truncates
-		 * nothing may ask later: if it is allowed, the ADDFD that
-		 * gives the caller its fd fails (ENOENT) for a call no longer
-		 * waiting, and nothing is recorded; everything else asks now.
-		 * The pid read from cannot have been reused: the caller is
-		 * traced, and only this thread reaps it.
-		 */
-		id_checked = !(rc == 0 && r.fd >= 0 &&
-			       !(o.flags & (O_CREAT | O_TRUNC | O_PATH)));
-		if (id_checked && !notify_id_valid(s, c->req->id))
-			goto gone;
-		if (rc == -EREMCHG) {
-			resolved_release(&r);
-			return rewrite_restart(s, c);
-		}
-		if (rc < 0) {
-			c->err = -rc;
-			goto reply_err;
-		}
-		exists = r.fd >= 0;
-		if (exists && (o.flags & O_CREAT) && (o.flags & O_EXCL) &&
-		    (o.flags & O_TMPFILE) != O_TMPFILE) {
-			/* Unless a redirect sends the create elsewhere. */
-			decide_path(s, c, cp, &r, RULES_ACC_CREATE);
-			if (!c->rewritten && cp->v.action == RULES_REWRITE) {
-				resolved_release(&r);
-				return rewrite_restart(s, c);
-			}
-			answer_exists(s, c, cp, &r);
-			break;
-		}
-		if ((o.flags & O_TMPFILE) == O_TMPFILE) {
-			if (!exists) {
-				c->err = ENOENT;
-				goto reply_err;
-			}
-			decide_path(s, c, cp, &r, RULES_ACC_CREATE);
-		} else {
-			acc = open_access(o.flags, exists, &second);
-			decide_path(s, c, cp, &r, acc);
-			if (second)
-				decide_path(s, c, cp, &r, second);
-		}
-		decide_call(c);
-		if (!id_checked && (c->v.action != RULES_ALLOW || c->v.stack ||
-				    S_ISFIFO(r.st.st_mode))) {
-			if (!notify_id_valid(s, c->req->id))
-				goto gone;
-			id_checked = true;
-		}
-		if (c->v.stack && stack_request(s, c) > 0)
-			goto gone;
-		if (c->v.action == RULES_REWRITE) {
-			resolved_release(&r);
-			return rewrite_restart(s, c);
-		}
-		if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)
-			goto gone;
-		if (c->v.action != RULES_ALLOW)
-			break;
-		if (!exists && (r.partial || !(o.flags & O_CREAT) ||
-				(o.flags & O_PATH))) {
-			c->err = ENOENT;
-			break;
-		}
-		if ((o.flags & O_PATH) && c->rewritten && cp->redirected) {
-			/* The kernel opens it: give it the new path. */
-			struct proc *p = procs_find(c->tid);
-
-			if (c->req->data.nr != SYS_openat2 && p &&
-			    regs_rewrite(s, c, p, (const uint64_t *)c->req->data.args,
-					 c->info->path_arg[0], cp->redirect,
-					 cp->from, cp->redirect_base) == 0) {
-				resolved_release(&r);
-				return 0;
-			}
-			c->err = EACCES;
-			c->note = "O_PATH open of a redirected path: the path could not be rewritten";
-			break;
-		}
-		if (o.flags & O_PATH) {
-			/*
-			 * Security: the one CONTINUE after a path was read.
-			 * SECCOMP_IOCTL_NOTIF_ADDFD cannot carry an O_PATH
-			 * file (the kernel's fget() refuses them), so the
-			 * kernel opens it.  A racing thread could make that
-			 * another object than the one checked, and all it
-			 * would get is an O_PATH fd: no read, no write, no
-			 * fchmod/fchown; every use of it as a dirfd, through
-			 * /proc/self/fd or with AT_EMPTY_PATH is a mediated
-			 * call resolved again on the real object.  What it
-			 * can learn (fstat) is what stat(2) tells in the
-			 * kernel.  O_PATH ignores O_CREAT and O_TRUNC: no
-			 * change is made.  See SECURITY.md.
-			 */
-			resolved_release(&r);
-			c->note = "O_PATH: opened by the kernel";
-			return notify_finish(s, c, true);
-		}
-		if (!exists && r.trailing_slash) {
-			c->err = EISDIR;
-			break;
-		}
-		if (exists && S_ISFIFO(r.st.st_mode) && !(o.flags & O_NONBLOCK) &&
-		    !(o.flags & O_PATH)) {
-			c->emulated = true;
-			if (open_fifo_async(s, c, &o, &r) == 0) {
-				resolved_release(&r);
-				return 0;
-			}
-		}
-		if ((!exists && (o.flags & O_CREAT)) || (exists && (o.flags & O_TRUNC))) {
-			if (notify_record_before_change(s, c) < 0)
-				break;
-		}
-		/* A directory the resolver opened is the one checked. */
-		nf = r.opened ? steal_fd(&r.fd) : do_open(c, &o, &r);
-		if (nf == -EAGAIN) {
-			/* Something appeared where we were to create: the
-			 * recorded decision gets its outcome, and the call is
-			 * decided again on what is there now. */
-			if (c->pre_seq) {
-				c->err = EAGAIN;
-				c->note = "raced: decided again";
-				notify_records_lock();
-				if (record_result(s, c) < 0)
-					sup_fail(s, "cannot write the audit trail");
-				notify_records_unlock();
-				c->pre_seq = 0;
-				c->err = 0;
-				c->note = NULL;
-			}
-			continue;
-		}
-		c->emulated = true;
-		if (nf < 0) {
-			c->err = -nf;
-			break;
-		}
-		struct cpubind bind;
-
-		/* The caller on this CPU for the ADDFD's wake-up (cpubind.c);
-		 * its mask is back before the reply, but in a run of calls
-		 * from it alone. */
-		cpubind_enter(c->tid, &bind, caller_alone(s));
-		int remote = notify_add_fd(s, c->req->id, nf, o.flags & O_CLOEXEC);
-		int unbound = cpubind_leave(&bind);
-
-		if (unbound < 0)
-			fprintf(stderr, "sysgate: warning: the CPU mask of task %d could not be put back (%s); it stays on one CPU\n",
-				(int)c->tid, strerror(-unbound));
-		close(nf);
-		if (remote < 0) {
-			if (remote == -ENOENT)
-				goto gone;
-			c->err = -remote;
-			if (remote == -EMFILE) {
-				uint64_t lim = 0;
-
-				rules_limit(s->rules, RULES_LIMIT_OPEN_FILES, &lim);
-				if (lim && record_limit(s, procs_find(c->tid),
-							RULES_LIMIT_OPEN_FILES, lim,
-							"open refused with EMFILE") < 0)
-					sup_fail(s, "cannot write the audit trail");
-			}
-			break;
-		}
-		c->result = remote;
-		c->have_result = true;
-		break;
-	}
+	for (int attempt = 0; attempt < NOTIFY_MAX_RETRIES &&
+			      step == OPEN_AGAIN; attempt++)
+		step = open_attempt(s, c, &o, dir_oflags, &r, &ret);
+	resolved_release(&r);
+	if (step == OPEN_GONE)
+		return 0;
+	if (step == OPEN_ANSWERED)
+		return ret;
 	if (!c->err && !c->have_result && c->v.action == RULES_ALLOW)
 		c->err = EAGAIN;	/* the race did not settle */
-	resolved_release(&r);
 	return notify_finish(s, c, false);
-
-reply_err:
-	resolved_release(&r);
-	return notify_finish(s, c, false);
-gone:
-	resolved_release(&r);
-	return 0;
 }

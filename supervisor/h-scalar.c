@@ -58,13 +58,16 @@ static int scalar_rewrite(struct sup *s, struct call *c)
 	return notify_send_resp(s, c->req->id, 0, EPERM, false);
 }
 
-int handle_scalar(struct sup *s, struct call *c)
+int handle_scalar(struct sup *s, struct call *c, struct proc *caller)
 {
 	struct rules_event ev = {
 		.nr = c->req->data.nr,
 		.exe = c->exe,
 	};
 
+	/* Not caller: the task may be gone after an ask or a stack
+	 * request, and is looked up again. */
+	(void)caller;
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
 	/* Security: before anything else, a rewritten call included. */
 	if (sysv_is_call(c->req->data.nr) && sysv_check(c))

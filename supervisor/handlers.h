@@ -81,14 +81,14 @@ const struct creds *caller_creds_own(void);
 void caller_creds_stale(void);
 
 /* The families' handlers. */
-int handle_open(struct sup *s, struct call *c);			/* h-open.c */
+int handle_open(struct sup *s, struct call *c, struct proc *p);	/* h-open.c */
 int reopen_fd(int fd, uint64_t flags);				/* h-open.c */
 int handle_change(struct sup *s, struct call *c, struct proc *p); /* h-change.c */
 /* rename or unlink: a call that takes a name away (h-change.c). */
 bool change_removes_name(int nr);
 int handle_meta(struct sup *s, struct call *c, struct proc *p);	/* h-meta.c */
 int handle_exec(struct sup *s, struct call *c, struct proc *p);	/* h-exec.c */
-int handle_scalar(struct sup *s, struct call *c);		/* h-scalar.c */
+int handle_scalar(struct sup *s, struct call *c, struct proc *p); /* h-scalar.c */
 int unmediated_call(struct sup *s, struct call *c);		/* h-scalar.c */
 
 /* Processes and signals (h-proc.c): outside_tree returns 0 to go on

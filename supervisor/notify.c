@@ -489,23 +489,6 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
  */
 typedef int (*family_handler)(struct sup *s, struct call *c, struct proc *p);
 
-static int fam_scalar(struct sup *s, struct call *c, struct proc *p)
-{
-	(void)p;
-	return handle_scalar(s, c);
-}
-
-static int fam_open(struct sup *s, struct call *c, struct proc *p)
-{
-	(void)p;
-	return handle_open(s, c);
-}
-
-static int fam_exec(struct sup *s, struct call *c, struct proc *p)
-{
-	return handle_exec(s, c, p);
-}
-
 static int fam_net(struct sup *s, struct call *c, struct proc *p)
 {
 	(void)p;
@@ -522,11 +505,11 @@ static int fam_refused(struct sup *s, struct call *c, struct proc *p)
 }
 
 static const family_handler family_handlers[] = {
-	[RULES_FAM_SCALAR] = fam_scalar,
-	[RULES_FAM_OPEN] = fam_open,
+	[RULES_FAM_SCALAR] = handle_scalar,
+	[RULES_FAM_OPEN] = handle_open,
 	[RULES_FAM_CHANGE] = handle_change,
 	[RULES_FAM_META] = handle_meta,
-	[RULES_FAM_EXEC] = fam_exec,
+	[RULES_FAM_EXEC] = handle_exec,
 	[RULES_FAM_NET] = fam_net,
 	[RULES_FAM_REFUSED] = fam_refused,
 };
