@@ -12,7 +12,11 @@
 #include <sys/stat.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/sup.h"
 #include "supervisor/handlers.h"
 
 /*

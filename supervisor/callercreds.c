@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 /* --user: the generation of the credentials kept per task (below). */

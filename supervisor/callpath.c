@@ -12,7 +12,11 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/resolve.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 /* A dup of the caller's fd arg (from its own fd table), or -errno. */

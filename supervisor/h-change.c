@@ -14,7 +14,13 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
 #include "supervisor/handlers.h"
 
 /*

@@ -16,7 +16,16 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/regs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 enum exec_format { EXEC_UNKNOWN, EXEC_ELF, EXEC_SCRIPT, EXEC_NONE };

@@ -12,7 +12,13 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/resolve.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 /*

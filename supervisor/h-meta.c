@@ -22,7 +22,15 @@
 #include <utime.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/regs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 #define META_MAX_XATTR 65536u

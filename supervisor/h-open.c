@@ -13,7 +13,18 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/cpubind.h"
+#include "supervisor/notify.h"
+#include "supervisor/pool.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/regs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 /* Retries when a racing process changes the file system between our check

@@ -18,7 +18,14 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 struct pgrp_scan {

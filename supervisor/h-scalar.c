@@ -9,7 +9,16 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/net.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/regs.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/sysv.h"
 #include "supervisor/handlers.h"
 
 /*

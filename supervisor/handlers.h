@@ -12,7 +12,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+
+struct creds;
+struct proc;
+struct resolved;
+struct sup;
 
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000

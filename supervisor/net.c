@@ -37,7 +37,15 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/net.h"
+#include "supervisor/notify.h"
+#include "supervisor/pool.h"
+#include "supervisor/resolve.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 
 /* Caps on what is copied out of the tracee for one emulated send. */
 #define SEND_MAX_BYTES (4u << 20)

@@ -23,7 +23,16 @@
 #include <sys/syscall.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/cpubind.h"
+#include "supervisor/net.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/regs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 /* The call to its family's handler (the syscall table's row). */

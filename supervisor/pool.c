@@ -14,7 +14,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/pool.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
 
 void call_job_init(struct call_job *j, struct sup *s, const struct call *c)

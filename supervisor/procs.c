@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/regs.h"
+#include "supervisor/resolve.h"
 
 #define PROCS_MIN_BUCKETS 256
 

@@ -25,7 +25,10 @@
 
 #include <libunwind-ptrace.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/sup.h"
 #include "supervisor/stack.h"
 
 /* The kernel's "restart this call, whatever the signal handlers say"

@@ -37,7 +37,11 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/sup.h"
+#include "supervisor/sysv.h"
+#include "supervisor/tracee.h"
 
 /* ctl commands as the kernel reads them (glibc adds IPC_64). */
 #ifndef IPC_64

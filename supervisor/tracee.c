@@ -25,7 +25,8 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/procs.h"
+#include "supervisor/tracee.h"
 
 #define PAGE 4096u
 

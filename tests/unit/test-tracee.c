@@ -34,7 +34,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/regs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/tracee.h"
 #include "tests/unit/unit.h"
 
 /* What procs_del() and procs_add() call in the rest of the supervisor. */
