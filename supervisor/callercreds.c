@@ -147,3 +147,9 @@ void caller_creds_stale(void)
 {
 	creds_gen++;
 }
+
+void caller_creds_forget(struct proc *p)
+{
+	free(p->creds);
+	p->creds = NULL;
+}

@@ -299,3 +299,9 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 	if (record_exec(s, p, exe, &img) < 0)
 		sup_fail(s, "cannot write the audit trail");
 }
+
+void notify_exec_forget(struct proc *p)
+{
+	free(p->exec);
+	p->exec = NULL;
+}

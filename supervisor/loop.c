@@ -1244,6 +1244,18 @@ static int trail_guard_init(struct sup *s, const char *path)
 	return keep_dirs_above(s, s->trail_real, "sysgate:audit-trail");
 }
 
+/* The modules that keep part of a task's state in the process table:
+ * what each gives back when a task leaves it (procs_del()). */
+static void register_task_state(void)
+{
+	procs_on_forget(tracee_forget);
+	procs_on_forget(resolve_forget_root);
+	procs_on_forget(notify_exec_forget);
+	procs_on_forget(regs_forget);
+	procs_on_forget(stack_forget_task);
+	procs_on_forget(caller_creds_forget);
+}
+
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
@@ -1255,6 +1267,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 
 	if (!prep.done)
 		supervisor_prepare(opts);
+	register_task_state();
 
 	/* s is static, so zero on the first run: clearing its 130 KiB again
 	 * would fault in every page of it at start-up. */

@@ -58,5 +58,9 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req);
 
 /* Exec verification at PTRACE_EVENT_EXEC (notify.c, shares the checks). */
 void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);
+/* p leaves the process table: its exec check (p->exec) and its --user
+ * credentials (p->creds) are freed (procs_on_forget()). */
+void notify_exec_forget(struct proc *p);
+void caller_creds_forget(struct proc *p);
 
 #endif

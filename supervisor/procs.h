@@ -68,6 +68,16 @@ struct proc {
 	struct proc *next;  /* hash chain */
 };
 
+/*
+ * A module that keeps part of a task's state in struct proc gives it back
+ * in its forget function, registered once before the tree starts
+ * (loop.c, register_task_state()).  procs_del() calls each, in the order
+ * registered, then frees the entry and what the table itself keeps (exe,
+ * argv): the table frees no other module's state.  0, or -ENOSPC.
+ */
+typedef void (*procs_forget_fn)(struct proc *p);
+int procs_on_forget(procs_forget_fn fn);
+
 struct proc *procs_find(pid_t tid);
 /* Add a task (or return the existing entry).  NULL when out of memory. */
 struct proc *procs_add(pid_t tid, pid_t tgid, pid_t ppid);

@@ -529,3 +529,9 @@ int stack_request(struct sup *s, struct call *c)
 	c->stack = NULL;
 	return 1;
 }
+
+void stack_forget_task(struct proc *p)
+{
+	free(p->stack);
+	p->stack = NULL;
+}

@@ -90,5 +90,8 @@ void stack_on_stop(struct proc *p);
 /* Drop what is cached for process tgid (address space, maps): at its exec
  * and its end. */
 void stack_process_forget(pid_t tgid);
+/* p leaves the process table: its stack (p->stack) is freed
+ * (procs_on_forget()). */
+void stack_forget_task(struct proc *p);
 
 #endif

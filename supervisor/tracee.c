@@ -1042,3 +1042,10 @@ bool tracee_on_main_thread(void)
 {
 	return pthread_equal(pthread_self(), main_thread);
 }
+
+void tracee_forget(struct proc *p)
+{
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pidfd = -1;
+}

@@ -118,5 +118,7 @@ void tracee_hold_new(struct proc *np);
  * tasks waiting for nothing else are resumed. */
 void tracee_seen(struct proc *p);
 void tracee_gone(struct proc *p);
+/* p leaves the process table: its pidfd is closed (procs_on_forget()). */
+void tracee_forget(struct proc *p);
 
 #endif
