@@ -117,6 +117,7 @@ void notify_creds_release(void)
 {
 	int r;
 
+	assert_loop_thread();
 	if (!loop_holding && !loop_unsure)
 		return;
 	r = creds_leave(&loop_own);
@@ -131,8 +132,10 @@ void notify_creds_release(void)
 
 const struct creds *caller_creds_take(struct proc *p, pid_t tid)
 {
-	const struct creds *kept = task_creds(p, tid);
+	const struct creds *kept;
 
+	assert_loop_thread();
+	kept = task_creds(p, tid);
 	if (!kept || loop_creds_take(kept) < 0)
 		return NULL;
 	return &loop_held;

@@ -240,6 +240,7 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 	bool ok = true;
 	const char *why = NULL;
 
+	assert_loop_thread();
 	/* --user: an exec may change the credentials kept for p. */
 	caller_creds_stale();
 	if (tracee_exe(p->tid, exe, sizeof(exe)) < 0)

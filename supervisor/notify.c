@@ -7,6 +7,33 @@
  * execve, which is checked again at the exec stop (notify_exec_event).
  * The handlers live in h-*.c, one file per family; docs/INTERNALS.md walks
  * one call through them.
+ *
+ * The threading contract.
+ *
+ * The event loop's thread (loop.c) receives every notification and runs
+ * its handler; it alone owns, reads and changes:
+ *   - the process table and every struct proc (procs.c), with what the
+ *     modules keep in it (kept roots, cwds and umasks of resolve.c, the
+ *     exec check, register edits of regs.c, stacks, --user credentials);
+ *   - the --user credentials it takes on for a caller (callercreds.c);
+ *   - cpubind.c's bindings, sysv.c's objects, the exec image buffer.
+ * Functions that need that state start with assert_loop_thread().
+ *
+ * A worker thread (pool.c) finishes one call that may block (a FIFO
+ * open, a connect, a send, an accept) from a call_job: its own copy of
+ * the call, the notification, the caller's exe name, credentials and
+ * stack, taken by call_job_init() on the loop.  With the caller's
+ * credentials (call_job_enter()) it may read and write the caller's
+ * memory by tid, resolve paths (resolve.c keeps nothing for it: it walks
+ * in full off the loop's thread), carry the call out, install an fd
+ * (notify_add_fd()), record and reply (notify_finish()).  It never
+ * touches the process table or a struct proc.
+ *
+ * Shared by both: the trail and the run's counters, written under
+ * finish_lock (notify_finish(), notify_record_before_change(),
+ * notify_records_lock()); the listener, whose ioctls the kernel
+ * serialises.  An ask thread (ask.c) only asks: the loop decides the
+ * answered call again (ask_dispatch()).
  */
 #include "config.h"
 
@@ -341,6 +368,7 @@ int rewrite_restart(struct sup *s, struct call *c)
 int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		      struct seccomp_notif_resp *resp)
 {
+	assert_loop_thread();
 	(void)resp;
 	/* libseccomp does not zero it, and the kernel refuses a dirty one. */
 	memset(req, 0, s->sizes.seccomp_notif);
@@ -388,6 +416,7 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	char namebuf[32];
 	int nr = req->data.nr;
 
+	assert_loop_thread();
 	call_init(&c);
 	c.req = req;
 	/*

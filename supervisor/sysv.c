@@ -336,6 +336,7 @@ int sysv_allowed(struct sup *s, struct call *c)
 	const __u64 *a = c->req->data.args;
 	struct sysv_call sc;
 
+	assert_loop_thread();
 	if (!sysv_classify(c->req->data.nr, &sc))
 		return 0;
 	if (sc.get) {

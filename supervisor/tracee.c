@@ -299,6 +299,7 @@ bool tracee_files_shared(pid_t tid)
 {
 	struct files_scan sc = { tid, false };
 
+	assert_loop_thread();
 	/*
 	 * Security: a table is shared only with tasks cloned with
 	 * CLONE_FILES from one that shares it, and every such task of the

@@ -3,6 +3,7 @@
 #ifndef SYSGATE_SUPERVISOR_TRACEE_H
 #define SYSGATE_SUPERVISOR_TRACEE_H
 
+#include <assert.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,6 +95,12 @@ int creds_leave(const struct creds *own);
  * process table). */
 bool tracee_on_main_thread(void);
 void tracee_set_main_thread(void);
+/* The threading contract (notify.c): a function only the event loop may
+ * call starts with this. */
+static inline void assert_loop_thread(void)
+{
+	assert(tracee_on_main_thread());
+}
 /* open(2) of a tracee's /proc/TID link (cwd, root) for the supervisor's
  * own walk: when the calling thread holds a caller's credentials and the
  * caller is not dumpable, with CAP_SYS_PTRACE for that one call (see
