@@ -104,154 +104,223 @@ static enum target signal_target(pid_t pid)
 	return TARGET_OUTSIDE;
 }
 
+/*
+ * What a call aims at: the task target (0: none), or ok decided from its
+ * arguments alone.  is_signal: a signal, which a zombie of the tree may be
+ * sent (nothing happens); anything else at a zombie fails with ESRCH.
+ */
+struct aim {
+	pid_t target;
+	bool ok;
+	bool is_signal;
+};
+
+/* Each returns -1 to judge aim (outside_tree()), or outside_tree()'s own
+ * answer. */
+typedef int (*aim_fn)(struct sup *s, struct call *c, struct aim *aim);
+
+static pid_t arg_pid(const struct call *c, int idx)
+{
+	return (pid_t)(int32_t)c->req->data.args[idx];
+}
+
+static int aim_kill(struct sup *s, struct call *c, struct aim *aim)
+{
+	pid_t pid = arg_pid(c, 0);
+
+	if (pid > 0)
+		aim->target = pid;
+	else if (pid == 0)
+		aim->ok = true;	/* the caller's own group: a tree group */
+	else if (pid == -1)
+		aim->ok = false;	/* every process the caller may signal */
+	else
+		aim->ok = tree_pgrp(s, -pid);
+	return -1;
+}
+
+/* tkill, rt_sigqueueinfo: the task in arg 0. */
+static int aim_task0(struct sup *s, struct call *c, struct aim *aim)
+{
+	(void)s;
+	aim->target = arg_pid(c, 0);
+	return -1;
+}
+
+/* tgkill, rt_tgsigqueueinfo: the task in arg 1. */
+static int aim_task1(struct sup *s, struct call *c, struct aim *aim)
+{
+	(void)s;
+	aim->target = arg_pid(c, 1);
+	return -1;
+}
+
+/* Another process's memory, read or written; limits, scheduling and NUMA
+ * placement of a task named by pid (0: the caller; prlimit64 can kill:
+ * RLIMIT_CPU of 0): the task in arg 0, not a signal.  process_vm_*: pid
+ * 0 names none, the kernel's error. */
+static int aim_task0_other(struct sup *s, struct call *c, struct aim *aim)
+{
+	(void)s;
+	aim->is_signal = false;
+	aim->target = arg_pid(c, 0);
+	return -1;
+}
+
+/* pidfd_send_signal, and (not signals) process_madvise: advice on the
+ * memory of the process a pidfd names (root's CAP_SYS_NICE can page out
+ * any process); process_mrelease: its memory reaped while it is being
+ * killed; pidfd_getfd: one of its files taken. */
+static int aim_pidfd(struct sup *s, struct call *c, struct aim *aim)
+{
+	int fd = caller_fd(c, c->req->data.args[0]);
+
+	(void)s;
+	aim->is_signal = c->req->data.nr == SYS_pidfd_send_signal;
+	if (fd >= 0) {
+		pid_t to = tracee_pidfd_pid(fd);
+
+		close(fd);
+		/* -1: it has exited; the kernel answers ESRCH.  A
+		 * pidfd names its process: no pid reuse here. */
+		aim->ok = to == -1 || to == -EBADF ||
+			  (to > 0 && signal_target(to) != TARGET_OUTSIDE);
+	}
+	/*
+	 * Security: the kernel takes the pidfd by its number again
+	 * when the call is continued.  Another task sharing the fd
+	 * table could dup2() a pidfd of a process outside the tree
+	 * over that number meanwhile; the call cannot be carried out
+	 * here instead (the signal would come from the supervisor,
+	 * with its rights), so it is refused.
+	 */
+	if (aim->ok && tracee_files_shared(c->tid)) {
+		notify_verdict_builtin(&c->v, "sysgate:shared-fds",
+				       EPERM);
+		c->note = "a pidfd call with an fd table that "
+			  "another task shares: the pidfd could be "
+			  "swapped before the kernel reads it";
+		return 1;
+	}
+	/* Continued as alone with its table if the rules allow it
+	 * (marked whatever they decide: a denied call only holds a
+	 * new sharer until the caller's next stop or call): no task
+	 * that shares the table runs until the call is over. */
+	if (aim->ok)
+		tracee_fd_call_continued(c->tid);
+	return -1;
+}
+
+static int aim_setpgid(struct sup *s, struct call *c, struct aim *aim)
+{
+	pid_t pid = arg_pid(c, 0);
+	pid_t who = pid ? pid : c->tgid;
+	pid_t pg = arg_pid(c, 1);
+
+	aim->ok = in_tree(who) && (pg == 0 || pg == who || tree_pgrp(s, pg));
+	return -1;
+}
+
+/* kcmp compares the files, memory and the like of two tasks: both
+ * of the tree (what an outsider holds is none of its business). */
+static int aim_kcmp(struct sup *s, struct call *c, struct aim *aim)
+{
+	(void)s;
+	aim->is_signal = false;
+	aim->target = arg_pid(c, 0);
+	switch (signal_target(arg_pid(c, 1))) {
+	case TARGET_TREE:
+		break;
+	case TARGET_OUTSIDE:
+		aim->ok = false;
+		aim->target = 0;
+		break;
+	case TARGET_GONE:
+	case TARGET_ZOMBIE:
+		/* Not continued: its pid may be reused. */
+		c->err = ESRCH;
+		c->note = "no such process";
+		return 2;
+	}
+	return -1;
+}
+
+/* ptrace: the target is arg1 (PTRACE_TRACEME names none: it makes
+ * the parent the tracer, and every task has one already). */
+static int aim_ptrace(struct sup *s, struct call *c, struct aim *aim)
+{
+	(void)s;
+	aim->is_signal = false;
+	if (c->req->data.args[0] != 0 /* PTRACE_TRACEME */)
+		aim->target = arg_pid(c, 1);
+	return -1;
+}
+
+/* setpriority, ioprio_set: by "which" and "who": a task, a process group
+ * (who 0: the caller, its group) or every process of a user. */
+static int aim_prio(struct sup *s, struct call *c, struct aim *aim)
+{
+	bool prio = c->req->data.nr == SYS_setpriority;
+	int which = (int)arg_pid(c, 0) - (prio ? 0 : 1);
+	pid_t who = arg_pid(c, 1);
+
+	aim->is_signal = false;
+	if (which == 0)			/* PRIO_PROCESS, IOPRIO_WHO_PROCESS */
+		aim->target = who;
+	else if (which == 1)		/* PRIO_PGRP, IOPRIO_WHO_PGRP */
+		aim->ok = who == 0 || tree_pgrp(s, who);
+	else if (which == 2)		/* PRIO_USER, IOPRIO_WHO_USER */
+		aim->ok = false;
+	return -1;
+}
+
+static const struct {
+	int nr;
+	aim_fn fn;
+} aims[] = {
+	{ SYS_kill, aim_kill },
+	{ SYS_tkill, aim_task0 },
+	{ SYS_rt_sigqueueinfo, aim_task0 },
+	{ SYS_tgkill, aim_task1 },
+	{ SYS_rt_tgsigqueueinfo, aim_task1 },
+	{ SYS_pidfd_send_signal, aim_pidfd },
+	{ SYS_process_madvise, aim_pidfd },
+	{ SYS_process_mrelease, aim_pidfd },
+	{ SYS_pidfd_getfd, aim_pidfd },
+	{ SYS_setpgid, aim_setpgid },
+	{ SYS_kcmp, aim_kcmp },
+	{ SYS_process_vm_readv, aim_task0_other },
+	{ SYS_process_vm_writev, aim_task0_other },
+	{ SYS_ptrace, aim_ptrace },
+	{ SYS_migrate_pages, aim_task0_other },
+	{ SYS_move_pages, aim_task0_other },
+	{ SYS_prlimit64, aim_task0_other },
+	{ SYS_sched_setaffinity, aim_task0_other },
+	{ SYS_sched_setscheduler, aim_task0_other },
+	{ SYS_sched_setparam, aim_task0_other },
+	{ SYS_sched_setattr, aim_task0_other },
+	{ SYS_setpriority, aim_prio },
+	{ SYS_ioprio_set, aim_prio },
+};
+
 /* Returns 0 to go on deciding, 1 when the call is denied (verdict set),
  * 2 when it is answered here (err or result set). */
 int outside_tree(struct sup *s, struct call *c)
 {
-	const __u64 *a = c->req->data.args;
-	pid_t pid = (pid_t)(int32_t)a[0];
-	pid_t target = 0;
-	bool ok = true, is_signal = true;
+	struct aim aim = { .target = 0, .ok = true, .is_signal = true };
+	aim_fn fn = NULL;
+	int r;
 
-	switch (c->req->data.nr) {
-	case SYS_kill:
-		if (pid > 0)
-			target = pid;
-		else if (pid == 0)
-			ok = true;	/* the caller's own group: a tree group */
-		else if (pid == -1)
-			ok = false;	/* every process the caller may signal */
-		else
-			ok = tree_pgrp(s, -pid);
-		break;
-	case SYS_tkill:
-	case SYS_rt_sigqueueinfo:
-		target = pid;
-		break;
-	case SYS_tgkill:
-	case SYS_rt_tgsigqueueinfo:
-		target = (pid_t)(int32_t)a[1];
-		break;
-	/* process_madvise: advice on the memory of the process a pidfd
-	 * names (root's CAP_SYS_NICE can page out any process);
-	 * process_mrelease: its memory reaped while it is being killed;
-	 * pidfd_getfd: one of its files taken. */
-	case SYS_process_madvise:
-	case SYS_process_mrelease:
-	case SYS_pidfd_getfd:
-		is_signal = false;
-		/* fall through */
-	case SYS_pidfd_send_signal: {
-		int fd = caller_fd(c, a[0]);
-
-		if (fd >= 0) {
-			pid_t to = tracee_pidfd_pid(fd);
-
-			close(fd);
-			/* -1: it has exited; the kernel answers ESRCH.  A
-			 * pidfd names its process: no pid reuse here. */
-			ok = to == -1 || to == -EBADF ||
-			     (to > 0 && signal_target(to) != TARGET_OUTSIDE);
-		}
-		/*
-		 * Security: the kernel takes the pidfd by its number again
-		 * when the call is continued.  Another task sharing the fd
-		 * table could dup2() a pidfd of a process outside the tree
-		 * over that number meanwhile; the call cannot be carried out
-		 * here instead (the signal would come from the supervisor,
-		 * with its rights), so it is refused.
-		 */
-		if (ok && tracee_files_shared(c->tid)) {
-			notify_verdict_builtin(&c->v, "sysgate:shared-fds",
-					       EPERM);
-			c->note = "a pidfd call with an fd table that "
-				  "another task shares: the pidfd could be "
-				  "swapped before the kernel reads it";
-			return 1;
-		}
-		/* Continued as alone with its table if the rules allow it
-		 * (marked whatever they decide: a denied call only holds a
-		 * new sharer until the caller's next stop or call): no task
-		 * that shares the table runs until the call is over. */
-		if (ok)
-			tracee_fd_call_continued(c->tid);
-		break;
-	}
-	case SYS_setpgid: {
-		pid_t who = pid ? pid : c->tgid;
-		pid_t pg = (pid_t)(int32_t)a[1];
-
-		ok = in_tree(who) && (pg == 0 || pg == who || tree_pgrp(s, pg));
-		break;
-	}
-	/* kcmp compares the files, memory and the like of two tasks: both
-	 * of the tree (what an outsider holds is none of its business). */
-	case SYS_kcmp:
-		is_signal = false;
-		target = pid;
-		switch (signal_target((pid_t)(int32_t)a[1])) {
-		case TARGET_TREE:
-			break;
-		case TARGET_OUTSIDE:
-			ok = false;
-			target = 0;
-			break;
-		case TARGET_GONE:
-		case TARGET_ZOMBIE:
-			/* Not continued: its pid may be reused. */
-			c->err = ESRCH;
-			c->note = "no such process";
-			return 2;
-		}
-		break;
-	/* Another process's memory, read or written (pid 0 names none:
-	 * the kernel's error). */
-	case SYS_process_vm_readv:
-	case SYS_process_vm_writev:
-		is_signal = false;
-		target = pid;
-		break;
-	/* ptrace: the target is arg1 (PTRACE_TRACEME names none: it makes
-	 * the parent the tracer, and every task has one already). */
-	case SYS_ptrace:
-		is_signal = false;
-		if (a[0] != 0 /* PTRACE_TRACEME */)
-			target = (pid_t)(int32_t)a[1];
-		break;
-	/* Limits, scheduling and NUMA placement of a task named by pid (0:
-	 * the caller).  prlimit64 can kill (RLIMIT_CPU of 0). */
-	case SYS_migrate_pages:
-	case SYS_move_pages:
-	case SYS_prlimit64:
-	case SYS_sched_setaffinity:
-	case SYS_sched_setscheduler:
-	case SYS_sched_setparam:
-	case SYS_sched_setattr:
-		is_signal = false;
-		target = pid;
-		break;
-	/* By "which" and "who": a task, a process group (who 0: the
-	 * caller, its group) or every process of a user. */
-	case SYS_setpriority:
-	case SYS_ioprio_set: {
-		bool prio = c->req->data.nr == SYS_setpriority;
-		int which = (int)(int32_t)a[0] - (prio ? 0 : 1);
-		pid_t who = (pid_t)(int32_t)a[1];
-
-		is_signal = false;
-		if (which == 0)			/* PRIO_PROCESS, IOPRIO_WHO_PROCESS */
-			target = who;
-		else if (which == 1)		/* PRIO_PGRP, IOPRIO_WHO_PGRP */
-			ok = who == 0 || tree_pgrp(s, who);
-		else if (which == 2)		/* PRIO_USER, IOPRIO_WHO_USER */
-			ok = false;
-		break;
-	}
-	default:
+	for (size_t i = 0; i < ARRAY_SIZE(aims) && !fn; i++)
+		if (aims[i].nr == c->req->data.nr)
+			fn = aims[i].fn;
+	if (!fn)
 		return 0;
-	}
-	if (target > 0) {
-		switch (signal_target(target)) {
+	r = fn(s, c, &aim);
+	if (r >= 0)
+		return r;
+	if (aim.target > 0) {
+		switch (signal_target(aim.target)) {
 		case TARGET_TREE:
 			return 0;
 		case TARGET_GONE:
@@ -259,7 +328,7 @@ int outside_tree(struct sup *s, struct call *c)
 			c->note = "no such process";
 			return 2;
 		case TARGET_ZOMBIE:
-			if (!is_signal) {
+			if (!aim.is_signal) {
 				/* Not continued: its pid may be reused. */
 				c->err = ESRCH;
 				c->note = "a zombie of the tree";
@@ -270,11 +339,11 @@ int outside_tree(struct sup *s, struct call *c)
 			c->note = "a zombie of the tree: nothing to signal";
 			return 2;
 		case TARGET_OUTSIDE:
-			ok = false;
+			aim.ok = false;
 			break;
 		}
 	}
-	if (ok)
+	if (aim.ok)
 		return 0;
 	notify_verdict_builtin(&c->v, "sysgate:outside-tree", EPERM);
 	return 1;
