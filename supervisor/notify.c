@@ -409,6 +409,52 @@ static void call_init(struct call *c)
 	}
 }
 
+/*
+ * The caller's entry in the process table, brought up to date for a new
+ * call of c (c->tgid set; a call restarted by a rewrite marked so).  NULL
+ * when out of memory.
+ */
+static struct proc *call_task(struct sup *s, struct call *c)
+{
+	struct proc *p = procs_find(c->tid);
+
+	if (!p || !p->exe)
+		notify_creds_release();	/* /proc reads of our own */
+	if (!p) {
+		/* A new task can be notified before its first ptrace stop. */
+		pid_t tg = tracee_tgid(c->tid);
+
+		p = procs_add(c->tid, tg > 0 ? tg : c->tid, 0);
+		if (!p)
+			return NULL;
+		if (tg > 0 && tg != c->tid) {
+			struct proc *leader = procs_find(tg);
+
+			if (leader && leader->exe)
+				procs_set_exe(p, leader->exe);
+		}
+	}
+	c->tgid = p->tgid;
+	/* A new call: any it was continued in is over. */
+	tracee_seen(p);
+	/* The call a rewrite restarted with new registers: decided on
+	 * them, by every rule but its own rewrite. */
+	if (p->edit)
+		regs_edited_call(p, c);
+	if (p->fork_inflight) {
+		/* Its fork has returned (or it would not be here). */
+		p->fork_inflight = false;
+		s->forks_inflight--;
+	}
+	if (!p->exe) {
+		char exe[PATH_MAX];
+
+		if (tracee_exe(c->tid, exe, sizeof(exe)) == 0)
+			procs_set_exe(p, exe);
+	}
+	return p;
+}
+
 int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 {
 	struct call c;
@@ -432,41 +478,9 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	cpubind_note_call(c.tid, nr, req->data.args[0]);
 	if (rules_changes_creds(nr))
 		caller_creds_stale();
-	p = procs_find(c.tid);
-	if (!p || !p->exe)
-		notify_creds_release();	/* /proc reads of our own */
-	if (!p) {
-		/* A new task can be notified before its first ptrace stop. */
-		pid_t tg = tracee_tgid(c.tid);
-
-		p = procs_add(c.tid, tg > 0 ? tg : c.tid, 0);
-		if (!p)
-			return notify_send_resp(s, req->id, 0, ENOMEM, false);
-		if (tg > 0 && tg != c.tid) {
-			struct proc *leader = procs_find(tg);
-
-			if (leader && leader->exe)
-				procs_set_exe(p, leader->exe);
-		}
-	}
-	c.tgid = p->tgid;
-	/* A new call: any it was continued in is over. */
-	tracee_seen(p);
-	/* The call a rewrite restarted with new registers: decided on
-	 * them, by every rule but its own rewrite. */
-	if (p->edit)
-		regs_edited_call(p, &c);
-	if (p->fork_inflight) {
-		/* Its fork has returned (or it would not be here). */
-		p->fork_inflight = false;
-		s->forks_inflight--;
-	}
-	if (!p->exe) {
-		char exe[PATH_MAX];
-
-		if (tracee_exe(c.tid, exe, sizeof(exe)) == 0)
-			procs_set_exe(p, exe);
-	}
+	p = call_task(s, &c);
+	if (!p)
+		return notify_send_resp(s, req->id, 0, ENOMEM, false);
 	c.exe = p->exe;
 	c.info = rules_syscall_by_nr(nr);
 	c.name = c.info ? c.info->name : NULL;
