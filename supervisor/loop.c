@@ -733,7 +733,7 @@ static int run_loop(struct sup *s)
 		/*
 		 * Security: past this point the loop does work of its own
 		 * (stops, exits, signals, answers): with its own credentials,
-		 * not those kept from a call (notify.c, --user).
+		 * not those kept from a call (callercreds.c, --user).
 		 */
 		if (chld || (pfd[0].revents | pfd[2].revents))
 			notify_creds_release();

@@ -21,7 +21,7 @@ struct proc;
 int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 		      struct seccomp_notif_resp *resp);
 
-/* Shared by notify.c and net.c (the trusted path). */
+/* Shared by notify.c, the handlers (h-*.c) and net.c (the trusted path). */
 /*
  * The event loop is about to sleep: the next caller's notification wakes
  * it on the caller's CPU again (see notify_send_resp()).
@@ -56,7 +56,7 @@ void notify_creds_release(void);
 /* Handle a notification already received (ask.c re-runs answered ones). */
 int notify_handle_req(struct sup *s, struct seccomp_notif *req);
 
-/* Exec verification at PTRACE_EVENT_EXEC (notify.c, shares the checks). */
+/* Exec verification at PTRACE_EVENT_EXEC (h-exec.c, shares the checks). */
 void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);
 /* p leaves the process table: its exec check (p->exec) and its --user
  * credentials (p->creds) are freed (procs_on_forget()). */

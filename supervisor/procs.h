@@ -56,7 +56,7 @@ struct proc {
 	int umask;          /* its umask as last read (resolve.c) ... */
 	uint64_t umask_gen; /* ... at this generation, 0: not read */
 	struct creds *creds; /* --user: its credentials as last read
-			      * (notify.c) ... */
+			      * (callercreds.c) ... */
 	uint64_t creds_gen; /* ... at this generation, 0: not read */
 	bool stack_wanted;  /* interrupted for a stack, its stop not seen */
 	bool fd_alone;      /* continued a call on an fd number as alone with

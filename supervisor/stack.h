@@ -12,7 +12,7 @@
  * (ip -= 2, ax = orig_ax), which is notified again under a new id and
  * decided then, with the stack at hand.
  *
- *	notify.c, once the verdict is known:
+ *	a handler (h-*.c, net.c), once the verdict is known:
  *		if (c->v.stack && stack_request(s, c) > 0)
  *			return;            // answered: the call will restart
  *	loop.c, at a ptrace stop of p:
