@@ -86,6 +86,86 @@ static enum exec_format exec_format(int fd)
 	return EXEC_NONE;
 }
 
+/* The kernel's answers to an exec of r that the policy allowed: a
+ * positive errno, or 0 when it can run. */
+static int exec_runnable(const struct resolved *r)
+{
+	if (S_ISLNK(r->st.st_mode))
+		return ELOOP;
+	if (S_ISDIR(r->st.st_mode) || !S_ISREG(r->st.st_mode))
+		return EACCES;
+	/* Not executable for the caller (our credentials are the caller's):
+	 * answer as the kernel would, so that the trail has the result. */
+	if (faccessat(r->fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0 &&
+	    errno == EACCES)
+		return EACCES;
+	return 0;
+}
+
+/*
+ * Security: execve cannot be emulated, so the kernel will read the
+ * path again after our CONTINUE.  Remember exactly what was checked;
+ * the exec stop compares it with what was loaded (AT_EXECFN and the
+ * inode) and kills the process on any difference.  A positive errno
+ * when the exec must fail now (no memory; ENOEXEC: no loader for it).
+ */
+static int exec_remember(struct call *c, struct proc *p,
+			 const struct resolved *r, int dirfd)
+{
+	if (!p->exec) {
+		p->exec = calloc(1, sizeof(*p->exec));
+		if (!p->exec)
+			return ENOMEM;
+	}
+	struct exec_check *ec = p->exec;
+
+	ec->pending = true;
+	if (dirfd != AT_FDCWD && c->paths[0].raw[0] != '/') {
+		if (c->paths[0].raw[0] == '\0')
+			snprintf(ec->raw, sizeof(ec->raw), "/dev/fd/%d", dirfd);
+		else
+			snprintf(ec->raw, sizeof(ec->raw), "/dev/fd/%d/%s", dirfd,
+				 c->paths[0].raw);
+	} else {
+		snprintf(ec->raw, sizeof(ec->raw), "%s", c->paths[0].raw);
+	}
+	ec->dev = r->st.st_dev;
+	ec->ino = r->st.st_ino;
+	enum exec_format fmt = exec_format(r->fd);
+
+	if (fmt == EXEC_NONE) {
+		/* The kernel has no loader for it: answer ENOEXEC as it
+		 * would, so the trail has the result (execvp then tries sh). */
+		ec->pending = false;
+		return ENOEXEC;
+	}
+	ec->script = fmt == EXEC_SCRIPT;
+	snprintf(ec->path, sizeof(ec->path), "%s", r->path);
+	return 0;
+}
+
+/*
+ * An exec is run by the kernel: the caller restarts it with the
+ * redirected path in its registers, and it is checked again as any
+ * exec (here, and at the exec stop on what was loaded).  0 when the
+ * call is answered so; else c->err says why not.
+ */
+static int exec_rewrite(struct sup *s, struct call *c, struct proc *p)
+{
+	char to[PATH_MAX];
+
+	memcpy(c->orig_args, c->req->data.args, sizeof(c->orig_args));
+	c->rewrite_rule = c->v.rule;
+	if (rules_rewrite_path(&c->v, c->paths[0].resolved, to, sizeof(to)) == 0 &&
+	    regs_rewrite(s, c, p, c->orig_args, c->info->path_arg[0], to,
+			 c->paths[0].resolved,
+			 strlen(rules_rewrite_redirect(&c->v))) == 0)
+		return 0;
+	c->err = EACCES;
+	c->note = "exec redirect: the path could not be rewritten";
+	return -1;
+}
+
 int handle_exec(struct sup *s, struct call *c, struct proc *p)
 {
 	const __u64 *a = c->req->data.args;
@@ -141,81 +221,17 @@ int handle_exec(struct sup *s, struct call *c, struct proc *p)
 		goto gone;
 	if (c->v.action != RULES_ALLOW)
 		goto out;
-	if (S_ISLNK(r.st.st_mode)) {
-		c->err = ELOOP;
+	c->err = exec_runnable(&r);
+	if (!c->err)
+		c->err = exec_remember(c, p, &r, dirfd);
+	if (c->err)
 		goto out;
-	}
-	if (S_ISDIR(r.st.st_mode) || !S_ISREG(r.st.st_mode)) {
-		c->err = EACCES;
-		goto out;
-	}
-	/* Not executable for the caller (our credentials are the caller's):
-	 * answer as the kernel would, so that the trail has the result. */
-	if (faccessat(r.fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0 &&
-	    errno == EACCES) {
-		c->err = EACCES;
-		goto out;
-	}
-	if (!p->exec) {
-		p->exec = calloc(1, sizeof(*p->exec));
-		if (!p->exec) {
-			c->err = ENOMEM;
-			goto out;
-		}
-	}
-	/*
-	 * Security: execve cannot be emulated, so the kernel will read the
-	 * path again after our CONTINUE.  Remember exactly what was checked;
-	 * the exec stop compares it with what was loaded (AT_EXECFN and the
-	 * inode) and kills the process on any difference.
-	 */
-	struct exec_check *ec = p->exec;
-
-	ec->pending = true;
-	if (dirfd != AT_FDCWD && c->paths[0].raw[0] != '/') {
-		if (c->paths[0].raw[0] == '\0')
-			snprintf(ec->raw, sizeof(ec->raw), "/dev/fd/%d", dirfd);
-		else
-			snprintf(ec->raw, sizeof(ec->raw), "/dev/fd/%d/%s", dirfd,
-				 c->paths[0].raw);
-	} else {
-		snprintf(ec->raw, sizeof(ec->raw), "%s", c->paths[0].raw);
-	}
-	ec->dev = r.st.st_dev;
-	ec->ino = r.st.st_ino;
-	enum exec_format fmt = exec_format(r.fd);
-
-	if (fmt == EXEC_NONE) {
-		/* The kernel has no loader for it: answer ENOEXEC as it
-		 * would, so the trail has the result (execvp then tries sh). */
-		ec->pending = false;
-		c->err = ENOEXEC;
-		goto out;
-	}
-	ec->script = fmt == EXEC_SCRIPT;
-	snprintf(ec->path, sizeof(ec->path), "%s", r.path);
 	resolved_release(&r);
 	return notify_finish(s, c, true);
-rewrite: {
-	/*
-	 * An exec is run by the kernel: the caller restarts it with the
-	 * redirected path in its registers, and it is checked again as any
-	 * exec (here, and at the exec stop on what was loaded).
-	 */
-	char to[PATH_MAX];
-
+rewrite:
 	resolved_release(&r);
-	memcpy(c->orig_args, a, sizeof(c->orig_args));
-	c->rewrite_rule = c->v.rule;
-	if (rules_rewrite_path(&c->v, c->paths[0].resolved, to, sizeof(to)) == 0 &&
-	    regs_rewrite(s, c, p, c->orig_args, c->info->path_arg[0], to,
-			 c->paths[0].resolved,
-			 strlen(rules_rewrite_redirect(&c->v))) == 0)
+	if (exec_rewrite(s, c, p) == 0)
 		return 0;
-	c->err = EACCES;
-	c->note = "exec redirect: the path could not be rewritten";
-	goto out;
-}
 out:
 	if (c->tgid == s->child && !s->child_execd && c->err) {
 		s->first_exec_err = c->err;
