@@ -326,3 +326,13 @@ int call_resolve(struct sup *s, struct call *c, int idx,
 {
 	return call_resolve_open(s, c, idx, flags & ~(unsigned)RES_OPEN, acc, 0, r);
 }
+
+/* The umask the caller's creates are made with (022 when unreadable). */
+int notify_caller_umask(struct call *c)
+{
+	int m;
+
+	m = resolve_task_umask(c->tid);
+
+	return m < 0 ? 022 : m;
+}

@@ -139,15 +139,6 @@ static unsigned resolve_flags_for(const struct open_args *o)
 	return f;
 }
 
-int notify_caller_umask(struct call *c)
-{
-	int m;
-
-	m = resolve_task_umask(c->tid);
-
-	return m < 0 ? 022 : m;
-}
-
 int reopen_fd(int fd, uint64_t flags)
 {
 	char p[64];
