@@ -36,8 +36,6 @@
 
 #include "supervisor/procs.h"
 #include "supervisor/record.h"
-#include "supervisor/regs.h"
-#include "supervisor/resolve.h"
 #include "supervisor/tracee.h"
 #include "tests/unit/unit.h"
 
