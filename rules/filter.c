@@ -912,7 +912,7 @@ static const struct {
  * attributes; the inode generation).  The kernel takes them on a file
  * opened for reading only, from its owner (or root), as it takes fchmod:
  * under a policy that mediates fchmod they reach the supervisor, which
- * decides each as an fchmod of that file (supervisor/notify.c).  The
+ * decides each as an fchmod of that file (supervisor/h-fileattr.c).  The
  * 32-bit forms are listed too: a file system may take them natively.
  * Enabling fs-verity makes a file the caller may write read-only for
  * good; an encryption policy is set on an empty directory it owns.
@@ -953,7 +953,7 @@ static int add_owner_rules(scmp_filter_ctx ctx, uint32_t def_act, int nr,
 			rc = add_rule(ctx, def_act, SCMP_ACT_NOTIFY, nr, 1, &cmd);
 	}
 	/* F_SETLEASE: a lease is decided as a change of the file, as the
-	 * attribute ioctls are (supervisor/notify.c). */
+	 * attribute ioctls are (supervisor/h-fileattr.c). */
 	if (rc == 0 && fileattr && nr == __NR_fcntl) {
 		struct scmp_arg_cmp cmd = {
 			.arg = 1, .op = SCMP_CMP_MASKED_EQ,

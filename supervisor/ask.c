@@ -29,7 +29,13 @@
 
 #include "audit/audit.h"
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/cpubind.h"
+#include "supervisor/notify.h"
+#include "supervisor/record.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 
 #define ASK_WHAT_MAX (PATH_MAX + 64)
 #define ASK_LINE_MAX (8 * PATH_MAX)

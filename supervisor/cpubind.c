@@ -58,7 +58,10 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/cpubind.h"
+#include "supervisor/record.h"
+#include "supervisor/tidset.h"
+#include "supervisor/tracee.h"
 
 static bool off;		/* binding given up for the run */
 static struct tid_set inflight;	/* cross-task sched_setaffinity let through */

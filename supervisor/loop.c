@@ -35,7 +35,19 @@
 #include "audit/syslog.h"
 #include "common/util.h"
 #include "rules/prebuilt.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/cgroup.h"
+#include "supervisor/cpubind.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/regs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/supervisor.h"
+#include "supervisor/sysv.h"
+#include "supervisor/tracee.h"
 #include "supervisor/launch.h"
 
 #ifndef CLONE_THREAD
@@ -721,7 +733,7 @@ static int run_loop(struct sup *s)
 		/*
 		 * Security: past this point the loop does work of its own
 		 * (stops, exits, signals, answers): with its own credentials,
-		 * not those kept from a call (notify.c, --user).
+		 * not those kept from a call (callercreds.c, --user).
 		 */
 		if (chld || (pfd[0].revents | pfd[2].revents))
 			notify_creds_release();
@@ -1232,6 +1244,18 @@ static int trail_guard_init(struct sup *s, const char *path)
 	return keep_dirs_above(s, s->trail_real, "sysgate:audit-trail");
 }
 
+/* The modules that keep part of a task's state in the process table:
+ * what each gives back when a task leaves it (procs_del()). */
+static void register_task_state(void)
+{
+	procs_on_forget(tracee_forget);
+	procs_on_forget(resolve_forget_root);
+	procs_on_forget(notify_exec_forget);
+	procs_on_forget(regs_forget);
+	procs_on_forget(stack_forget_task);
+	procs_on_forget(caller_creds_forget);
+}
+
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
@@ -1243,6 +1267,7 @@ int supervisor_run(const struct supervisor_opts *opts)
 
 	if (!prep.done)
 		supervisor_prepare(opts);
+	register_task_state();
 
 	/* s is static, so zero on the first run: clearing its 130 KiB again
 	 * would fault in every page of it at start-up. */

@@ -37,7 +37,15 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/ask.h"
+#include "supervisor/call.h"
+#include "supervisor/net.h"
+#include "supervisor/notify.h"
+#include "supervisor/pool.h"
+#include "supervisor/resolve.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 
 /* Caps on what is copied out of the tracee for one emulated send. */
 #define SEND_MAX_BYTES (4u << 20)
@@ -381,52 +389,210 @@ static struct call_path *socket_path(struct call *c, const char *raw,
 	return cp;
 }
 
-static int handle_connect_bind(struct sup *s, struct call *c)
+/* What a step of connect or bind came to. */
+enum cb_step {
+	CB_GO_ON,	/* decided so far: go on */
+	CB_OUT,		/* answered as it is (c->err, c->v): finish the call */
+	CB_GONE,	/* the call is no longer waiting: nothing to answer */
+};
+
+/* Copy the address and take the caller's socket (*sock). */
+static enum cb_step cb_take_socket(struct sup *s, struct call *c, int *sock)
 {
 	const __u64 *a = c->req->data.args;
-	bool is_bind = c->req->data.nr == SYS_bind;
-	struct sockaddr_storage act;
-	socklen_t act_len;
-	AUTO_CLOSE int sock = -1;
-	struct resolved r;
-	struct stat st;
 	uint64_t len = a[2];
-	enum addr_kind kind;
+	struct stat st;
 	int rc, domain;
 
-	resolved_init(&r);
 	if (len > sizeof(c->addr) || len < sizeof(sa_family_t)) {
 		c->err = EINVAL;
-		goto out;
+		return CB_OUT;
 	}
 	memset(&c->addr, 0, sizeof(c->addr));
 	rc = tracee_read(c->tid, a[1], &c->addr, (size_t)len);
 	if (rc < 0) {
 		c->err = -rc;
-		goto out;
+		return CB_OUT;
 	}
 	c->addr_len = (socklen_t)len;
 	c->have_addr = true;
-	act = c->addr;
-	act_len = c->addr_len;
 
-	sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
+	*sock = tracee_getfd(c->tid, c->tgid, (int)(int32_t)a[0]);
 	if (!notify_id_valid(s, c->req->id))
-		goto gone;
-	if (sock < 0) {
-		c->err = sock == -ESRCH ? ESRCH : EBADF;
-		goto out;
+		return CB_GONE;
+	if (*sock < 0) {
+		c->err = *sock == -ESRCH ? ESRCH : EBADF;
+		return CB_OUT;
 	}
-	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+	if (fstat(*sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		c->err = ENOTSOCK;
-		goto out;
+		return CB_OUT;
 	}
-	domain = sock_domain(sock);
+	domain = sock_domain(*sock);
 	if (domain < 0) {
 		c->err = ENOTSOCK;
-		goto out;
+		return CB_OUT;
 	}
 	c->domain = domain;
+	return CB_GO_ON;
+}
+
+/* A unix path socket: resolve it as the caller would (r), match its
+ * canonical path and act through our fds (act, act_len). */
+static enum cb_step cb_decide_unix(struct sup *s, struct call *c,
+				   struct rules_event *ev, struct resolved *r,
+				   struct sockaddr_storage *act,
+				   socklen_t *act_len)
+{
+	bool is_bind = c->req->data.nr == SYS_bind;
+	struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
+	struct sockaddr_un *canon = (struct sockaddr_un *)act;
+	char spath[sizeof(un->sun_path) + 1];
+	size_t plen = c->addr_len - offsetof(struct sockaddr_un, sun_path);
+	int rc;
+
+	memcpy(spath, un->sun_path, plen);
+	spath[plen] = '\0';
+	rc = resolve_path(c->tid, c->tgid, AT_FDCWD, spath,
+			  is_bind ? 0 : RES_FOLLOW, r);
+	if (!notify_id_valid(s, c->req->id))
+		return CB_GONE;
+	if (rc < 0) {
+		c->err = -rc;
+		return CB_OUT;
+	}
+	struct call_path *cp = socket_path(c, spath, r->path,
+					   is_bind ? RULES_ACC_CREATE :
+						     RULES_ACC_WRITE);
+
+	/* Security: unix: globs match the canonical path, however
+	 * long (a relative name under a deep cwd can be longer than
+	 * sun_path holds). */
+	ev->unix_path = r->path;
+	if (!notify_builtin_check(s, r, cp->access, &c->v))
+		rules_match(s->rules, ev, &c->v);
+	cp->v = c->v;
+	memset(canon, 0, sizeof(*canon));
+	canon->sun_family = AF_UNIX;
+	if (is_bind) {
+		if (r->fd >= 0) {
+			c->err = EADDRINUSE;
+			if (c->v.action == RULES_ALLOW)
+				return CB_OUT;
+		}
+		/* Bound under the caller's own name (bind_unix_path). */
+		rc = 0;
+	} else {
+		rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
+			      "/proc/self/fd/%d", r->fd);
+	}
+	if (rc < 0 || (size_t)rc >= sizeof(canon->sun_path)) {
+		c->err = ENAMETOOLONG;
+		if (c->v.action == RULES_ALLOW)
+			return CB_OUT;
+	}
+	*act_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			       strlen(canon->sun_path) + 1);
+	if (!is_bind && r->fd < 0 && c->v.action == RULES_ALLOW) {
+		c->err = ENOENT;
+		return CB_OUT;
+	}
+	return CB_GO_ON;
+}
+
+/* A blocking connect may take long: answer it from a thread, the loop
+ * goes on.  True when a worker took it (and *sock and r->fd with it). */
+static bool connect_async(struct sup *s, struct call *c, int *sock,
+			  struct resolved *r,
+			  const struct sockaddr_storage *act, socklen_t act_len)
+{
+	struct net_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return false;
+	call_job_init(&j->job, s, c);
+	j->sock = steal_fd(sock);
+	/* act may name /proc/self/fd/N of r->fd. */
+	j->path_fd = steal_fd(&r->fd);
+	j->act = *act;
+	j->act_len = act_len;
+	if (call_job_start(&j->job, connect_thread) == 0)
+		return true;
+	*sock = j->sock;
+	r->fd = j->path_fd;
+	free(j);
+	return false;
+}
+
+/* The connect or bind, allowed, carried out on the caller's socket.  True
+ * when a worker answers it; else c holds its outcome. */
+static bool cb_carry_out(struct sup *s, struct call *c, int *sock,
+			 struct resolved *r,
+			 const struct sockaddr_storage *act, socklen_t act_len)
+{
+	bool is_bind = c->req->data.nr == SYS_bind;
+	int rc;
+
+	/* --user: binding a port below 1024 takes a capability the caller
+	 * may not have (the supervisor, root, has it). */
+	if (is_bind && c->creds &&
+	    !(c->creds->cap_eff & (1ULL << CAP_NET_BIND_SERVICE)) &&
+	    (c->domain == AF_INET || c->domain == AF_INET6)) {
+		/* The socket's family: AF_UNSPEC binds as AF_INET.  The
+		 * port sits at the same offset in both. */
+		unsigned port = ntohs(((const struct sockaddr_in *)act)->sin_port);
+
+		if (port > 0 && port < 1024) {
+			c->err = EACCES;
+			return false;
+		}
+	}
+	c->emulated = true;
+	if (notify_record_before_change(s, c) < 0)
+		return false;
+	if (is_bind && c->n_paths > 0) {
+		/* A unix path socket (the abstract ones are bound below). */
+		rc = r->parent_fd >= 0 ? bind_unix_path(s, c, *sock, r) : -EADDRINUSE;
+		c->err = rc < 0 ? -rc : 0;
+	} else if (is_bind) {
+		rc = bind(*sock, (const struct sockaddr *)act, act_len);
+		c->err = rc < 0 ? errno : 0;
+	} else {
+		int fl = fcntl(*sock, F_GETFL);
+
+		if (fl >= 0 && !(fl & O_NONBLOCK) &&
+		    connect_async(s, c, sock, r, act, act_len))
+			return true;
+		rc = connect(*sock, (const struct sockaddr *)act, act_len);
+		c->err = rc < 0 ? errno : 0;
+	}
+	if (!c->err) {
+		c->result = 0;
+		c->have_result = true;
+	}
+	return false;
+}
+
+static int handle_connect_bind(struct sup *s, struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	struct sockaddr_storage act;
+	socklen_t act_len;
+	AUTO_CLOSE int sock = -1;
+	struct resolved r;
+	enum addr_kind kind;
+	enum cb_step step;
+	int domain;
+
+	resolved_init(&r);
+	step = cb_take_socket(s, c, &sock);
+	if (step == CB_GONE)
+		goto gone;
+	if (step == CB_OUT)
+		goto out;
+	act = c->addr;
+	act_len = c->addr_len;
+	domain = c->domain;
 	kind = addr_kind(domain, c->addr.ss_family);
 	/* The address as the socket reads it (ADDR_UNSPEC). */
 	struct sockaddr_storage as = c->addr;
@@ -450,59 +616,11 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	} else if (c->addr.ss_family == AF_UNIX &&
 	    c->addr_len > offsetof(struct sockaddr_un, sun_path) &&
 	    ((struct sockaddr_un *)&c->addr)->sun_path[0] != '\0') {
-		/* A path socket: resolve it as the caller would, match its
-		 * canonical path and act through our fds. */
-		struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
-		struct sockaddr_un *canon = (struct sockaddr_un *)&act;
-		char spath[sizeof(un->sun_path) + 1];
-		size_t plen = c->addr_len - offsetof(struct sockaddr_un, sun_path);
-
-		memcpy(spath, un->sun_path, plen);
-		spath[plen] = '\0';
-		rc = resolve_path(c->tid, c->tgid, AT_FDCWD, spath,
-				  is_bind ? 0 : RES_FOLLOW, &r);
-		if (!notify_id_valid(s, c->req->id))
+		step = cb_decide_unix(s, c, &ev, &r, &act, &act_len);
+		if (step == CB_GONE)
 			goto gone;
-		if (rc < 0) {
-			c->err = -rc;
+		if (step == CB_OUT)
 			goto out;
-		}
-		struct call_path *cp = socket_path(c, spath, r.path,
-						   is_bind ? RULES_ACC_CREATE :
-							     RULES_ACC_WRITE);
-
-		/* Security: unix: globs match the canonical path, however
-		 * long (a relative name under a deep cwd can be longer than
-		 * sun_path holds). */
-		ev.unix_path = r.path;
-		if (!notify_builtin_check(s, &r, cp->access, &c->v))
-			rules_match(s->rules, &ev, &c->v);
-		cp->v = c->v;
-		memset(canon, 0, sizeof(*canon));
-		canon->sun_family = AF_UNIX;
-		if (is_bind) {
-			if (r.fd >= 0) {
-				c->err = EADDRINUSE;
-				if (c->v.action == RULES_ALLOW)
-					goto out;
-			}
-			/* Bound under the caller's own name (bind_unix_path). */
-			rc = 0;
-		} else {
-			rc = snprintf(canon->sun_path, sizeof(canon->sun_path),
-				      "/proc/self/fd/%d", r.fd);
-		}
-		if (rc < 0 || (size_t)rc >= sizeof(canon->sun_path)) {
-			c->err = ENAMETOOLONG;
-			if (c->v.action == RULES_ALLOW)
-				goto out;
-		}
-		act_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-				      strlen(canon->sun_path) + 1);
-		if (!is_bind && r.fd < 0 && c->v.action == RULES_ALLOW) {
-			c->err = ENOENT;
-			goto out;
-		}
 	} else if (domain == AF_NETLINK) {
 		/* Kernel-local messaging, not a network: glibc's resolver
 		 * binds a netlink socket to list interfaces. */
@@ -526,61 +644,9 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	}
 	if (c->err)
 		goto out;
-
-	/* --user: binding a port below 1024 takes a capability the caller
-	 * may not have (the supervisor, root, has it). */
-	if (is_bind && c->creds &&
-	    !(c->creds->cap_eff & (1ULL << CAP_NET_BIND_SERVICE)) &&
-	    (domain == AF_INET || domain == AF_INET6)) {
-		/* The socket's family: AF_UNSPEC binds as AF_INET.  The
-		 * port sits at the same offset in both. */
-		unsigned port = ntohs(((struct sockaddr_in *)&act)->sin_port);
-
-		if (port > 0 && port < 1024) {
-			c->err = EACCES;
-			goto out;
-		}
-	}
-	c->emulated = true;
-	if (notify_record_before_change(s, c) < 0)
-		goto out;
-	if (is_bind && c->n_paths > 0) {
-		/* A unix path socket (the abstract ones are bound below). */
-		rc = r.parent_fd >= 0 ? bind_unix_path(s, c, sock, &r) : -EADDRINUSE;
-		c->err = rc < 0 ? -rc : 0;
-	} else if (is_bind) {
-		rc = bind(sock, (struct sockaddr *)&act, act_len);
-		c->err = rc < 0 ? errno : 0;
-	} else {
-		int fl = fcntl(sock, F_GETFL);
-
-		if (fl >= 0 && !(fl & O_NONBLOCK)) {
-			/* A blocking connect may take long: answer it from
-			 * a thread, the loop goes on. */
-			struct net_job *j = calloc(1, sizeof(*j));
-
-			if (j) {
-				call_job_init(&j->job, s, c);
-				j->sock = steal_fd(&sock);
-				/* act may name /proc/self/fd/N of r.fd. */
-				j->path_fd = steal_fd(&r.fd);
-				j->act = act;
-				j->act_len = act_len;
-				if (call_job_start(&j->job, connect_thread) == 0) {
-					resolved_release(&r);
-					return 0;
-				}
-				sock = j->sock;
-				r.fd = j->path_fd;
-				free(j);
-			}
-		}
-		rc = connect(sock, (struct sockaddr *)&act, act_len);
-		c->err = rc < 0 ? errno : 0;
-	}
-	if (!c->err) {
-		c->result = 0;
-		c->have_result = true;
+	if (cb_carry_out(s, c, &sock, &r, &act, act_len)) {
+		resolved_release(&r);
+		return 0;
 	}
 out:
 	resolved_release(&r);

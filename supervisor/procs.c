@@ -5,13 +5,20 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
 
 #define PROCS_MIN_BUCKETS 256
+#define PROCS_MAX_FORGET 8
+
+/* The forget functions of the modules that keep state in an entry. */
+static procs_forget_fn forget_fns[PROCS_MAX_FORGET];
+static unsigned n_forget_fns;
 
 static struct proc **buckets;
 static size_t n_buckets;
@@ -46,6 +53,17 @@ static int grow(void)
 		}
 	}
 	free(ot);
+	return 0;
+}
+
+int procs_on_forget(procs_forget_fn fn)
+{
+	for (unsigned i = 0; i < n_forget_fns; i++)
+		if (forget_fns[i] == fn)
+			return 0;
+	if (n_forget_fns == PROCS_MAX_FORGET)
+		return -ENOSPC;
+	forget_fns[n_forget_fns++] = fn;
 	return 0;
 }
 
@@ -93,15 +111,10 @@ void procs_del(pid_t tid)
 
 		if (p->tid == tid) {
 			*pp = p->next;
-			if (p->pidfd >= 0)
-				close(p->pidfd);
-			resolve_forget_root(p);
+			for (unsigned i = 0; i < n_forget_fns; i++)
+				forget_fns[i](p);
 			free(p->exe);
 			free(p->argv);
-			free(p->exec);
-			regs_forget(p);
-			free(p->stack);
-			free(p->creds);
 			free(p);
 			n_procs--;
 			return;

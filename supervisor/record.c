@@ -25,7 +25,13 @@
 
 #include "audit/audit.h"
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/tracee.h"
+#include "supervisor/stack.h"
+#include "supervisor/sup.h"
+#include "supervisor/supervisor.h"
 
 uint64_t sup_now_us(void)
 {

@@ -32,7 +32,12 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/regs.h"
+#include "supervisor/sup.h"
+#include "supervisor/tracee.h"
 
 #ifndef ERESTARTSYS
 #define ERESTARTSYS 512		/* kernel-internal: restart, or EINTR */

@@ -24,7 +24,11 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "rules/rules.h"
+#include "supervisor/procs.h"
+#include "supervisor/resolve.h"
+#include "supervisor/tidset.h"
+#include "supervisor/tracee.h"
 
 #define RESOLVE_MAX_LINKS 40
 #define PROC_ROOT_INO 1

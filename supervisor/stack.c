@@ -25,7 +25,10 @@
 
 #include <libunwind-ptrace.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/procs.h"
+#include "supervisor/sup.h"
 #include "supervisor/stack.h"
 
 /* The kernel's "restart this call, whatever the signal handlers say"
@@ -525,4 +528,10 @@ int stack_request(struct sup *s, struct call *c)
 	}
 	c->stack = NULL;
 	return 1;
+}
+
+void stack_forget_task(struct proc *p)
+{
+	free(p->stack);
+	p->stack = NULL;
 }

@@ -12,7 +12,7 @@
  * (ip -= 2, ax = orig_ax), which is notified again under a new id and
  * decided then, with the stack at hand.
  *
- *	notify.c, once the verdict is known:
+ *	a handler (h-*.c, net.c), once the verdict is known:
  *		if (c->v.stack && stack_request(s, c) > 0)
  *			return;            // answered: the call will restart
  *	loop.c, at a ptrace stop of p:
@@ -90,5 +90,8 @@ void stack_on_stop(struct proc *p);
 /* Drop what is cached for process tgid (address space, maps): at its exec
  * and its end. */
 void stack_process_forget(pid_t tgid);
+/* p leaves the process table: its stack (p->stack) is freed
+ * (procs_on_forget()). */
+void stack_forget_task(struct proc *p);
 
 #endif

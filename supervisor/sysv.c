@@ -37,7 +37,11 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/call.h"
+#include "supervisor/notify.h"
+#include "supervisor/sup.h"
+#include "supervisor/sysv.h"
+#include "supervisor/tracee.h"
 
 /* ctl commands as the kernel reads them (glibc adds IPC_64). */
 #ifndef IPC_64
@@ -332,6 +336,7 @@ int sysv_allowed(struct sup *s, struct call *c)
 	const __u64 *a = c->req->data.args;
 	struct sysv_call sc;
 
+	assert_loop_thread();
 	if (!sysv_classify(c->req->data.nr, &sc))
 		return 0;
 	if (sc.get) {

@@ -25,7 +25,8 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "supervisor/internal.h"
+#include "supervisor/procs.h"
+#include "supervisor/tracee.h"
 
 #define PAGE 4096u
 
@@ -298,6 +299,7 @@ bool tracee_files_shared(pid_t tid)
 {
 	struct files_scan sc = { tid, false };
 
+	assert_loop_thread();
 	/*
 	 * Security: a table is shared only with tasks cloned with
 	 * CLONE_FILES from one that shares it, and every such task of the
@@ -1040,4 +1042,11 @@ void tracee_set_main_thread(void)
 bool tracee_on_main_thread(void)
 {
 	return pthread_equal(pthread_self(), main_thread);
+}
+
+void tracee_forget(struct proc *p)
+{
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pidfd = -1;
 }

@@ -27,15 +27,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "supervisor/internal.h"
+#include "rules/rules.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/resolve.h"
 #include "tests/unit/unit.h"
 
 /* What procs.c and tracee.c call in the rest of the supervisor. */
-void regs_forget(struct proc *p)
-{
-	(void)p;
-}
-
 uint64_t sup_now_us(void)
 {
 	return 0;

@@ -10,8 +10,8 @@
  * one thread and back, which the other threads do not see).  The "tracee" is this process and
  * its threads: pidfd_getfd, process_vm_readv and kcmp are allowed on
  * one's own thread group, so no privilege is needed.  The rest of the
- * supervisor is not linked: the three functions procs.c calls into it
- * are stubs below.
+ * supervisor is not linked: the one function procs.c calls into it is
+ * a stub below.
  */
 #include "config.h"
 
@@ -34,20 +34,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervisor/internal.h"
+#include "supervisor/procs.h"
+#include "supervisor/record.h"
+#include "supervisor/tracee.h"
 #include "tests/unit/unit.h"
 
-/* What procs_del() and procs_add() call in the rest of the supervisor. */
-void resolve_forget_root(struct proc *p)
-{
-	(void)p;
-}
-
-void regs_forget(struct proc *p)
-{
-	(void)p;
-}
-
+/* What procs_add() calls in the rest of the supervisor. */
 uint64_t sup_now_us(void)
 {
 	return 0;
@@ -518,5 +510,7 @@ int main(void)
 	};
 
 	tracee_set_main_thread();
+	/* As loop.c does: the pidfds tracee.c opens close with their task. */
+	procs_on_forget(tracee_forget);
 	return unit_run("tracee", tests, sizeof(tests) / sizeof(tests[0]));
 }
