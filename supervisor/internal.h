@@ -140,6 +140,7 @@ struct sup {
 	const struct supervisor_opts *opts;
 	const struct rules_set *rules;
 	struct audit_writer *audit;
+	struct output *output;    /* the command's output kept (output.h) */
 	int listener;             /* seccomp user-notification fd */
 	int sigfd;
 	pid_t child;              /* the command's first process */

@@ -37,6 +37,7 @@
 #include "rules/prebuilt.h"
 #include "supervisor/internal.h"
 #include "supervisor/launch.h"
+#include "supervisor/output.h"
 
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
@@ -997,6 +998,8 @@ static struct {
 	gid_t groups[CREDS_MAX_GROUPS];
 	struct launch_spec ls;
 	struct launch_child lc;
+	struct output *output;   /* until supervisor_run takes it */
+	int output_err;
 } prep;
 
 static void free_env(char **env)
@@ -1032,6 +1035,9 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 	ls->argv = opts->argv;
 	ls->envp = prep.env;
 	ls->foreground_tty = prep.tty;
+	ls->stdout_fd = ls->stderr_fd = -1;
+	prep.output_err = output_prepare(opts->output_cap, &prep.output,
+					 &ls->stdout_fd, &ls->stderr_fd);
 	if (opts->user) {
 		int ng = CREDS_MAX_GROUPS;
 
@@ -1066,6 +1072,8 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 void supervisor_abandon(void)
 {
 	launch_abandon(&prep.lc);
+	output_free(prep.output);
+	prep.output = NULL;
 	/* The child may have taken the terminal's foreground. */
 	if (prep.tty >= 0) {
 		signal(SIGTTOU, SIG_IGN);
@@ -1311,11 +1319,19 @@ int supervisor_run(const struct supervisor_opts *opts)
 		env_err = apply_policy_env(opts);
 	s.env_dropped = prep.env_dropped;
 	record_load_core_pattern();
+	s.output = prep.output;
 	if (record_run_start(&s) < 0) {
 		fprintf(stderr, "sysgate: cannot write the audit trail\n");
 		cgroup_release(&s.cg);
+		s.output = NULL;
 		supervisor_abandon();
 		return SUPERVISOR_EXIT_FAILURE;
+	}
+	prep.output = NULL;	/* s.output's now */
+	if (prep.output_err) {
+		sup_fail(&s, "cannot make the pipes for the command's output: %s",
+			 strerror(-prep.output_err));
+		goto end;
 	}
 
 	r = prep.find_err;
@@ -1426,6 +1442,10 @@ int supervisor_run(const struct supervisor_opts *opts)
 	}
 	s.child = lr.pid;
 	s.listener = lr.listener;
+	r = output_start(s.output, s.audit);
+	if (r < 0)
+		sup_fail(&s, "cannot pass on the command's output: %s",
+			 strerror(-r));
 	s.sync_wake = s.sync_on = lr.sync_wake;
 	/*
 	 * The supervisor holds fds per process (pidfds, kept roots and
@@ -1478,12 +1498,16 @@ end:
 			s.first_exec_rule ? s.first_exec_rule : "",
 			s.first_exec_rule ? ")" : "");
 	}
+	/* Its last output, recorded before run.end. */
+	output_finish(s.output);
 	if (record_run_end(&s, status) < 0) {
 		/* A syslog failure is told by cmd_run: the file has run.end. */
 		if (!audit_ship_error(s.audit))
 			fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
 		status = SUPERVISOR_EXIT_FAILURE;
 	}
+	output_free(s.output);
+	s.output = NULL;
 	record_summary(&s, status);
 	if (s.listener >= 0)
 		close(s.listener);

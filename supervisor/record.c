@@ -26,6 +26,7 @@
 #include "audit/audit.h"
 #include "common/util.h"
 #include "supervisor/internal.h"
+#include "supervisor/output.h"
 
 uint64_t sup_now_us(void)
 {
@@ -887,6 +888,7 @@ int record_run_start(struct sup *s)
 		audit_bytes(r, NULL, *n, strlen(*n));
 	audit_arr_end(r);
 	add_limits(r, s);
+	output_describe(s->output, r);
 	return audit_commit(r);
 }
 
@@ -914,6 +916,7 @@ int record_run_end(struct sup *s, int exit_status)
 	audit_uint(r, "rewrite", s->counts[RULES_REWRITE]);
 	audit_uint(r, "notifications", s->notifications);
 	audit_obj_end(r);
+	output_end_fields(s->output, r);
 	audit_put_final(r, s->opts->sign_key);
 	return audit_commit(r);
 }
@@ -1021,7 +1024,11 @@ static void record_core(struct audit_rec *r, int status)
 
 int record_exit(struct sup *s, struct proc *p, int status)
 {
-	struct audit_rec *r = audit_begin(s->audit, "proc.exit");
+	struct audit_rec *r;
+
+	/* What the process wrote before it ended comes first. */
+	output_sync(s->output);
+	r = audit_begin(s->audit, "proc.exit");
 
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
