@@ -1,0 +1,185 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The command's output in the trail: what it writes to stdout and stderr
+# reaches sysgate's own unchanged (binary, no trailing newline) and is
+# kept as "output" records with its stream; the cap keeps the head and
+# the tail and counts what it dropped; --no-output keeps nothing and
+# leaves the command's fds as they are; a terminal stays the command's;
+# a reader of sysgate's stdout that stops reading blocks the writer, not
+# the supervisor's decisions for the rest of the tree; a gone reader
+# ends the writer as natively (SIGPIPE); the report shows a failing
+# program's traceback under its finding.
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+OC="$SG_LIB_DIR/output-check.py"
+
+# ocheck NAME CHECK ARGS...: output-check.py on the last trail.
+ocheck() {
+	local name=$1
+	shift
+	check "$name" "$PY" "$OC" "$SG_TRAIL" "$@"
+}
+
+# The tree blocked on a full pipe (nobody reads sysgate's stdout) while
+# another process of it creates a file, which the supervisor decides.
+stalled_reader_case() {
+	local fifo=$R/stall.fifo trail=$R/stall.jsonl pid i got=no alive=no
+	rm -f "$fifo" "$W/marker-stall"
+	mkfifo "$fifo" && chmod 0666 "$fifo"
+	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		timeout -k 5 60 "$SYSGATE" run -q -a "$trail" -- sh -c \
+		'head -c 2000000 /dev/zero & sleep 1; : >marker-stall; wait') \
+		>"$fifo" 2>"$R/stall.err" </dev/null &
+	pid=$!
+	SG_BG_PIDS+=("$pid")
+	exec 3<"$fifo"
+	for i in $(seq 100); do
+		[ -e "$W/marker-stall" ] && got=yes && break
+		sleep 0.1
+	done
+	# Still running: the writer was blocked by the reader, not done.
+	kill -0 "$pid" 2>/dev/null && alive=yes
+	local n
+	n=$(timeout 30 cat <&3 | wc -c)
+	exec 3<&-
+	wait "$pid"
+	local rc=$?
+	check stalled-reader-file-decided test "$got" = yes
+	check stalled-reader-writer-was-blocked test "$alive" = yes
+	check stalled-reader-all-passed-on test "$n" = 2000000
+	check stalled-reader-exit-0 test "$rc" = 0
+	SG_TRAIL=$trail
+	check stalled-reader-create-recorded grep -q '"path":"[^"]*/marker-stall"' "$trail"
+	check stalled-reader-verifies "$SYSGATE" verify "$trail"
+}
+
+# sysgate run under a pseudo-terminal: the command's stdout is it.
+tty_case() {
+	SG_N=$((SG_N + 1))
+	SG_TRAIL=$R/$SG_N.jsonl
+	SG_ERR=$R/$SG_N.err
+	(cd "$W" && timeout -k 5 30 "$PY" -c '
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        b = os.read(fd, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+' "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" "$SYSGATE" run -q \
+		-a "$SG_TRAIL" -- sh -c 'test -t 1 && echo ON-A-TTY') \
+		>"$R/$SG_N.out" 2>"$SG_ERR"
+	check tty-command-sees-terminal grep -q ON-A-TTY "$R/$SG_N.out"
+	ocheck tty-run-start-says-terminal how stdout terminal
+	check tty-nothing-recorded sh -c '! grep -q "\"stream\":\"stdout" "$1"' - "$SG_TRAIL"
+}
+
+cases() {
+	# --- passed through byte for byte, kept with its stream
+	head -c 200000 /dev/urandom >"$W/blob"
+	printf 'last line without newline \377\000 end' >>"$W/blob"
+	printf 'E1 on stderr\n\0binary\377' >"$W/err.expect"
+	chmod a+r "$W/blob" "$W/err.expect"
+	sg_run -q -- sh -c 'cat blob; cat err.expect >&2'
+	check pass-exit-0 test "$SG_RC" = 0
+	check pass-stdout-identical cmp "$W/blob" "$SG_OUT"
+	check pass-stderr-identical cmp "$W/err.expect" "$SG_ERR"
+	ocheck pass-trail-stdout stream stdout "$W/blob"
+	ocheck pass-trail-stderr stream stderr "$W/err.expect"
+	ocheck pass-run-start-pipe how stdout pipe
+	check pass-verifies "$SYSGATE" verify "$SG_TRAIL"
+
+	# The command's fd 1 is a pipe (kept) or sysgate's own file (not).
+	sg_run -q -- readlink /proc/self/fd/1
+	check kept-stdout-is-pipe grep -q '^pipe:' "$SG_OUT"
+	sg_run -q --no-output -- readlink /proc/self/fd/1
+	check no-output-stdout-is-file grep -qx "$SG_OUT" "$SG_OUT"
+
+	# --- the switch: nothing kept, still passed on
+	sg_run -q --no-output -- sh -c 'cat blob; cat err.expect >&2'
+	check no-output-stdout-identical cmp "$W/blob" "$SG_OUT"
+	check no-output-stderr-identical cmp "$W/err.expect" "$SG_ERR"
+	ocheck no-output-nothing-kept none
+	sg_run -q --output-cap 0 -- sh -c 'cat blob'
+	ocheck output-cap-0-nothing-kept none
+
+	# --- the cap: first half as it came, last half at the end, the
+	# bytes between counted
+	head -c 300000 /dev/urandom >"$W/big"
+	echo TAILMARK >>"$W/big"
+	chmod a+r "$W/big"
+	sg_run -q --output-cap 64K -- cat big
+	check cap-stdout-identical cmp "$W/big" "$SG_OUT"
+	ocheck cap-head-tail-dropped cap "$W/big" 65536
+	check cap-verifies "$SYSGATE" verify "$SG_TRAIL"
+	sg_run -q --output-cap 12Q -- true
+	check cap-bad-value-125 test "$SG_RC" = 125
+
+	# --- 2>&1: one pipe behind both, their order kept
+	SG_N=$((SG_N + 1))
+	SG_TRAIL=$R/$SG_N.jsonl
+	(cd "$W" && exec timeout -k 5 30 "${SG_AS[@]}" env -i PATH="$SG_PATH" \
+		HOME="$H" "$SYSGATE" run -q -a "$SG_TRAIL" -- sh -c \
+		'echo a; echo b >&2; echo c; echo d >&2') >"$R/$SG_N.out" 2>&1 </dev/null
+	check shared-order-kept test "$(tr -d '\n' <"$R/$SG_N.out")" = abcd
+	printf 'a\nb\nc\nd\n' >"$R/$SG_N.expect"
+	ocheck shared-one-stream stream stdout+stderr "$R/$SG_N.expect"
+
+	# --- output of a process left behind, after the command's exit
+	sg_run -q -- sh -c '(sleep 0.5; echo LEFT-BEHIND) & exit 0'
+	check late-passed-on grep -q LEFT-BEHIND "$SG_OUT"
+	ocheck late-recorded-before-end before-exit LEFT-BEHIND
+
+	# --- a gone reader: the writer gets SIGPIPE, as natively
+	local st nat
+	nat=$(as_user bash -c 'yes | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}"')
+	st=$(cd "$W" && "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		timeout -k 5 30 "$SYSGATE" run -q -a "$R/yes.jsonl" -- yes 2>/dev/null |
+		head -n 1 >/dev/null; echo "${PIPESTATUS[0]}")
+	check gone-reader-sigpipe-native test "$nat" = 141
+	check gone-reader-sigpipe test "$st" = "$nat"
+
+	# --- the report: a failing program's traceback under its finding
+	sg_run -q -- "$PY" -c 'print("step one", flush=True)
+def parse(): return 1 / 0
+parse()'
+	check traceback-exit-1 test "$SG_RC" = 1
+	ocheck traceback-before-exit before-exit ZeroDivisionError
+	"$SYSGATE" report "$SG_TRAIL" >"$R/$SG_N.report" 2>&1
+	check report-text-traceback-under-finding "$PY" -c '
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"non-zero exit: [^\n]*python[^\n]*\n((?:     .*\n)+)", t)
+assert m, "no non-zero exit finding for python"
+body = m.group(1)
+assert "output before it:" in body, body
+assert "err| ZeroDivisionError: division by zero" in body, body
+assert "err| Traceback (most recent call last):" in body, body
+' "$R/$SG_N.report"
+	"$SYSGATE" report --json "$SG_TRAIL" >"$R/$SG_N.rjson" 2>&1
+	check report-json-traceback-under-finding "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+fs = [a for a in d["findings"]["anomalies"] if a["kind"] == "non-zero exit"]
+assert fs, "no non-zero exit"
+out = fs[-1].get("output")
+assert out and out[-1]["stream"] == "stderr", out
+assert out[-1]["text"] == "ZeroDivisionError: division by zero", out
+assert all(o["seq"] < fs[-1]["seq"] for o in out), out
+assert len(out) == 5, out
+' "$R/$SG_N.rjson"
+
+	tty_case
+	stalled_reader_case
+}
+
+sg_main cases
