@@ -153,6 +153,17 @@ cases() {
 def parse(): return 1 / 0
 parse()'
 	check traceback-exit-1 test "$SG_RC" = 1
+	# OCSF: a Base Event per output record, its text as the message.
+	"$SYSGATE" export --format ocsf "$SG_TRAIL" >"$R/$SG_N.ocsf" 2>&1
+	check ocsf-output-schema "$PY" "$SG_LIB_DIR/ocsf-check.py" schema \
+		"${srcdir:-$SG_LIB_DIR/../..}/tests/data/ocsf-1.3.0-required.json" "$R/$SG_N.ocsf"
+	check ocsf-output-roundtrip "$PY" "$SG_LIB_DIR/ocsf-check.py" roundtrip \
+		"$SG_TRAIL" "$R/$SG_N.ocsf"
+	check ocsf-output-message "$PY" "$SG_LIB_DIR/ocsf-check.py" has "$R/$SG_N.ocsf" \
+		'e["type_name"] == "Base Event: output" and "ZeroDivisionError" in e.get("message", "") and get(e, "unmapped.stream") == "stderr"'
+	# The trail stays what learn reads.
+	"$SYSGATE" learn "$SG_TRAIL" >"$R/$SG_N.learn" 2>&1
+	check learn-reads-output-trail test $? = 0
 	ocheck traceback-before-exit before-exit ZeroDivisionError
 	"$SYSGATE" report "$SG_TRAIL" >"$R/$SG_N.report" 2>&1
 	check report-text-traceback-under-finding "$PY" -c '
