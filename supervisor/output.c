@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +58,7 @@ struct chunk {
 struct ostream {
 	const char *name;	/* "stdout", "stderr", "stdout+stderr" */
 	int rd;			/* the pipe's read end, -1 at its end */
+	int peek;		/* the event loop's copy of it, for FIONREAD */
 	int wr;			/* its write end, ours until started */
 	int out;		/* sysgate's fd it goes to */
 	bool dead;		/* sysgate's fd takes no more (EPIPE) */
@@ -157,6 +159,7 @@ static int add_stream(struct output *o, const char *name, int out)
 		return -ENOMEM;
 	}
 	st->name = name;
+	st->peek = -1;
 	st->rd = p[0];
 	st->wr = p[1];
 	st->out = out;
@@ -293,7 +296,8 @@ static void ring_push(struct output *o, unsigned s, const char *time,
 	}
 }
 
-/* What was read from stream s: recorded (now or in the kept tail). */
+/* What was read from stream s: recorded (now or in the kept tail);
+ * under o->mu. */
 static void keep(struct output *o, unsigned s, const char *data, size_t len)
 {
 	char time[40];
@@ -302,7 +306,6 @@ static void keep(struct output *o, unsigned s, const char *data, size_t len)
 	if (!len || !o->cap)
 		return;
 	now_rfc3339(time, sizeof(time));
-	pthread_mutex_lock(&o->mu);
 	now = o->recorded < o->head ? (size_t)(o->head - o->recorded) : 0;
 	if (now > len)
 		now = len;
@@ -312,6 +315,19 @@ static void keep(struct output *o, unsigned s, const char *data, size_t len)
 	}
 	if (len > now)
 		ring_push(o, s, time, data + now, len - now);
+}
+
+/* The end of stream s's pipe for us: the read end and the event loop's
+ * copy (under o->mu, which output_sync holds while it uses it), so that
+ * the command's next write fails as it would have natively. */
+static void close_read(struct output *o, struct ostream *st)
+{
+	pthread_mutex_lock(&o->mu);
+	if (st->rd >= 0)
+		close(st->rd);
+	if (st->peek >= 0)
+		close(st->peek);
+	st->rd = st->peek = -1;
 	pthread_mutex_unlock(&o->mu);
 }
 
@@ -328,18 +344,22 @@ static int read_some(struct output *o, unsigned s)
 
 	if (st->rd < 0)
 		return -1;
+	/* Read and recorded under o->mu: once the pipes are empty, all
+	 * that was in them is in the trail (output_sync). */
+	pthread_mutex_lock(&o->mu);
 	do
 		n = read(st->rd, to, room ? st->cap - st->len : sizeof(scratch));
 	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		keep(o, s, to, (size_t)n);
+	pthread_mutex_unlock(&o->mu);
 	if (n < 0 && errno == EAGAIN)
 		return 0;
 	if (n <= 0) {
-		close(st->rd);
-		st->rd = -1;
+		close_read(o, st);
 		return -1;
 	}
 	st->bytes += (uint64_t)n;
-	keep(o, s, to, (size_t)n);
 	if (room)
 		st->len += (size_t)n;
 	return 1;
@@ -348,7 +368,7 @@ static int read_some(struct output *o, unsigned s)
 /* Pass some of stream s on (its fd polled writable).  sysgate's reader
  * gone (EPIPE and the like): the command's pipe is closed too, so that
  * its next write fails as it would have natively. */
-static void relay_some(struct ostream *st)
+static void relay_some(struct output *o, struct ostream *st)
 {
 	size_t n = st->len - st->off;
 	ssize_t w;
@@ -361,9 +381,7 @@ static void relay_some(struct ostream *st)
 	if (w < 0) {
 		st->dead = true;
 		st->len = st->off = 0;
-		if (st->rd >= 0)
-			close(st->rd);
-		st->rd = -1;
+		close_read(o, st);
 		return;
 	}
 	st->off += (size_t)w;
@@ -443,7 +461,7 @@ static void relay_rest(struct output *o)
 			continue;
 		for (unsigned i = 0; i < n; i++)
 			if (pfd[i].revents) {
-				relay_some(&o->st[map[i]]);
+				relay_some(o, &o->st[map[i]]);
 				idle_since = mono_ms();
 			}
 	}
@@ -505,7 +523,7 @@ static void *thread_main(void *arg)
 			if (!pfd[i].revents)
 				continue;
 			if (pfd[i].fd == st->out)
-				relay_some(st);
+				relay_some(o, st);
 			else
 				(void)read_some(o, map[i]);
 		}
@@ -524,6 +542,7 @@ int output_start(struct output *o, struct audit_writer *w)
 	for (unsigned s = 0; s < o->n; s++) {
 		close(o->st[s].wr);
 		o->st[s].wr = -1;
+		o->st[s].peek = fcntl(o->st[s].rd, F_DUPFD_CLOEXEC, 3);
 	}
 	if (!o->n)
 		return 0;
@@ -569,12 +588,28 @@ static bool finished(const struct output *o)
 	return o->drained;
 }
 
+/* Whether some pipe holds bytes not read yet; under o->mu.  A copy of
+ * the read end that cannot be asked counts as not empty. */
+static bool waiting(const struct output *o)
+{
+	for (unsigned s = 0; s < o->n; s++) {
+		int n = 0;
+
+		if (o->st[s].rd < 0)
+			continue;	/* its end: nothing more to read */
+		if (o->st[s].peek < 0 ||
+		    ioctl(o->st[s].peek, FIONREAD, &n) < 0 || n > 0)
+			return true;
+	}
+	return false;
+}
+
 void output_sync(struct output *o)
 {
 	if (!o || !o->started)
 		return;
 	pthread_mutex_lock(&o->mu);
-	if (!o->finish) {
+	if (!o->finish && waiting(o)) {
 		o->sync_req++;
 		(void)!write(o->wake[1], "s", 1);
 		wait_for(o, synced, OUT_SYNC_MS);
@@ -644,6 +679,8 @@ void output_free(struct output *o)
 			close(o->st[s].rd);
 		if (o->st[s].wr >= 0)
 			close(o->st[s].wr);
+		if (o->st[s].peek >= 0)
+			close(o->st[s].peek);
 		free(o->st[s].buf);
 	}
 	while (o->ring) {
