@@ -761,11 +761,12 @@ static bool rule_key_repeats(enum rule_key k)
 
 /* Indexes into policy_keys; the first three are also POLICY_SET bits. */
 enum policy_key { PK_DEFAULT, PK_ERRNO, PK_AUDIT, PK_INCLUDE, PK_UNMEDIATED,
-		  PK_COUNT };
+		  PK_OUTPUT, PK_COUNT };
 #define POLICY_SET(k) (1u << (k))
 
 static const char *const policy_keys[] = { "default", "errno", "audit",
-					   "include", "unmediated", NULL };
+					   "include", "unmediated", "output",
+					   NULL };
 static const char *const limit_keys[] = { "processes", "memory", "cpu",
 					  "wall", "file_size", "open_files",
 					  NULL };
@@ -840,6 +841,9 @@ static int parse_unmediated(struct pctx *c, unsigned line, const char *v,
 	return 0;
 }
 
+static int parse_limit(struct pctx *c, unsigned line, enum rules_limit which,
+		       const char *key, const char *v, uint64_t *out);
+
 static int policy_key(struct pctx *c, struct state *st,
 		      const struct entry *e)
 {
@@ -878,6 +882,15 @@ static int policy_key(struct pctx *c, struct state *st,
 		return parse_errno(c, e->line, e->value, &rs->def_err);
 	case PK_UNMEDIATED:
 		return parse_unmediated(c, e->line, e->value, &rs->unmediated);
+	case PK_OUTPUT:
+		rs->output_set = true;
+		if (strcmp(e->value, "off") == 0) {
+			rs->output_cap = 0;
+			return 0;
+		}
+		/* A size, as [limits] memory (more than 0). */
+		return parse_limit(c, e->line, RULES_LIMIT_MEMORY, "output",
+				   e->value, &rs->output_cap);
 	default: {
 		int lvl = find_key(audit_levels, e->value);
 
@@ -2115,6 +2128,11 @@ static int merge_include(struct pctx *c, const struct include_ref *inc,
 	if (!(c->policy_set & POLICY_SET(PK_AUDIT)) &&
 	    (child_set & POLICY_SET(PK_AUDIT)))
 		rs->audit = child->audit;
+	if (!(c->policy_set & POLICY_SET(PK_OUTPUT)) &&
+	    (child_set & POLICY_SET(PK_OUTPUT))) {
+		rs->output_set = child->output_set;
+		rs->output_cap = child->output_cap;
+	}
 	c->policy_set |= child_set;
 	for (i = 0; i < RULES_LIMIT_COUNT; i++) {
 		if (rs->limit_set[i] || !child->limit_set[i])
@@ -2387,6 +2405,14 @@ const char *rules_default_text(void)
 enum rules_audit_level rules_audit_level(const struct rules_set *rs)
 {
 	return rs ? rs->audit : RULES_AUDIT_ALL;
+}
+
+int rules_output_cap(const struct rules_set *rs, uint64_t *cap)
+{
+	if (!rs || !rs->output_set)
+		return -ENOENT;
+	*cap = rs->output_cap;
+	return 0;
 }
 
 const char *rules_source(const struct rules_set *rs)

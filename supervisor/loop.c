@@ -1319,6 +1319,16 @@ int supervisor_run(const struct supervisor_opts *opts)
 		env_err = apply_policy_env(opts);
 	s.env_dropped = prep.env_dropped;
 	record_load_core_pattern();
+	{
+		uint64_t cap;
+
+		/* Unreachable after an early go: only the built-in policy
+		 * goes early, and it sets no output. */
+		if (!opts->output_cap_given && !prep.lc.went &&
+		    rules_output_cap(opts->rules, &cap) == 0)
+			output_set_cap(prep.output, cap, &ls->stdout_fd,
+				       &ls->stderr_fd);
+	}
 	s.output = prep.output;
 	if (record_run_start(&s) < 0) {
 		fprintf(stderr, "sysgate: cannot write the audit trail\n");

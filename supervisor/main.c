@@ -379,6 +379,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	struct passwd *pw = NULL;
 	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
 	unsigned long long output_cap = OUTPUT_CAP_DEFAULT;
+	bool output_cap_given = false;
 	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
 	char run_id[64];
 	struct tmpdir td = { .lock_fd = -1 };
@@ -456,9 +457,11 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 					optarg);
 				return SUPERVISOR_EXIT_FAILURE;
 			}
+			output_cap_given = true;
 			break;
 		case 'N':
 			output_cap = 0;
+			output_cap_given = true;
 			break;
 		case 'D': {
 			char *end;
@@ -536,6 +539,7 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.tmpdir = td.path;
 	o.note_fd = -1;
 	o.output_cap = output_cap;
+	o.output_cap_given = output_cap_given;
 	o.argv = argv + optind;
 	o.builtin_policy = !policy_arg;
 	if (pw) {

@@ -210,6 +210,29 @@ int output_prepare(uint64_t cap, struct output **out, int *child_out,
 	return r;
 }
 
+void output_set_cap(struct output *o, uint64_t cap, int *child_out,
+		    int *child_err)
+{
+	if (!o || o->started)
+		return;
+	o->cap = cap;
+	o->head = cap / 2;
+	if (cap)
+		return;
+	for (unsigned s = 0; s < o->n; s++) {
+		close(o->st[s].rd);
+		close(o->st[s].wr);
+		free(o->st[s].buf);
+		o->st[s] = (struct ostream){ .rd = -1, .wr = -1, .peek = -1 };
+	}
+	o->n = 0;
+	for (int i = 0; i < 2; i++)
+		if (!o->how[i] || !strcmp(o->how[i], "pipe") ||
+		    !strcmp(o->how[i], "shared"))
+			o->how[i] = "off";
+	*child_out = *child_err = -1;
+}
+
 void output_describe(const struct output *o, struct audit_rec *r)
 {
 	if (!o)

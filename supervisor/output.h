@@ -37,6 +37,11 @@ struct audit_rec;
  */
 int output_prepare(uint64_t cap, struct output **out, int *child_out,
 		   int *child_err);
+/* The policy's [policy] output, where the command line gave none: the
+ * cap from now on; 0 closes the pipes (the caller then gives the child
+ * none: *child_out / *child_err set to -1).  Before output_start. */
+void output_set_cap(struct output *o, uint64_t cap, int *child_out,
+		    int *child_err);
 /* After the command started: close our write ends, start the thread that
  * reads, records into w and passes on.  0 or -errno (then nothing is kept
  * and the command's output is still passed on... by nobody: the caller

@@ -57,6 +57,8 @@ struct supervisor_opts {
 	/* Bytes of the command's stdout and stderr kept in the trail
 	 * (the tail past half of it), 0: none and no pipes (output.h). */
 	unsigned long long output_cap;
+	bool output_cap_given;         /* by the command line: the policy's
+					* [policy] output does not apply */
 	int note_fd;                   /* told what the run makes outside
 					* its temp dir (cgroups), for a later
 					* run should this one be killed (the

@@ -104,6 +104,10 @@ cases() {
 	sg_run -q --no-output -- readlink /proc/self/fd/1
 	check no-output-stdout-is-file grep -qx "$SG_OUT" "$SG_OUT"
 
+	head -c 300000 /dev/urandom >"$W/big"
+	echo TAILMARK >>"$W/big"
+	chmod a+r "$W/big"
+
 	# --- the switch: nothing kept, still passed on
 	sg_run -q --no-output -- sh -c 'cat blob; cat err.expect >&2'
 	check no-output-stdout-identical cmp "$W/blob" "$SG_OUT"
@@ -112,11 +116,24 @@ cases() {
 	sg_run -q --output-cap 0 -- sh -c 'cat blob'
 	ocheck output-cap-0-nothing-kept none
 
+	# --- [policy] output: off, a cap, a bad value; the command line wins
+	printf '[policy]\ndefault = allow\noutput = off\n' | policy out-off
+	printf '[policy]\ndefault = allow\noutput = 8K\n' | policy out-8k
+	printf '[policy]\ndefault = allow\noutput = lots\n' | policy out-bad
+	sg_run -q -r "$P/out-off.ini" -- readlink /proc/self/fd/1
+	check policy-off-stdout-is-file grep -qx "$SG_OUT" "$SG_OUT"
+	ocheck policy-off-nothing-kept none
+	sg_run -q -r "$P/out-8k.ini" -- cat big
+	check policy-cap-stdout-identical cmp "$W/big" "$SG_OUT"
+	ocheck policy-cap-8k cap "$W/big" 8192
+	sg_run -q -r "$P/out-8k.ini" --output-cap 64K -- cat big
+	ocheck policy-cap-command-line-wins cap "$W/big" 65536
+	sg_run -q -r "$P/out-bad.ini" -- true
+	check policy-bad-output-125 test "$SG_RC" = 125
+	check policy-bad-output-file-line grep -q 'out-bad\.ini:3:' "$SG_ERR"
+
 	# --- the cap: first half as it came, last half at the end, the
 	# bytes between counted
-	head -c 300000 /dev/urandom >"$W/big"
-	echo TAILMARK >>"$W/big"
-	chmod a+r "$W/big"
 	sg_run -q --output-cap 64K -- cat big
 	check cap-stdout-identical cmp "$W/big" "$SG_OUT"
 	ocheck cap-head-tail-dropped cap "$W/big" 65536
