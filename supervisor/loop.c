@@ -1509,7 +1509,8 @@ end:
 			s.first_exec_rule ? ")" : "");
 	}
 	/* Its last output, recorded before run.end. */
-	output_finish(s.output);
+	if (output_finish(s.output) < 0)
+		sup_fail(&s, "cannot write the audit trail");
 	if (record_run_end(&s, status) < 0) {
 		/* A syslog failure is told by cmd_run: the file has run.end. */
 		if (!audit_ship_error(s.audit))

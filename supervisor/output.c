@@ -319,25 +319,32 @@ static void ring_push(struct output *o, unsigned s, const char *time,
 	}
 }
 
-/* What was read from stream s: recorded (now or in the kept tail);
- * under o->mu. */
+/* What was read from stream s: recorded (now or in the kept tail), in
+ * pieces of at most OUT_CHUNK bytes (a record stays far below
+ * AUDIT_MAX_LINE, escaped); under o->mu. */
 static void keep(struct output *o, unsigned s, const char *data, size_t len)
 {
 	char time[40];
-	size_t now;
 
 	if (!len || !o->cap)
 		return;
 	now_rfc3339(time, sizeof(time));
-	now = o->recorded < o->head ? (size_t)(o->head - o->recorded) : 0;
-	if (now > len)
-		now = len;
-	if (now) {
-		commit_piece(o, s, time, data, now, false, 0);
-		o->recorded += now;
+	while (len) {
+		size_t piece = len < OUT_CHUNK ? len : OUT_CHUNK;
+		size_t now = o->recorded < o->head ?
+			     (size_t)(o->head - o->recorded) : 0;
+
+		if (now > piece)
+			now = piece;
+		if (now) {
+			commit_piece(o, s, time, data, now, false, 0);
+			o->recorded += now;
+		}
+		if (piece > now)
+			ring_push(o, s, time, data + now, piece - now);
+		data += piece;
+		len -= piece;
 	}
-	if (len > now)
-		ring_push(o, s, time, data + now, len - now);
 }
 
 /* The end of stream s's pipe for us: the read end and the event loop's
@@ -536,8 +543,12 @@ static void *thread_main(void *arg)
 				continue;
 			map[n++] = s;
 		}
-		if (poll(pfd, n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, n, -1) < 0 && errno != EINTR) {
+			/* Cannot wait (no memory): end as at the run's end,
+			 * so that nobody waits for this thread. */
+			drain(o);
 			break;
+		}
 		if ((pfd[0].revents & POLLIN) && requests(o))
 			break;
 		for (unsigned i = 1; i < n; i++) {
@@ -570,9 +581,11 @@ int output_start(struct output *o, struct audit_writer *w)
 	if (!o->n)
 		return 0;
 	o->w = w;
-	if (high_pipe(o->wake) < 0)
-		return -errno;
+	r = high_pipe(o->wake);
+	if (r < 0)
+		return r;
 	(void)fcntl(o->wake[0], F_SETFL, O_NONBLOCK);
+	(void)fcntl(o->wake[1], F_SETFL, O_NONBLOCK);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	r = pthread_create(&o->th, NULL, thread_main, o);
@@ -627,23 +640,29 @@ static bool waiting(const struct output *o)
 	return false;
 }
 
-void output_sync(struct output *o)
+int output_sync(struct output *o)
 {
+	int err;
+
 	if (!o || !o->started)
-		return;
+		return 0;
 	pthread_mutex_lock(&o->mu);
 	if (!o->finish && waiting(o)) {
 		o->sync_req++;
 		(void)!write(o->wake[1], "s", 1);
 		wait_for(o, synced, OUT_SYNC_MS);
 	}
+	err = o->err;
 	pthread_mutex_unlock(&o->mu);
+	return err;
 }
 
-void output_finish(struct output *o)
+int output_finish(struct output *o)
 {
+	int err;
+
 	if (!o || !o->started)
-		return;
+		return 0;
 	pthread_mutex_lock(&o->mu);
 	o->finish = true;
 	(void)!write(o->wake[1], "f", 1);
@@ -651,7 +670,9 @@ void output_finish(struct output *o)
 	/* Security: nothing is recorded after run.end, whatever the
 	 * thread is doing. */
 	o->closed = true;
+	err = o->err;
 	pthread_mutex_unlock(&o->mu);
+	return err;
 }
 
 void output_end_fields(const struct output *o, struct audit_rec *r)
@@ -692,7 +713,7 @@ void output_free(struct output *o)
 	if (!o)
 		return;
 	if (o->started) {
-		output_finish(o);
+		(void)output_finish(o);
 		pthread_join(o->th, NULL);
 	} else {
 		pass_on_left(o);

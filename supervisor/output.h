@@ -50,11 +50,13 @@ int output_start(struct output *o, struct audit_writer *w);
 /* run.start's "output": how each stream is kept, and the cap. */
 void output_describe(const struct output *o, struct audit_rec *r);
 /* Record what the command wrote so far (bounded wait): before a proc.exit,
- * so a process's last words come before its end in the trail. */
-void output_sync(struct output *o);
+ * so a process's last words come before its end in the trail.  Returns 0,
+ * or the error of an output record that could not be written (-errno):
+ * the caller fails closed as for its own record. */
+int output_sync(struct output *o);
 /* Read what is left (bounded in time), write the kept tail; no output
- * record comes after.  Before run.end. */
-void output_finish(struct output *o);
+ * record comes after.  Before run.end.  0 or -errno as output_sync. */
+int output_finish(struct output *o);
 /* run.end's "output": bytes seen per stream, dropped by the cap. */
 void output_end_fields(const struct output *o, struct audit_rec *r);
 /* Pass on what is left (until the reader reads nothing for a while),

@@ -1025,9 +1025,13 @@ static void record_core(struct audit_rec *r, int status)
 int record_exit(struct sup *s, struct proc *p, int status)
 {
 	struct audit_rec *r;
+	int err;
 
-	/* What the process wrote before it ended comes first. */
-	output_sync(s->output);
+	/* What the process wrote before it ended comes first; an output
+	 * record that could not be written fails the run as this one. */
+	err = output_sync(s->output);
+	if (err < 0)
+		return err;
 	r = audit_begin(s->audit, "proc.exit");
 
 	audit_int(r, "pid", p->tgid);
