@@ -54,6 +54,34 @@ stalled_reader_case() {
 	check stalled-reader-verifies "$SYSGATE" verify "$trail"
 }
 
+# Fail closed: the trail's reader goes away while the command only
+# writes output (builtin echo: no call of its is recorded), so the next
+# records to fail are output records; the tree is stopped, status 125.
+fail_closed_case() {
+	local fifo=$R/fc.fifo cat_pid pid i rc=timeout
+	rm -f "$fifo" "$R/fc.out"
+	mkfifo "$fifo" && chmod 0666 "$fifo"
+	cat "$fifo" >/dev/null &
+	cat_pid=$!
+	SG_BG_PIDS+=("$cat_pid")
+	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		timeout -k 5 30 "$SYSGATE" run -q --audit-fd 3 -- sh -c \
+		'echo started; while :; do echo x; done' 3>"$fifo") \
+		>"$R/fc.out" 2>"$R/fc.err" </dev/null &
+	pid=$!
+	SG_BG_PIDS+=("$pid")
+	for i in $(seq 100); do
+		grep -q started "$R/fc.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	kill "$cat_pid"
+	wait "$pid"
+	rc=$?
+	SG_ERR=$R/fc.err
+	check fail-closed-output-record-stops-tree test "$rc" = 125
+	check fail-closed-says-trail grep -q 'audit trail' "$R/fc.err"
+}
+
 # sysgate run under a pseudo-terminal: the command's stdout is it.
 tty_case() {
 	SG_N=$((SG_N + 1))
@@ -208,6 +236,7 @@ assert len(out) == 5, out
 
 	tty_case
 	stalled_reader_case
+	fail_closed_case
 }
 
 sg_main cases
