@@ -7,8 +7,10 @@
 # leaves the command's fds as they are; a terminal stays the command's;
 # a reader of sysgate's stdout that stops reading blocks the writer, not
 # the supervisor's decisions for the rest of the tree; a gone reader
-# ends the writer as natively (SIGPIPE); the report shows a failing
-# program's traceback under its finding.
+# ends the writer as natively (SIGPIPE); the end of a run whose reader
+# stopped is bounded; an output record that cannot be written stops the
+# tree; the report shows a failing program's traceback under its
+# finding.
 . "$(dirname "$0")/lib.sh"
 sg_init
 
@@ -80,6 +82,40 @@ fail_closed_case() {
 	SG_ERR=$R/fc.err
 	check fail-closed-output-record-stops-tree test "$rc" = 125
 	check fail-closed-says-trail grep -q 'audit trail' "$R/fc.err"
+}
+
+# The end of the run is bounded: the command wrote 100000 bytes and
+# ended (the pipe and sysgate took what the unread fifo did not); nobody
+# reads: every byte is recorded before run.end, and sysgate gives up
+# passing on the rest after a few seconds, saying so.
+stopped_reader_end_case() {
+	local fifo=$R/end.fifo trail=$R/end.jsonl pid i rc=running
+	rm -f "$fifo"
+	mkfifo "$fifo" && chmod 0666 "$fifo"
+	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
+		timeout -k 5 60 "$SYSGATE" run -q -a "$trail" -- \
+		head -c 100000 /dev/zero) >"$fifo" 2>"$R/end.err" </dev/null &
+	pid=$!
+	SG_BG_PIDS+=("$pid")
+	exec 4<"$fifo"
+	for i in $(seq 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null || { wait "$pid"; rc=$?; }
+	exec 4<&-
+	SG_ERR=$R/end.err
+	check stopped-reader-end-sysgate-exits test "$rc" = 0
+	check stopped-reader-end-says-not-passed-on grep -q 'not passed on' "$R/end.err"
+	SG_TRAIL=$trail
+	ocheck stopped-reader-end-stdout-kept how stdout pipe
+	check stopped-reader-end-bytes "$PY" -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert r[-1]["type"] == "run.end", r[-1]["type"]
+assert r[-1]["output"]["recorded"] == 100000, r[-1]["output"]
+assert sum(x["bytes"] for x in r if x["type"] == "output") == 100000
+' "$trail"
 }
 
 # sysgate run under a pseudo-terminal: the command's stdout is it.
@@ -236,6 +272,7 @@ assert len(out) == 5, out
 
 	tty_case
 	stalled_reader_case
+	stopped_reader_end_case
 	fail_closed_case
 }
 
