@@ -60,7 +60,7 @@ stalled_reader_case() {
 # writes output (builtin echo: no call of its is recorded), so the next
 # records to fail are output records; the tree is stopped, status 125.
 fail_closed_case() {
-	local fifo=$R/fc.fifo cat_pid pid i rc=timeout
+	local fifo=$R/fc.fifo cat_pid pid rc=timeout
 	rm -f "$fifo" "$R/fc.out"
 	mkfifo "$fifo" && chmod 0666 "$fifo"
 	cat "$fifo" >/dev/null &
@@ -72,7 +72,7 @@ fail_closed_case() {
 		>"$R/fc.out" 2>"$R/fc.err" </dev/null &
 	pid=$!
 	SG_BG_PIDS+=("$pid")
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		grep -q started "$R/fc.out" 2>/dev/null && break
 		sleep 0.1
 	done
@@ -89,7 +89,7 @@ fail_closed_case() {
 # reads: every byte is recorded before run.end, and sysgate gives up
 # passing on the rest after a few seconds, saying so.
 stopped_reader_end_case() {
-	local fifo=$R/end.fifo trail=$R/end.jsonl pid i rc=running
+	local fifo=$R/end.fifo trail=$R/end.jsonl pid rc=running
 	rm -f "$fifo"
 	mkfifo "$fifo" && chmod 0666 "$fifo"
 	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
@@ -98,7 +98,7 @@ stopped_reader_end_case() {
 	pid=$!
 	SG_BG_PIDS+=("$pid")
 	exec 4<"$fifo"
-	for i in $(seq 300); do
+	for _ in $(seq 300); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
