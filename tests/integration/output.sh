@@ -26,7 +26,7 @@ ocheck() {
 # The tree blocked on a full pipe (nobody reads sysgate's stdout) while
 # another process of it creates a file, which the supervisor decides.
 stalled_reader_case() {
-	local fifo=$R/stall.fifo trail=$R/stall.jsonl pid i got=no alive=no
+	local fifo=$R/stall.fifo trail=$R/stall.jsonl pid got=no alive=no
 	rm -f "$fifo" "$W/marker-stall"
 	mkfifo "$fifo" && chmod 0666 "$fifo"
 	(cd "$W" && exec "${SG_AS[@]}" env -i PATH="$SG_PATH" HOME="$H" \
@@ -36,7 +36,7 @@ stalled_reader_case() {
 	pid=$!
 	SG_BG_PIDS+=("$pid")
 	exec 3<"$fifo"
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -e "$W/marker-stall" ] && got=yes && break
 		sleep 0.1
 	done
