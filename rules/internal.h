@@ -192,6 +192,8 @@ struct rules_set {
 	size_t n_rules;
 	uint64_t limits[RULES_LIMIT_COUNT];
 	bool limit_set[RULES_LIMIT_COUNT];
+	bool output_set;	/* [policy] output: given (here or included) */
+	uint64_t output_cap;	/* its bytes, 0 for off */
 	unsigned unmediated;	/* [policy] unmediated: RULES_UNMEDIATED_*
 				 * bits this file opts into */
 	bool permissive;	/* [policy] mode = permissive of this file

@@ -32,7 +32,7 @@ const char *const rules_rule_keys[] = {
 
 static const char *const policy_keys[] = { "default", "errno", "audit",
 					   "include", "unmediated", "mode",
-					   NULL };
+					   "output", NULL };
 static const char *const modes[] = { "enforce", "permissive", NULL };
 const char *const rules_limit_keys[] = { "processes", "memory", "cpu",
 					  "wall", "file_size", "open_files",
@@ -160,6 +160,15 @@ static int policy_key(struct pctx *c, struct state *st,
 		rs->permissive = m == 1;
 		return 0;
 	}
+	case PK_OUTPUT:
+		rs->output_set = true;
+		if (strcmp(e->value, "off") == 0) {
+			rs->output_cap = 0;
+			return 0;
+		}
+		/* A size, as [limits] memory (more than 0). */
+		return rules_parse_limit(c, e->line, RULES_LIMIT_MEMORY, "output",
+					 e->value, &rs->output_cap);
 	default: {
 		int lvl = find_key(audit_levels, e->value);
 

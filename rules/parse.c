@@ -435,6 +435,11 @@ static int merge_include(struct pctx *c, const struct include_ref *inc,
 	if (!(c->policy_set & POLICY_SET(PK_AUDIT)) &&
 	    (child_set & POLICY_SET(PK_AUDIT)))
 		rs->audit = child->audit;
+	if (!(c->policy_set & POLICY_SET(PK_OUTPUT)) &&
+	    (child_set & POLICY_SET(PK_OUTPUT))) {
+		rs->output_set = child->output_set;
+		rs->output_cap = child->output_cap;
+	}
 	c->policy_set |= child_set;
 	for (i = 0; i < RULES_LIMIT_COUNT; i++) {
 		if (rs->limit_set[i] || !child->limit_set[i])
@@ -770,6 +775,14 @@ const char *rules_default_text(void)
 enum rules_audit_level rules_audit_level(const struct rules_set *rs)
 {
 	return rs ? rs->audit : RULES_AUDIT_ALL;
+}
+
+int rules_output_cap(const struct rules_set *rs, uint64_t *cap)
+{
+	if (!rs || !rs->output_set)
+		return -ENOENT;
+	*cap = rs->output_cap;
+	return 0;
 }
 
 const char *rules_source(const struct rules_set *rs)

@@ -94,7 +94,7 @@ enum rule_key {
 
 /* Indexes into policy_keys; the first three are also POLICY_SET bits. */
 enum policy_key { PK_DEFAULT, PK_ERRNO, PK_AUDIT, PK_INCLUDE, PK_UNMEDIATED,
-		  PK_MODE, PK_COUNT };
+		  PK_MODE, PK_OUTPUT, PK_COUNT };
 #define POLICY_SET(k) (1u << (k))
 
 struct state {

@@ -267,6 +267,9 @@ const char *rules_file(const struct rules_set *rs, size_t i);
 
 /* [policy] values. */
 enum rules_audit_level rules_audit_level(const struct rules_set *rs);
+/* [policy] output = off | BYTES[K|M|G]: 0 with *cap (0 for off) when the
+ * policy sets it, else -ENOENT. */
+int rules_output_cap(const struct rules_set *rs, uint64_t *cap);
 /* The name the set was loaded from ("<default>" for the built-in one). */
 const char *rules_source(const struct rules_set *rs);
 

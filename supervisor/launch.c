@@ -421,6 +421,14 @@ static CHILD_FN int child_main(void *arg)
 		child_fail("dropping CAP_SYS_RESOURCE", r);
 	if ((r = SYS2(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1)) < 0)
 		child_fail("PR_SET_NO_NEW_PRIVS", r);
+	/* The pipes the supervisor keeps the output from (output.c), as
+	 * late as a failure can still be told on sysgate's own stderr. */
+	if (ls->stdout_fd > 2 &&
+	    (r = SYS2(SYS_dup2, ls->stdout_fd, 1)) < 0)
+		child_fail("dup2 of the stdout pipe", r);
+	if (ls->stderr_fd > 2 &&
+	    (r = SYS2(SYS_dup2, ls->stderr_fd, 2)) < 0)
+		child_fail("dup2 of the stderr pipe", r);
 
 	guard.len = hdr.guard_len;
 	guard.filter = child_insns;

@@ -37,6 +37,11 @@ struct launch_spec {
 	int foreground_tty;          /* fork: fd of our terminal if we are in
 				      * its foreground, else -1 */
 	mode_t umask;                /* fork */
+	/* fork, but may be set to -1 up to launch_start() (read after the
+	 * go message, as envp): when above 2, put on the command's fd 1 / 2
+	 * just before its filters (the output pipes, output.c); else fd 1 /
+	 * 2 stay. */
+	int stdout_fd, stderr_fd;
 	/* Resource limits set in the child before exec ([limits]), sent
 	 * with the go message. */
 	struct launch_rlimit {

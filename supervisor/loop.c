@@ -49,6 +49,7 @@
 #include "supervisor/sysv.h"
 #include "supervisor/tracee.h"
 #include "supervisor/launch.h"
+#include "supervisor/output.h"
 
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
@@ -1009,6 +1010,8 @@ static struct {
 	gid_t groups[CREDS_MAX_GROUPS];
 	struct launch_spec ls;
 	struct launch_child lc;
+	struct output *output;   /* until supervisor_run takes it */
+	int output_err;
 } prep;
 
 static void free_env(char **env)
@@ -1044,6 +1047,9 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 	ls->argv = opts->argv;
 	ls->envp = prep.env;
 	ls->foreground_tty = prep.tty;
+	ls->stdout_fd = ls->stderr_fd = -1;
+	prep.output_err = output_prepare(opts->output_cap, &prep.output,
+					 &ls->stdout_fd, &ls->stderr_fd);
 	if (opts->user) {
 		int ng = CREDS_MAX_GROUPS;
 
@@ -1078,6 +1084,8 @@ void supervisor_prepare(const struct supervisor_opts *opts)
 void supervisor_abandon(void)
 {
 	launch_abandon(&prep.lc);
+	output_free(prep.output);
+	prep.output = NULL;
 	/* The child may have taken the terminal's foreground. */
 	if (prep.tty >= 0) {
 		signal(SIGTTOU, SIG_IGN);
@@ -1336,11 +1344,29 @@ int supervisor_run(const struct supervisor_opts *opts)
 		env_err = apply_policy_env(opts);
 	s.env_dropped = prep.env_dropped;
 	record_load_core_pattern();
+	{
+		uint64_t cap;
+
+		/* Unreachable after an early go: only the built-in policy
+		 * goes early, and it sets no output. */
+		if (!opts->output_cap_given && !prep.lc.went &&
+		    rules_output_cap(opts->rules, &cap) == 0)
+			output_set_cap(prep.output, cap, &ls->stdout_fd,
+				       &ls->stderr_fd);
+	}
+	s.output = prep.output;
 	if (record_run_start(&s) < 0) {
 		fprintf(stderr, "sysgate: cannot write the audit trail\n");
 		cgroup_release(&s.cg);
+		s.output = NULL;
 		supervisor_abandon();
 		return SUPERVISOR_EXIT_FAILURE;
+	}
+	prep.output = NULL;	/* s.output's now */
+	if (prep.output_err) {
+		sup_fail(&s, "cannot make the pipes for the command's output: %s",
+			 strerror(-prep.output_err));
+		goto end;
 	}
 
 	r = prep.find_err;
@@ -1451,6 +1477,10 @@ int supervisor_run(const struct supervisor_opts *opts)
 	}
 	s.child = lr.pid;
 	s.listener = lr.listener;
+	r = output_start(s.output, s.audit);
+	if (r < 0)
+		sup_fail(&s, "cannot pass on the command's output: %s",
+			 strerror(-r));
 	s.sync_wake = s.sync_on = lr.sync_wake;
 	/*
 	 * The supervisor holds fds per process (pidfds, kept roots and
@@ -1503,12 +1533,17 @@ end:
 			s.first_exec_rule ? s.first_exec_rule : "",
 			s.first_exec_rule ? ")" : "");
 	}
+	/* Its last output, recorded before run.end. */
+	if (output_finish(s.output) < 0)
+		sup_fail(&s, "cannot write the audit trail");
 	if (record_run_end(&s, status) < 0) {
 		/* A syslog failure is told by cmd_run: the file has run.end. */
 		if (!audit_ship_error(s.audit))
 			fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
 		status = SUPERVISOR_EXIT_FAILURE;
 	}
+	output_free(s.output);
+	s.output = NULL;
 	record_summary(&s, status);
 	if (s.listener >= 0)
 		close(s.listener);

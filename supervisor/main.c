@@ -28,6 +28,7 @@
 #include "common/util.h"
 #include "rules/rules.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/output.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/tmpdir.h"
 #include "tools/tools.h"
@@ -41,6 +42,7 @@ static void usage(FILE *f)
 		"                   [--audit-format json|ocsf]\n"
 		"                   [--audit-sync none|interval|every] [--sign-key FILE]\n"
 		"                   [--denials-fd N] [--user NAME]\n"
+		"                   [--output-cap BYTES|--no-output]\n"
 		"                   [-q|-v] [--] COMMAND [ARG...]\n"
 		"       sysgate check [--explain CALL] POLICY\n"
 		"       sysgate learn [-o POLICY] [--base POLICY] [--diff POLICY] AUDIT...\n"
@@ -79,11 +81,41 @@ static void run_usage(FILE *f)
 		"                        record what the policy would do (would_deny);\n"
 		"                        sysgate's own guards still refuse\n"
 		"  --enforce             enforce the policy even if it says mode = permissive\n"
+		"  --output-cap BYTES    COMMAND's stdout and stderr kept in the trail,\n"
+		"                        at most BYTES[K|M|G] (the tail past half of it;\n"
+		"                        default 1M)\n"
+		"  --no-output           keep none of it (the same as --output-cap 0)\n"
 		"  -q, --quiet           no summary at the end of the run\n"
 		"  -v, --verbose         one line per decision on standard error\n"
 		"  -h, --help            this text\n"
 		"Exit status: COMMAND's, 128+N for signal N, 125 when sysgate fails,\n"
 		"126 when COMMAND cannot be run, 127 when it is not found.\n");
+}
+
+/* --output-cap: bytes, with K, M or G (powers of 1024) after them. */
+static int parse_cap(const char *s, unsigned long long *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end == 'K' || *end == 'k')
+		mul = 1024ULL;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1024ULL * 1024;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1024ULL * 1024 * 1024;
+	if (mul > 1)
+		end++;
+	if (*end || v > (1ULL << 40) / mul)
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
 }
 
 static void make_run_id(char *buf, size_t len)
@@ -362,6 +394,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		{ "user", required_argument, NULL, 'U' },
 		{ "permissive", no_argument, NULL, 'P' },
 		{ "enforce", no_argument, NULL, 'E' },
+		{ "output-cap", required_argument, NULL, 'C' },
+		{ "no-output", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -381,6 +415,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	int mode_arg = -1;
 	struct passwd *pw = NULL;
 	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
+	unsigned long long output_cap = OUTPUT_CAP_DEFAULT;
+	bool output_cap_given = false;
 	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
 	char run_id[64];
 	struct tmpdir td = { .lock_fd = -1 };
@@ -455,6 +491,18 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		case 'P':
 		case 'E':
 			mode_arg = c == 'P';
+			break;
+		case 'C':
+			if (parse_cap(optarg, &output_cap) < 0) {
+				fprintf(stderr, "sysgate: --output-cap: expected a number of bytes (K, M or G after it), not '%s'\n",
+					optarg);
+				return SUPERVISOR_EXIT_FAILURE;
+			}
+			output_cap_given = true;
+			break;
+		case 'N':
+			output_cap = 0;
+			output_cap_given = true;
 			break;
 		case 'D': {
 			char *end;
@@ -537,6 +585,8 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 	o.run_id = run_id;
 	o.tmpdir = td.path;
 	o.note_fd = -1;
+	o.output_cap = output_cap;
+	o.output_cap_given = output_cap_given;
 	o.argv = argv + optind;
 	/* Permissive: the prebuilt filter is the enforcing one. */
 	o.builtin_policy = !policy_arg && mode_arg != 1;

@@ -32,6 +32,7 @@
 #include "supervisor/stack.h"
 #include "supervisor/sup.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/output.h"
 
 uint64_t sup_now_us(void)
 {
@@ -956,6 +957,7 @@ int record_run_start(struct sup *s)
 		audit_bytes(r, NULL, *n, strlen(*n));
 	audit_arr_end(r);
 	add_limits(r, s);
+	output_describe(s->output, r);
 	return audit_commit(r);
 }
 
@@ -985,6 +987,7 @@ int record_run_end(struct sup *s, int exit_status)
 		audit_uint(r, "would_deny", s->would_denied);
 	audit_uint(r, "notifications", s->notifications);
 	audit_obj_end(r);
+	output_end_fields(s->output, r);
 	audit_put_final(r, s->opts->sign_key);
 	return audit_commit(r);
 }
@@ -1092,7 +1095,15 @@ static void record_core(struct audit_rec *r, int status)
 
 int record_exit(struct sup *s, struct proc *p, int status)
 {
-	struct audit_rec *r = audit_begin(s->audit, "proc.exit");
+	struct audit_rec *r;
+	int err;
+
+	/* What the process wrote before it ended comes first; an output
+	 * record that could not be written fails the run as this one. */
+	err = output_sync(s->output);
+	if (err < 0)
+		return err;
+	r = audit_begin(s->audit, "proc.exit");
 
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);

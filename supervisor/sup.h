@@ -17,6 +17,7 @@
 #include "supervisor/supervisor.h"
 
 struct audit_writer;
+struct output;
 
 struct denial {
 	char verb[32];
@@ -51,6 +52,7 @@ struct sup {
 	const struct supervisor_opts *opts;
 	const struct rules_set *rules;
 	struct audit_writer *audit;
+	struct output *output;    /* the command's output kept (output.h) */
 	int listener;             /* seccomp user-notification fd */
 	int sigfd;
 	pid_t child;              /* the command's first process */

@@ -54,6 +54,11 @@ struct supervisor_opts {
 	const char *const *guard_secret;
 	const char *const *guard_config;
 	const char *const *state_dirs;
+	/* Bytes of the command's stdout and stderr kept in the trail
+	 * (the tail past half of it), 0: none and no pipes (output.h). */
+	unsigned long long output_cap;
+	bool output_cap_given;         /* by the command line: the policy's
+					* [policy] output does not apply */
 	int note_fd;                   /* told what the run makes outside
 					* its temp dir (cgroups), for a later
 					* run should this one be killed (the

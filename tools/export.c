@@ -866,6 +866,25 @@ static json_t *limit_event(struct export *x, json_t *rec)
 	return e;
 }
 
+/*
+ * output: the command's stdout or stderr.  OCSF has no class for a
+ * program's own output: a Base Event whose message is the text (data,
+ * with U+FFFD for bytes that are not UTF-8; unmapped keeps the record
+ * whole, data_hex included) and whose time is when sysgate read it.
+ */
+static json_t *output_event(struct export *x, json_t *rec)
+{
+	json_t *e = event_new(x, rec, OCSF_BASE, 99, "output", SEV_INFO, false);
+	const char *data = str_of(rec, "data");
+	const char *t = str_of(rec, "time");
+
+	if (data)
+		json_object_set_new(e, "message", json_string(data));
+	if (t)
+		json_object_set_new(e, "time", json_integer(ts_ms(t)));
+	return e;
+}
+
 static json_t *record_event(struct export *x, json_t *rec)
 {
 	const char *type = str_of(rec, "type");
@@ -888,6 +907,8 @@ static json_t *record_event(struct export *x, json_t *rec)
 		return run_event(x, rec, type);
 	if (!strcmp(type, "limit"))
 		return limit_event(x, rec);
+	if (!strcmp(type, "output"))
+		return output_event(x, rec);
 	/* Closed world for the reader too: a record of another type is
 	 * still exported, whole, as a Base Event. */
 	e = event_new(x, rec, OCSF_BASE, 99, *type ? type : "unknown", SEV_INFO, false);

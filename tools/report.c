@@ -549,6 +549,20 @@ struct report {
 	char *cwd, *home;	/* of run.start; NULL unknown */
 	size_t cwd_len, home_len;
 	bool all;		/* --all: no folding */
+
+	/* The command's output, in lines (build_output_lines). */
+	struct out_line *out_lines;
+	size_t n_out_lines, cap_out_lines;
+};
+
+/* A line of the command's output: the record that ended it (seq; 0 for a
+ * "deferred" record, written at the end of the run) and when it was read. */
+struct out_line {
+	uint64_t seq;
+	int64_t time_us;
+	const char *stream;	/* borrowed from its record */
+	char *text;
+	size_t len;
 };
 
 static void report_release(struct report *rp)
@@ -602,6 +616,9 @@ static void report_release(struct report *rp)
 		json_decref(rp->recs[i]);
 	free(rp->recs);
 	map_release(&rp->result_map);
+	for (size_t i = 0; i < rp->n_out_lines; i++)
+		free(rp->out_lines[i].text);
+	free(rp->out_lines);
 	for (size_t i = 0; i < rp->n_misses; i++) {
 		free(rp->misses[i].syscall);
 		free(rp->misses[i].err);
@@ -1376,6 +1393,97 @@ static void ingest(struct report *rp, struct scan *sc, json_t *rec)
 	}
 }
 
+/* A stream's line so far (build_output_lines). */
+struct out_partial {
+	const char *stream;
+	struct sbuf text;
+};
+
+static void out_line_add(struct report *rp, const char *stream,
+			 const char *text, size_t len, uint64_t seq,
+			 int64_t time_us)
+{
+	struct out_line *l;
+
+	rp->out_lines = vec_grow(rp->out_lines, rp->n_out_lines,
+				 &rp->cap_out_lines, sizeof(*rp->out_lines));
+	l = &rp->out_lines[rp->n_out_lines++];
+	l->seq = seq;
+	l->time_us = time_us;
+	l->stream = stream;
+	l->len = len;
+	l->text = xrealloc_array(NULL, len + 1, 1);
+	memcpy(l->text, text, len);
+	l->text[len] = '\0';
+}
+
+/* One output record cut into lines; what follows its last newline waits
+ * in p for the stream's next record. */
+static void out_record(struct report *rp, struct out_partial *p,
+		       const json_t *rec)
+{
+	int64_t seq = 0, t = parse_ts(json_object_get(rec, "time"));
+	char *v = NULL;
+	size_t n = 0, from = 0;
+
+	if (audit_json_bytes(rec, "data", &v, &n) < 0)
+		return;
+	if (json_is_true(json_object_get(rec, "deferred")))
+		seq = 0;
+	else
+		jint(rec, "seq", &seq);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] != '\n')
+			continue;
+		sb_addn(&p->text, v + from, i - from);
+		out_line_add(rp, p->stream, p->text.s ? p->text.s : "",
+			     p->text.len, (uint64_t)seq, t);
+		sb_clear(&p->text);
+		from = i + 1;
+	}
+	sb_addn(&p->text, v + from, n - from);
+	free(v);
+}
+
+/*
+ * The command's output records (type "output") as lines per stream, in
+ * trail order, for the findings.  A line ends at a newline, or at the
+ * end of the run.
+ */
+static void build_output_lines(struct report *rp)
+{
+	struct out_partial part[3] = { { "stdout" }, { "stderr" },
+				       { "stdout+stderr" } };
+	uint64_t last_seq[3] = { 0, 0, 0 };
+	int64_t last_t[3] = { -1, -1, -1 };
+
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		const json_t *rec = rp->recs[i];
+		const char *type = jstr(rec, "type");
+		const char *stream = jstr(rec, "stream");
+		int64_t seq = 0;
+		unsigned k;
+
+		if (!type || strcmp(type, "output") || !stream)
+			continue;
+		for (k = 0; k < 3 && strcmp(stream, part[k].stream); k++)
+			;
+		if (k == 3)
+			continue;
+		out_record(rp, &part[k], rec);
+		if (!json_is_true(json_object_get(rec, "deferred")))
+			jint(rec, "seq", &seq);
+		last_seq[k] = (uint64_t)seq;
+		last_t[k] = parse_ts(json_object_get(rec, "time"));
+	}
+	for (unsigned k = 0; k < 3; k++) {
+		if (part[k].text.len)
+			out_line_add(rp, part[k].stream, part[k].text.s,
+				     part[k].text.len, last_seq[k], last_t[k]);
+		sb_release(&part[k].text);
+	}
+}
+
 /* Order the processes as the tree shows them: depth first, children in
  * the order they were made.  Iterative: a fork chain can be deep. */
 static void build_lanes(struct report *rp)
@@ -2147,6 +2255,61 @@ struct fsink {
 
 static json_t *json_ms(const struct report *rp, int64_t ts);
 
+/* How many lines of output a finding shows. */
+#define OUTPUT_BEFORE 5
+
+/* Whether line l was written before a record (seq, ts): by seq, or by
+ * time for a line of a deferred record. */
+static bool line_before(const struct out_line *l, uint64_t seq, int64_t ts)
+{
+	if (l->seq)
+		return l->seq < seq;
+	return ts >= 0 && l->time_us >= 0 && l->time_us <= ts;
+}
+
+/* The last OUTPUT_BEFORE lines of output (either stream) before a
+ * finding: under it in the text, "output" in its --json object. */
+static void output_before(struct fsink *k, const struct report *rp,
+			  uint64_t seq, int64_t ts)
+{
+	size_t idx[OUTPUT_BEFORE], n = 0;
+	struct sbuf b = { 0 };
+	json_t *arr;
+
+	for (size_t i = rp->n_out_lines; i-- > 0 && n < OUTPUT_BEFORE;)
+		if (line_before(&rp->out_lines[i], seq, ts))
+			idx[n++] = i;
+	if (!n)
+		return;
+	if (k->f)
+		fprintf(k->f, "     output before it:\n");
+	arr = k->f ? NULL : json_array();
+	while (n--) {
+		const struct out_line *l = &rp->out_lines[idx[n]];
+
+		sb_clear(&b);
+		sb_show_max(&b, l->text, l->len, 200);
+		if (arr) {
+			/* The exact bytes where they are UTF-8. */
+			json_t *text = json_stringn(l->text, l->len);
+
+			json_array_append_new(arr, json_pack(
+				"{s:s,s:o,s:o,s:o}", "stream", l->stream,
+				"seq", l->seq ? json_integer((json_int_t)l->seq) :
+				json_null(), "ms", json_ms(rp, l->time_us),
+				"text", text ? text : json_string(sb_str(&b))));
+			continue;
+		}
+		fprintf(k->f, "       %s| %s\n",
+			!strcmp(l->stream, "stderr") ? "err" : "out", sb_str(&b));
+	}
+	if (arr)
+		json_object_set_new(json_array_get(k->arr,
+						   json_array_size(k->arr) - 1),
+				    "output", arr);
+	sb_release(&b);
+}
+
 /* One finding: "  N. KIND: what" in the text, numbered as they come; an
  * object with its first record (seq), time and pid in --json. */
 static void finding(struct fsink *k, const struct report *rp,
@@ -2156,12 +2319,14 @@ static void finding(struct fsink *k, const struct report *rp,
 	k->n++;
 	if (k->f) {
 		fprintf(k->f, "  %u. %s: %s\n", k->n, kind, sb_str(what));
+		output_before(k, rp, seq, ts);
 		return;
 	}
 	json_array_append_new(k->arr, json_pack(
 		"{s:s,s:I,s:o,s:o,s:s}", "kind", kind, "seq", (json_int_t)seq,
 		"ms", json_ms(rp, ts), "pid", pid >= 0 ? json_integer(pid) :
 		json_null(), "text", sb_str(what)));
+	output_before(k, rp, seq, ts);
 }
 
 static void more_findings(struct fsink *k, uint64_t shown, uint64_t total)
@@ -3646,6 +3811,7 @@ int tool_report(int argc, char **argv)
 	}
 	flush_pending(&rp);
 	build_lanes(&rp);
+	build_output_lines(&rp);
 
 	if (html) {
 		FILE *f = strcmp(html, "-") ? fopen(html, "we") : stdout;

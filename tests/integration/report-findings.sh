@@ -19,13 +19,17 @@ rep() {
 	RC=$?
 }
 
-# head_has NAME N ERE: one of the first N lines of $RO matches ERE.
+# head_has NAME N ERE: one of the first N lines of $RO matches ERE, not
+# counting the lines of output a finding shows (sysgate report shows the
+# command's last lines before each finding under it).
 head_has() {
-	if head -n "$2" "$RO" | grep -Eq -- "$3"; then
+	local top
+	top=$(grep -Ev '^     output before it:$|^       (out|err)\| ' "$RO" | head -n "$2")
+	if printf '%s\n' "$top" | grep -Eq -- "$3"; then
 		SG_ERR= sg_report_pass "$1"
 	else
 		SG_ERR= sg_report_fail "$1" "no line of the first $2 matches /$3/:" \
-			"$(head -n "$2" "$RO")"
+			"$top"
 	fi
 }
 
