@@ -437,6 +437,33 @@ static enum cb_step cb_take_socket(struct sup *s, struct call *c, int *sock)
 	return CB_GO_ON;
 }
 
+/*
+ * Security: binding a unix socket to a path makes a file there, a create
+ * in that directory as much as mknod(S_IFSOCK) is: the file rules decide
+ * it too (as mknodat of the path, access create) and the stricter verdict
+ * wins, or "no writes elsewhere" would not hold for socket files.  A
+ * rewrite of the path (/tmp into the TMPDIR) leaves the address verdict:
+ * the socket is found by the name it was bound to, which a connect does
+ * not rewrite.
+ */
+static void bind_as_create(struct sup *s, const struct call *c,
+			   const char *path, struct rules_verdict *v)
+{
+	struct rules_event fev = {
+		.nr = SYS_mknodat,
+		.exe = c->exe,
+		.access = RULES_ACC_CREATE,
+		.path = path,
+		.args = { (uint64_t)(int64_t)AT_FDCWD, 0, S_IFSOCK | 0777 },
+	};
+	struct rules_verdict fv;
+
+	rules_match(s->rules, &fev, &fv);
+	if (fv.action != RULES_REWRITE &&
+	    rules_verdict_rank(&fv) > rules_verdict_rank(v))
+		*v = fv;
+}
+
 /* A unix path socket: resolve it as the caller would (r), match its
  * canonical path and act through our fds (act, act_len). */
 static enum cb_step cb_decide_unix(struct sup *s, struct call *c,
@@ -469,8 +496,11 @@ static enum cb_step cb_decide_unix(struct sup *s, struct call *c,
 	 * long (a relative name under a deep cwd can be longer than
 	 * sun_path holds). */
 	ev->unix_path = r->path;
-	if (!notify_builtin_check(s, r, cp->access, &c->v))
+	if (!notify_builtin_check(s, r, cp->access, &c->v)) {
 		rules_match(s->rules, ev, &c->v);
+		if (is_bind)
+			bind_as_create(s, c, r->path, &c->v);
+	}
 	cp->v = c->v;
 	memset(canon, 0, sizeof(*canon));
 	canon->sun_family = AF_UNIX;

@@ -207,6 +207,17 @@ cases() {
 	c chattr-outside        - EACCES "--syscall ioctl --path $O/data.txt --action deny --errno EACCES --rule no-writes-elsewhere" \
 		"$V/try-fdmeta" "$O/data.txt" chattr 80
 	check chattr-outside-kept sh -c "lsattr '$O/data.txt' | grep -qv '^[^ ]*A'"
+	# A unix socket bound to a path makes a file there: decided as a
+	# create by the file rules too, not only as an address.
+	c bind-unix-outside     - EACCES "--syscall bind --path $O/s.sock --action deny --errno EACCES --rule no-writes-elsewhere" \
+		"$V/try-bind" unix "$O/s.sock"
+	check bind-unix-outside-no-file test ! -e "$O/s.sock"
+	c bind-unix-home        - EACCES "--syscall bind --path $H/s.sock --action deny --errno EACCES" \
+		"$V/try-bind" unix "$H/s.sock"
+	check bind-unix-home-no-file test ! -e "$H/s.sock"
+	c bind-unix-cwd         - 0      "--syscall bind --path $W/s.sock --action allow" \
+		"$V/try-bind" unix "$W/s.sock"
+	check bind-unix-cwd-made test -S "$W/s.sock"
 	check outside-untouched test -f "$O/data.txt" -a ! -e "$O/new" -a ! -e "$O/d" -a ! -e "$O/sl" \
 		-a ! -e "$O/hl" -a ! -e "$O/put" -a "$(stat -c %a "$O/data.txt")" = 644 -a -s "$O/data.txt"
 
