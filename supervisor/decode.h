@@ -41,4 +41,23 @@ const char *decode_si_code(int signo, int code);
  * sender_uid, fault_addr, si_syscall; nothing when !n->have. */
 void decode_add_sig_note(struct audit_rec *r, const struct sig_note *n);
 
+/*
+ * The registers a of call nr as named fields of r (decode-args.c): each
+ * argument under its name, numbers in decimal, flags and commands by
+ * name, pointers as hex addresses (what they point to is not read).
+ * Returns 0, or -ENOENT when nr has no signature (nothing added).
+ */
+int decode_args(struct audit_rec *r, int nr, const __u64 *a);
+/* The signature of nr ("fd:f,buf:p,count:z"), NULL: none (for tests). */
+const char *decode_signature(int nr);
+/* An ioctl request's name ("TCGETS"), NULL when not known. */
+const char *decode_ioctl_name(uint64_t request);
+/* An address family's name ("AF_INET6"), NULL when not known. */
+const char *decode_family_name(int family);
+/* Add key: the family by name, or its number. */
+void decode_add_family(struct audit_rec *r, const char *key, int family);
+/* Add key: the socket type with its flags ("SOCK_STREAM|SOCK_CLOEXEC"). */
+void decode_add_sock_type(struct audit_rec *r, const char *key,
+			  uint32_t type);
+
 #endif

@@ -152,25 +152,7 @@ static void add_addr(struct audit_rec *r, const char *key,
 /* An address family by name (AF_PACKET), or its number. */
 static void add_family(struct audit_rec *r, const char *key, int family)
 {
-	static const struct {
-		int family;
-		const char *name;
-	} names[] = {
-		{ AF_UNSPEC, "AF_UNSPEC" }, { AF_UNIX, "AF_UNIX" },
-		{ AF_INET, "AF_INET" }, { AF_INET6, "AF_INET6" },
-		{ AF_NETLINK, "AF_NETLINK" }, { AF_PACKET, "AF_PACKET" },
-		{ AF_BLUETOOTH, "AF_BLUETOOTH" }, { AF_VSOCK, "AF_VSOCK" },
-		{ AF_ALG, "AF_ALG" }, { AF_CAN, "AF_CAN" },
-		{ AF_TIPC, "AF_TIPC" }, { AF_XDP, "AF_XDP" },
-		{ AF_KEY, "AF_KEY" }, { AF_RDS, "AF_RDS" },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i].family == family) {
-			audit_str(r, key, names[i].name);
-			return;
-		}
-	audit_int(r, key, family);
+	decode_add_family(r, key, family);
 }
 
 /*
@@ -182,21 +164,16 @@ static void add_family(struct audit_rec *r, const char *key, int family)
 static void add_net_scalar(struct audit_rec *r, const struct call *c,
 			   const __u64 *a, char *human, size_t hlen)
 {
-	static const char *const types[] = {
-		[SOCK_STREAM] = "SOCK_STREAM", [SOCK_DGRAM] = "SOCK_DGRAM",
-		[SOCK_RAW] = "SOCK_RAW", [SOCK_RDM] = "SOCK_RDM",
-		[SOCK_SEQPACKET] = "SOCK_SEQPACKET", [SOCK_DCCP] = "SOCK_DCCP",
-		[SOCK_PACKET] = "SOCK_PACKET",
-	};
 	uint32_t t = (uint32_t)a[1] & 0xf;
 
 	switch (c->req->data.nr) {
 	case SYS_socket:
 		add_family(r, "domain", (int32_t)a[0]);
-		if (t < ARRAY_SIZE(types) && types[t])
-			audit_str(r, "type", types[t]);
-		else
-			audit_int(r, "type", (int32_t)t);
+		/* type: the kind alone, as rules match it; its flags beside. */
+		decode_add_sock_type(r, "type", t);
+		if ((uint32_t)a[1] & ~0xfu)
+			decode_add_sock_type(r, "type_flags",
+					     (uint32_t)a[1] & ~0xfu);
 		audit_int(r, "protocol", (int32_t)a[2]);
 		break;
 	case SYS_setsockopt:
@@ -371,11 +348,21 @@ static void add_signal(struct audit_rec *r, uint64_t sig)
 		audit_int(r, "signal", (int32_t)sig);
 }
 
+/* The program of the task a signal is aimed at, when it is one of the
+ * tree's (a pid <= 0 names a group or every process: no target). */
+static void add_target(struct audit_rec *r, pid_t pid)
+{
+	const struct proc *p = pid > 0 ? procs_find(pid) : NULL;
+
+	if (p && p->exe)
+		audit_bytes(r, "target", p->exe, strlen(p->exe));
+}
+
 /*
  * The calls that send a signal, by their target and signal: kill's pid
- * (negative: a process group), tgkill's thread group and thread.  The
- * siginfo pointer of rt_*sigqueueinfo and pidfd_send_signal is not
- * read.  Returns whether nr is one of them (all its arguments are then
+ * (negative: a process group), tgkill's thread group and thread, and
+ * the target's program when it is the tree's.  The siginfo that
+ * rt_*sigqueueinfo and pidfd_send_signal point to is not read.  Returns whether nr is one of them (all its arguments are then
  * recorded).
  */
 static bool add_kill_args(struct audit_rec *r, int nr, const __u64 *a)
@@ -384,28 +371,36 @@ static bool add_kill_args(struct audit_rec *r, int nr, const __u64 *a)
 	case SYS_kill:
 		audit_int(r, "pid", (int32_t)a[0]);
 		add_signal(r, a[1]);
+		add_target(r, (int32_t)a[0]);
 		return true;
 	case SYS_tkill:
 		audit_int(r, "tid", (int32_t)a[0]);
 		add_signal(r, a[1]);
+		add_target(r, (int32_t)a[0]);
 		return true;
 	case SYS_tgkill:
 		audit_int(r, "tgid", (int32_t)a[0]);
 		audit_int(r, "tid", (int32_t)a[1]);
 		add_signal(r, a[2]);
+		add_target(r, (int32_t)a[1]);
 		return true;
 	case SYS_rt_sigqueueinfo:
 		audit_int(r, "tgid", (int32_t)a[0]);
 		add_signal(r, a[1]);
+		audit_hex(r, "info", a[2]);
+		add_target(r, (int32_t)a[0]);
 		return true;
 	case SYS_rt_tgsigqueueinfo:
 		audit_int(r, "tgid", (int32_t)a[0]);
 		audit_int(r, "tid", (int32_t)a[1]);
 		add_signal(r, a[2]);
+		audit_hex(r, "info", a[3]);
+		add_target(r, (int32_t)a[1]);
 		return true;
 	case SYS_pidfd_send_signal:
 		audit_int(r, "pidfd", (int32_t)a[0]);
 		add_signal(r, a[1]);
+		audit_hex(r, "info", a[2]);
 		audit_uint(r, "flags", (uint32_t)a[3]);
 		return true;
 	default:
@@ -488,10 +483,14 @@ static void add_args(struct audit_rec *r, const struct call *c,
 		/* Every argument decoded: no raw words. */
 	} else {
 		add_net_scalar(r, c, a, human, hlen);
-		audit_arr_begin(r, "raw");
-		for (int i = 0; i < 6; i++)
-			audit_hex(r, NULL, a[i]);
-		audit_arr_end(r);
+		/* Registers by name; "raw" only for a call with no
+		 * signature (decode-args.c). */
+		if (decode_args(r, nr, a) < 0) {
+			audit_arr_begin(r, "raw");
+			for (int i = 0; i < 6; i++)
+				audit_hex(r, NULL, a[i]);
+			audit_arr_end(r);
+		}
 	}
 }
 

@@ -4,7 +4,8 @@
 # a death by signal names how it came (si_code), who sent it (pid, uid,
 # program) and where it faulted, and the report shows it with the last
 # calls of the thread that died; a trail exercising kill, tgkill, ioctl,
-# prlimit and socket holds no raw argument words.  Each expected value is
+# prlimit, socket and clone holds no raw argument words, and each of those
+# calls has the arguments the program passed, by name.  Each expected value is
 # taken from outside the trail (the program's own output, `id -u`).
 . "$(dirname "$0")/lib.sh"
 sg_init
@@ -86,8 +87,79 @@ e = [r for r in recs if r["type"] == "proc.exit" and r.get("signal") == "SIGTERM
 sys.exit(not (len(e) == 1 and e[0].get("si_code") == "SI_TKILL" and e[0].get("sender_pid") == e[0]["pid"]))'
 }
 
+# No raw words: each call the program makes is found with its arguments
+# by name, checked against what the program itself says it passed.
+args() {
+	policy watch <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule watch]
+syscalls = ioctl, prlimit64, setrlimit, socket, socketpair, clone, fcntl
+syscalls = kill, tgkill, tkill, rt_sigqueueinfo, pidfd_send_signal, umask
+action = allow
+EOF
+	cat >"$W/calls.py" <<'EOF'
+import ctypes, fcntl, os, resource, signal, socket, threading
+libc = ctypes.CDLL(None, use_errno=True)
+pid = os.getpid()
+open("calls.pid", "w").write(str(pid))
+s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM | socket.SOCK_NONBLOCK)
+socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+resource.prlimit(0, resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))
+os.kill(pid, 0)
+signal.pthread_kill(threading.get_ident(), 0)
+libc.syscall(200, pid, 0)                 # tkill
+libc.syscall(129, pid, 0, None)           # rt_sigqueueinfo: EFAULT
+signal.pidfd_send_signal(os.pidfd_open(pid), 0)
+for req in (0x5413, 0x12345678):          # TIOCGWINSZ, unknown
+    try:
+        fcntl.ioctl(s.fileno(), req, b"\0" * 8)
+    except OSError:
+        pass
+os.umask(0o27)
+if os.fork() == 0:
+    os._exit(0)
+os.wait()
+EOF
+	chmod a+r "$W/calls.py"
+	sg_run -r "$P/watch.ini" -- "$PY" calls.py
+	check args-run-ok test "$SG_RC" = 0
+	trail_py args-no-raw '
+calls = [r for r in recs if r["type"] == "syscall"]
+raw = [r["syscall"] for r in calls if "raw" in r.get("args", {})]
+sys.exit("raw words in: %s" % sorted(set(raw)) if raw else 0)'
+	trail_py args-decoded '
+pid = int(open(sys.argv[2]).read())
+mine = [r for r in recs if r["type"] == "syscall" and r["pid"] == pid]
+def has(name, **want):
+    for r in mine:
+        if r["syscall"] == name and all(r["args"].get(k) == v for k, v in want.items()):
+            return True
+    print("no %s with %s" % (name, want))
+    return False
+exe = [r for r in mine if r["syscall"] == "kill"][0]["exe"]
+ok = [has("socket", domain="AF_INET6", type="SOCK_STREAM", type_flags="SOCK_NONBLOCK|SOCK_CLOEXEC"),
+      has("socketpair", domain="AF_UNIX", type="SOCK_DGRAM|SOCK_CLOEXEC"),
+      has("prlimit64", pid=0, resource="RLIMIT_NOFILE"),
+      has("kill", pid=pid, signal=0, target=exe),
+      has("tgkill", tgid=pid, tid=pid, signal=0),
+      has("tkill", tid=pid, signal=0),
+      has("rt_sigqueueinfo", tgid=pid, signal=0, info="0x0"),
+      has("pidfd_send_signal", signal=0, flags=0),
+      has("ioctl", request="TIOCGWINSZ"),
+      has("ioctl", request="unknown", request_nr=0x12345678),
+      has("umask", mask="027")]
+clone = [r for r in mine if r["syscall"] == "clone"]
+ok.append(bool(clone) and "CLONE_CHILD_SETTID" in clone[0]["args"]["flags"].split("|")
+          and "SIGCHLD" in clone[0]["args"]["flags"].split("|"))
+sys.exit(not all(ok))' "$W/calls.pid"
+}
+
 cases() {
 	signals
+	args
 }
 
 sg_main cases

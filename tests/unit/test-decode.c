@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test-decode.c: the names the trail gives numbers
+ * (supervisor/decode*.c): every signature well formed and every call the
+ * rules decide on registers alone has one; requests, codes and flags by
+ * name, unknown ones by number.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "rules/rules.h"
+#include "supervisor/decode.h"
+#include "tests/unit/unit.h"
+
+/* The record decode_args() writes for nr and a, as text (static). */
+static const char *decoded(int nr, const __u64 a[6], int *rc)
+{
+	static char buf[8192];
+	struct audit_writer *w = NULL;
+	struct audit_rec *r;
+	int fd = memfd_create("decode", MFD_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = '\0';
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(audit_open_fd(fd, AUDIT_SYNC_NONE, "t", &w) == 0);
+	r = audit_begin(w, "syscall");
+	audit_obj_begin(r, "args");
+	*rc = decode_args(r, nr, a);
+	audit_obj_end(r);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	audit_close(w);
+	return buf;
+}
+
+static void expect(int nr, __u64 a0, __u64 a1, __u64 a2, const char *want)
+{
+	const __u64 a[6] = { a0, a1, a2, 0, 0, 0 };
+	int rc;
+	const char *got = decoded(nr, a, &rc);
+
+	CU_ASSERT_EQUAL(rc, 0);
+	if (!strstr(got, want)) {
+		fprintf(stderr, "\nnr %d: want %s in %s", nr, want, got);
+		CU_FAIL("decoded text");
+	}
+}
+
+static void test_signatures_well_formed(void)
+{
+	static const char types[] = "dulzpfPmSoWrMahFXUkRATCcI";
+
+	for (int nr = 0; nr < 1024; nr++) {
+		const char *sig = decode_signature(nr);
+		unsigned n = 0;
+
+		if (!sig || !*sig)
+			continue;
+		for (const char *p = sig; *p; n++) {
+			size_t len = strcspn(p, ",");
+			const char *colon = memchr(p, ':', len);
+
+			if (len == 1 && *p == '-') {
+				/* skipped: recorded by record.c */
+			} else if (!colon || colon == p || colon + 2 != p + len ||
+				   !strchr(types, colon[1])) {
+				fprintf(stderr, "\nnr %d: bad signature %s", nr, sig);
+				CU_FAIL("signature");
+			}
+			p += len;
+			if (*p)
+				p++;
+		}
+		CU_ASSERT(n <= 6);
+	}
+}
+
+/* Every call decided on registers has names for them, but the signal
+ * calls (record.c names them) and those the kernel no longer has. */
+static void test_every_scalar_call_has_a_signature(void)
+{
+	static const char *const without[] = {
+		"kill", "tkill", "tgkill", "rt_sigqueueinfo",
+		"rt_tgsigqueueinfo", "pidfd_send_signal", "create_module",
+		"get_kernel_syms", "query_module", "nfsservctl", "getpmsg",
+		"putpmsg", "afs_syscall", "tuxcall", "security", "vserver",
+		"epoll_ctl_old", "epoll_wait_old",
+	};
+
+	for (int nr = 0; nr <= rules_syscall_max_nr(); nr++) {
+		const struct rules_syscall_info *i = rules_syscall_by_nr(nr);
+		const char *name = rules_syscall_name(nr);
+		bool exempt = false;
+
+		if (!name || (i && i->kind != RULES_KIND_SCALAR))
+			continue;
+		for (size_t k = 0; k < sizeof(without) / sizeof(*without); k++)
+			exempt |= !strcmp(without[k], name);
+		if (!exempt && !decode_signature(nr)) {
+			fprintf(stderr, "\nno signature: %s (%d)", name, nr);
+			CU_FAIL("signature missing");
+		}
+	}
+}
+
+static void test_values_by_name(void)
+{
+	const __u64 none[6] = { 0 };
+	int rc;
+
+	expect(SYS_ioctl, 1, 0x5401, 0x1000,
+	       "\"fd\":1,\"request\":\"TCGETS\",\"arg\":\"0x1000\"");
+	expect(SYS_ioctl, 3, 0x5412, 0, "\"request\":\"TIOCSTI\"");
+	expect(SYS_ioctl, 3, 0x12345678, 0,
+	       "\"request\":\"unknown\",\"request_nr\":305419896");
+	expect(SYS_prlimit64, 0, 7, 0, "\"pid\":0,\"resource\":\"RLIMIT_NOFILE\"");
+	expect(SYS_setrlimit, 99, 0, 0, "\"resource\":99");
+	expect(SYS_socketpair, 1, 0x80002, 0,
+	       "\"domain\":\"AF_UNIX\",\"type\":\"SOCK_DGRAM|SOCK_CLOEXEC\"");
+	expect(SYS_clone, 0x1200011, 0, 0,
+	       "\"flags\":\"SIGCHLD|CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID\"");
+	expect(SYS_unshare, 0x40000000, 0, 0, "\"flags\":\"CLONE_NEWNET\"");
+	expect(SYS_fcntl, 3, 4, 04000, "\"cmd\":\"F_SETFL\",\"arg\":\"O_RDONLY|O_NONBLOCK\"");
+	expect(SYS_lseek, 3, (__u64)-5, 2, "\"offset\":-5,\"whence\":\"SEEK_END\"");
+	expect(SYS_mmap, 0, 4096, 3, "\"prot\":\"PROT_READ|PROT_WRITE\"");
+	expect(SYS_mprotect, 0, 4096, 0x40, "\"prot\":\"0x40\"");
+	expect(SYS_dup3, 3, (__u64)(uint32_t)-100, 0, "\"newfd\":\"AT_FDCWD\"");
+	expect(SYS_umask, 022, 0, 0, "\"mask\":\"022\"");
+	expect(SYS_getpid, 0, 0, 0, "\"args\":{}");
+	CU_ASSERT_EQUAL(decode_args(NULL, 174 /* create_module */, none), -ENOENT);
+	decoded(-1, none, &rc);
+	CU_ASSERT_EQUAL(rc, -ENOENT);
+	decoded(100000, none, &rc);
+	CU_ASSERT_EQUAL(rc, -ENOENT);
+}
+
+static void test_si_codes(void)
+{
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGSEGV, 1), "SEGV_MAPERR");
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGSEGV, 2), "SEGV_ACCERR");
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGBUS, 2), "BUS_ADRERR");
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGFPE, 1), "FPE_INTDIV");
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGILL, 1), "ILL_ILLOPC");
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGTERM, 0), "SI_USER");
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGTERM, -6), "SI_TKILL");
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGSEGV, 0x80), "SI_KERNEL");
+	CU_ASSERT_STRING_EQUAL(decode_si_code(SIGSYS, 1), "SYS_SECCOMP");
+	CU_ASSERT_PTR_NULL(decode_si_code(SIGTERM, 1));
+	CU_ASSERT_PTR_NULL(decode_si_code(SIGSEGV, 77));
+	CU_ASSERT_PTR_NULL(decode_si_code(SIGTERM, -1000));
+}
+
+/* A fault's address, a sender's pid and uid, nothing else. */
+static void test_sig_note(void)
+{
+	siginfo_t si;
+	struct sig_note n;
+
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGSEGV;
+	si.si_code = 1;
+	si.si_addr = (void *)0xdead000;
+	decode_sig_note(&si, &n);
+	CU_ASSERT(n.have && n.has_addr && !n.has_sender);
+	CU_ASSERT_EQUAL(n.addr, 0xdead000);
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGSEGV;
+	si.si_code = 0;	/* kill -SEGV: a sender, no fault */
+	si.si_pid = 42;
+	si.si_uid = 7;
+	decode_sig_note(&si, &n);
+	CU_ASSERT(n.has_sender && !n.has_addr);
+	CU_ASSERT(n.pid == 42 && n.uid == 7);
+	si.si_code = 0x80;	/* SI_KERNEL: neither */
+	decode_sig_note(&si, &n);
+	CU_ASSERT(!n.has_sender && !n.has_addr);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{ "signatures well formed", test_signatures_well_formed },
+		{ "every scalar call has a signature",
+		  test_every_scalar_call_has_a_signature },
+		{ "values by name", test_values_by_name },
+		{ "si_code names", test_si_codes },
+		{ "siginfo notes", test_sig_note },
+	};
+
+	return unit_run("decode", tests, sizeof(tests) / sizeof(*tests));
+}
