@@ -494,6 +494,39 @@ static void add_args(struct audit_rec *r, const struct call *c,
 	}
 }
 
+/*
+ * The path as the program passed it, and for a relative one the
+ * directory it was relative to: the caller's cwd (AT_FDCWD) or its
+ * dirfd's directory, by the kernel's name for it (/proc, not the task's
+ * memory).  Read when the record is written: a thread sharing the cwd or
+ * the fd table may have changed them since the path was resolved, so
+ * "path" (what was decided on) is the authority and this the context.
+ */
+static void add_path_arg(struct audit_rec *r, const struct call *c,
+			 unsigned i)
+{
+	const struct call_path *cp = &c->paths[i];
+	int d = i < 2 && c->info ? c->info->dirfd_arg[i] : -1;
+	int dirfd = d < 0 ? AT_FDCWD : (int)(int32_t)c->req->data.args[d];
+	char link[64], dir[PATH_MAX];
+	ssize_t n;
+
+	if (!cp->have_raw || cp->fd_form)
+		return;
+	audit_bytes(r, "path_arg", cp->raw, cp->raw_len);
+	if (cp->raw[0] == '/' || cp->raw_len == 0)
+		return;
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%d/cwd", c->tid);
+	else
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", c->tid, dirfd);
+	n = readlink(link, dir, sizeof(dir));
+	if (n > 0 && (size_t)n < sizeof(dir))
+		audit_bytes(r, "relative_to", dir, (size_t)n);
+	else
+		audit_null(r, "relative_to");
+}
+
 /* The fields of a syscall record: the call and how it was decided. */
 static void add_call(struct audit_rec *r, const struct call *c, char *human,
 		     size_t hlen)
@@ -523,6 +556,7 @@ static void add_call(struct audit_rec *r, const struct call *c, char *human,
 			audit_obj_begin(r, NULL);
 			audit_str(r, "arg", cp->arg_name);
 			audit_bytes(r, "path", cp->resolved, strlen(cp->resolved));
+			add_path_arg(r, c, i);
 			if (cp->redirected)
 				audit_bytes(r, "redirected_from", cp->from,
 					    strlen(cp->from));

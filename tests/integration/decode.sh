@@ -5,7 +5,8 @@
 # program) and where it faulted, and the report shows it with the last
 # calls of the thread that died; a trail exercising kill, tgkill, ioctl,
 # prlimit, socket and clone holds no raw argument words, and each of those
-# calls has the arguments the program passed, by name.  Each expected value is
+# calls has the arguments the program passed, by name; a path has the
+# text the program passed and the directory it was relative to.  Each expected value is
 # taken from outside the trail (the program's own output, `id -u`).
 . "$(dirname "$0")/lib.sh"
 sg_init
@@ -157,9 +158,32 @@ ok.append(bool(clone) and "CLONE_CHILD_SETTID" in clone[0]["args"]["flags"].spli
 sys.exit(not all(ok))' "$W/calls.pid"
 }
 
+# The path as passed beside the resolved one, and the directory it was
+# relative to: the cwd, then a dirfd.
+paths() {
+	local wd
+	wd=$(cd "$W" && pwd -P)
+	as_user mkdir -p sub/data && as_user sh -c 'echo a,b > sub/data/sales.csv' ||
+		sg_harness_error "cannot write $W/sub/data/sales.csv"
+	sg_run -- sh -c 'cd sub && cat data/sales.csv && "$0" -c "import os; os.open(\"sales.csv\", os.O_RDONLY, dir_fd=os.open(\"data\", os.O_RDONLY))"' "$PY"
+	check paths-run-ok test "$SG_RC" = 0
+	trail_py paths-relative '
+wd = sys.argv[2]
+ps = [p for r in recs if r["type"] == "syscall" for p in r.get("paths", [])
+      if p["path"] == wd + "/sub/data/sales.csv"]
+cwd = [p for p in ps if p.get("path_arg") == "data/sales.csv" and p.get("relative_to") == wd + "/sub"]
+dfd = [p for p in ps if p.get("path_arg") == "sales.csv" and p.get("relative_to") == wd + "/sub/data"]
+sys.exit(not (cwd and dfd))' "$wd"
+	trail_py paths-absolute-no-dir '
+ps = [p for r in recs if r["type"] == "syscall" for p in r.get("paths", [])
+      if p.get("path_arg", "").startswith("/")]
+sys.exit(not ps or any("relative_to" in p for p in ps))'
+}
+
 cases() {
 	signals
 	args
+	paths
 }
 
 sg_main cases
