@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdbool.h>
@@ -878,6 +879,47 @@ static void add_limits(struct audit_rec *r, struct sup *s)
 	audit_obj_end(r);
 }
 
+/* The name of uid from the user database, or NULL. */
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+
+	if (getpwuid_r(uid, &pw, buf, len, &res) != 0 || !res)
+		return NULL;
+	return res->pw_name;
+}
+
+/*
+ * Who ran it: "user", the name of sysgate's real uid; "home", the HOME
+ * the policy's ${HOME} stands for and the command is given (unless the
+ * policy's [env] drops it: env_dropped); with --user, "run_as" names the
+ * user the command runs as.
+ */
+static void add_identity(struct audit_rec *r, struct sup *s)
+{
+	char buf[4096];
+	const char *name = user_name(getuid(), buf, sizeof(buf));
+	const char *home = getenv("HOME");
+
+	if (name)
+		audit_bytes(r, "user", name, strlen(name));
+	else
+		audit_null(r, "user");
+	if (home)
+		audit_bytes(r, "home", home, strlen(home));
+	else
+		audit_null(r, "home");
+	if (!s->opts->user)
+		return;
+	audit_obj_begin(r, "run_as");
+	if (s->opts->user_name)
+		audit_bytes(r, "user", s->opts->user_name,
+			    strlen(s->opts->user_name));
+	audit_int(r, "uid", s->opts->uid);
+	audit_int(r, "gid", s->opts->gid);
+	audit_obj_end(r);
+}
+
 int record_run_start(struct sup *s)
 {
 	struct audit_rec *r = audit_begin(s->audit, "run.start");
@@ -898,6 +940,7 @@ int record_run_start(struct sup *s)
 		audit_bytes(r, "cwd", cwd, strlen(cwd));
 	audit_int(r, "uid", getuid());
 	audit_int(r, "gid", getgid());
+	add_identity(r, s);
 	gethostname(host, sizeof(host) - 1);
 	audit_str(r, "host", host);
 	if (uname(&u) == 0) {

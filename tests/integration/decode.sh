@@ -180,10 +180,31 @@ ps = [p for r in recs if r["type"] == "syscall" for p in r.get("paths", [])
 sys.exit(not ps or any("relative_to" in p for p in ps))'
 }
 
+# run.start says who ran it and with which HOME.
+identity() {
+	sg_run -- true
+	check identity-run-ok test "$SG_RC" = 0
+	trail_py identity-run-start '
+s = recs[0]
+sys.exit(not (s["type"] == "run.start" and s.get("home") == sys.argv[2] and
+              s.get("user") == sys.argv[3] and s.get("uid") == int(sys.argv[4]) and
+              "run_as" not in s))' "$H" "$(id -un "$U")" "$(id -u "$U")"
+	[ "$(id -u "$U")" = 0 ] || return 0
+	# --user: the command's user and its home.
+	sg_run --user nobody -- true
+	check identity-user-run-ok test "$SG_RC" = 0
+	trail_py identity-run-as '
+s = recs[0]
+sys.exit(not (s.get("user") == "root" and s.get("home") == sys.argv[2] and
+              s.get("run_as") == {"user": "nobody", "uid": int(sys.argv[3]), "gid": int(sys.argv[4])}))' \
+		"$(getent passwd nobody | cut -d: -f6)" "$(id -u nobody)" "$(id -g nobody)"
+}
+
 cases() {
 	signals
 	args
 	paths
+	identity
 }
 
 sg_main cases
