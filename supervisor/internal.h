@@ -657,6 +657,11 @@ struct call {
 	const char *expect_path;
 	int expect_arg;
 	size_t expect_base;	/* the redirect's target in expect_path */
+	/* An inet bind (or a listen's bind) made: the address the socket
+	 * got (getsockname), the port the kernel chose for port 0. */
+	struct sockaddr_storage bound;
+	socklen_t bound_len;
+	bool have_bound;
 };
 
 /*

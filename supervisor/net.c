@@ -381,6 +381,24 @@ static struct call_path *socket_path(struct call *c, const char *raw,
 	return cp;
 }
 
+/*
+ * After an inet bind made on sock (the supervisor's dup of the caller's
+ * socket): the address it got, for the record; a bind to port 0 names
+ * the port the kernel chose.  A query of our own fd: nothing is lent, and
+ * a failure only leaves the record without it.
+ */
+static void note_bound(struct call *c, int sock)
+{
+	socklen_t len = sizeof(c->bound);
+
+	if (getsockname(sock, (struct sockaddr *)&c->bound, &len) < 0 ||
+	    len > sizeof(c->bound) ||
+	    (c->bound.ss_family != AF_INET && c->bound.ss_family != AF_INET6))
+		return;
+	c->bound_len = len;
+	c->have_bound = true;
+}
+
 static int handle_connect_bind(struct sup *s, struct call *c)
 {
 	const __u64 *a = c->req->data.args;
@@ -551,6 +569,8 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 	} else if (is_bind) {
 		rc = bind(sock, (struct sockaddr *)&act, act_len);
 		c->err = rc < 0 ? errno : 0;
+		if (rc == 0)
+			note_bound(c, sock);
 	} else {
 		int fl = fcntl(sock, F_GETFL);
 
@@ -1240,6 +1260,7 @@ static int handle_listen(struct sup *s, struct call *c)
 			call_result(c, -errno);
 			return notify_finish(s, c, false);
 		}
+		note_bound(c, sock);
 	} else if (domain != AF_INET && domain != AF_INET6 &&
 		   !tracee_files_shared(c->tid)) {
 		/* A unix listener keeps the credentials of the task that

@@ -719,6 +719,9 @@ int record_result(struct sup *s, const struct call *c)
 		audit_str(r, "errno", errno_str(c->err));
 	else
 		audit_int(r, "result", c->result);
+	if (c->have_bound)
+		add_addr(r, "bound", &c->bound, c->bound_len, human,
+			 sizeof(human));
 	if (c->note)
 		audit_str(r, "note", c->note);
 	return audit_commit(r);

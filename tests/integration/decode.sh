@@ -6,7 +6,8 @@
 # calls of the thread that died; a trail exercising kill, tgkill, ioctl,
 # prlimit, socket and clone holds no raw argument words, and each of those
 # calls has the arguments the program passed, by name; a path has the
-# text the program passed and the directory it was relative to.  Each expected value is
+# text the program passed and the directory it was relative to; a bind
+# to port 0 has the port it got; run.start has the user and HOME.  Each expected value is
 # taken from outside the trail (the program's own output, `id -u`).
 . "$(dirname "$0")/lib.sh"
 sg_init
@@ -180,6 +181,40 @@ ps = [p for r in recs if r["type"] == "syscall" for p in r.get("paths", [])
 sys.exit(not ps or any("relative_to" in p for p in ps))'
 }
 
+# A bind to port 0 records the port the kernel chose, as the program's own
+# getsockname says; so does the bind a listen on an unbound socket makes.
+bound() {
+	policy listen <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule any-port]
+syscalls = bind
+addr = 0.0.0.0/0, [::]/0
+action = allow
+
+[rule listen]
+syscalls = listen
+action = allow
+EOF
+	sg_run -r "$P/listen.ini" -- "$PY" -c '
+import socket
+a = socket.socket(); a.bind(("127.0.0.1", 0))
+b = socket.socket(socket.AF_INET6); b.listen()
+open("ports", "w").write("%d %d" % (a.getsockname()[1], b.getsockname()[1]))'
+	check bound-run-ok test "$SG_RC" = 0
+	trail_py bound-ports '
+want = [int(p) for p in open(sys.argv[2]).read().split()]
+res = {r["ref"]: r for r in recs if r["type"] == "syscall.result"}
+got = []
+for r in recs:
+    if r["type"] == "syscall" and r["syscall"] in ("bind", "listen") and r["seq"] in res:
+        got.append(res[r["seq"]].get("bound"))
+sys.exit(not (len(got) == 2 and got[0] == {"family": "AF_INET", "ip": "127.0.0.1", "port": want[0]}
+              and got[1] == {"family": "AF_INET6", "ip": "::", "port": want[1]} and 0 not in want))' "$W/ports"
+}
+
 # run.start says who ran it and with which HOME.
 identity() {
 	sg_run -- true
@@ -204,6 +239,7 @@ cases() {
 	signals
 	args
 	paths
+	bound
 	identity
 }
 
