@@ -1482,6 +1482,9 @@ end:
 			s.first_exec_rule ? s.first_exec_rule : "",
 			s.first_exec_rule ? ")" : "");
 	}
+	/* After the tree, before run.end (which a failed write also
+	 * fails: the writer's error is sticky). */
+	(void)written_record_all(&s);
 	if (record_run_end(&s, status) < 0) {
 		/* A syslog failure is told by cmd_run: the file has run.end. */
 		if (!audit_ship_error(s.audit))

@@ -590,6 +590,8 @@ int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 {
 	struct audit_rec *r;
 	char human[PATH_MAX + 32] = "";
+	uint64_t at = 0;
+	int rc;
 
 	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
 		verbose_line(c, addr_text(c, human, sizeof(human)));
@@ -597,7 +599,12 @@ int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 		return 0;
 	r = audit_begin(s->audit, "syscall");
 	add_call(r, c, human, sizeof(human));
-	return audit_commit_seq(r, seq);
+	rc = audit_commit_seq(r, &at);
+	if (rc == 0)
+		written_note_call(c, at);
+	if (seq)
+		*seq = at;
+	return rc;
 }
 
 /*
@@ -986,6 +993,8 @@ int record_run_end(struct sup *s, int exit_status)
 	audit_uint(r, "duration_ms", (sup_now_us() - s->start_us) / 1000);
 	if (s->ipc_removed)
 		audit_uint(r, "ipc_removed", s->ipc_removed);
+	if (written_dropped())
+		audit_uint(r, "files_not_followed", written_dropped());
 	audit_obj_begin(r, "counts");
 	audit_uint(r, "allow", s->counts[RULES_ALLOW]);
 	audit_uint(r, "deny", s->counts[RULES_DENY]);

@@ -528,6 +528,9 @@ struct report {
 	json_t **limits;
 	size_t n_limits, cap_limits;
 	uint64_t limits_total;
+	json_t **empties;       /* file.final records of size 0 */
+	size_t n_empties, cap_empties;
+	uint64_t empties_total;
 
 	/* Calls recorded before the supervisor carried them out ("pending"),
 	 * waiting for their syscall.result; NULL once it came. */
@@ -590,6 +593,9 @@ static void report_release(struct report *rp)
 	for (size_t i = 0; i < rp->n_limits; i++)
 		json_decref(rp->limits[i]);
 	free(rp->limits);
+	for (size_t i = 0; i < rp->n_empties; i++)
+		json_decref(rp->empties[i]);
+	free(rp->empties);
 	for (size_t i = 0; i < rp->n_pending; i++)
 		json_decref(rp->pending[i]);
 	free(rp->pending);
@@ -1269,6 +1275,21 @@ struct scan {
 	const char *want_id;	/* or the run with this id */
 };
 
+/* A file the run wrote that ended empty: kept for the findings. */
+static void on_file_final(struct report *rp, json_t *rec)
+{
+	int64_t size = -1;
+
+	if (!jint(rec, "size", &size) || size != 0)
+		return;
+	rp->empties_total++;
+	if (rp->n_empties >= MAX_KEPT_EVENTS)
+		return;
+	rp->empties = vec_grow(rp->empties, rp->n_empties, &rp->cap_empties,
+			       sizeof(*rp->empties));
+	rp->empties[rp->n_empties++] = json_incref(rec);
+}
+
 /*
  * Take one record.  A run starts at the first record, at run.start and at
  * seq 1 (audit_open_path appends runs one after another).  Only the
@@ -1344,6 +1365,8 @@ static void ingest(struct report *rp, struct scan *sc, json_t *rec)
 			map_put(&rp->result_map, &ref, sizeof(ref),
 				rp->n_recs - 1);
 		on_result(rp, rec);
+	} else if (!strcmp(type, "file.final")) {
+		on_file_final(rp, rec);
 	} else if (!strcmp(type, "limit")) {
 		rp->limits_total++;
 		if (rp->n_limits < MAX_KEPT_EVENTS) {
@@ -2397,6 +2420,51 @@ static void find_swallowed(struct fsink *k, const struct report *rp)
 	sb_release(&b);
 }
 
+/* The record of the run with this seq, or NULL. */
+static const json_t *rec_of_seq(const struct report *rp, int64_t seq)
+{
+	for (size_t i = rp->n_recs; i-- > 0;) {
+		int64_t q = 0;
+
+		if (jint(rp->recs[i], "seq", &q) && q == seq)
+			return rp->recs[i];
+	}
+	return NULL;
+}
+
+/* A file the run wrote that ended empty: its final record, and the call
+ * that first wrote it (its process). */
+static void find_empties(struct fsink *k, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	size_t i;
+
+	for (i = 0; i < rp->n_empties && i < MAX_FINDINGS; i++) {
+		const json_t *e = rp->empties[i], *w;
+		int64_t seq = 0, first = 0, pid = -1;
+		int64_t ts = parse_ts(json_object_get(e, "ts"));
+
+		jint(e, "seq", &seq);
+		jint(e, "first_seq", &first);
+		w = rec_of_seq(rp, first);
+		if (w)
+			jint(w, "pid", &pid);
+		sb_clear(&b);
+		sb_printf(&b, "record %" PRId64 ", ", seq);
+		sb_rel(&b, rp, ts);
+		sb_printf(&b, ": %s (0 bytes), first written at record %" PRId64,
+			  clean(jstr(e, "path")), first);
+		if (w) {
+			sb_printf(&b, ", pid %" PRId64 " ", pid);
+			sb_show_member(&b, w, "exe", MAX_SHOW);
+		}
+		finding(k, rp, "file written that ended empty", &b,
+			(uint64_t)seq, ts, pid);
+	}
+	more_findings(k, i, rp->empties_total);
+	sb_release(&b);
+}
+
 /* The anomalies, ranked. */
 static void find_all(struct fsink *k, const struct report *rp)
 {
@@ -2406,6 +2474,7 @@ static void find_all(struct fsink *k, const struct report *rp)
 	find_exits(k, rp, false);
 	find_misses(k, rp);
 	find_swallowed(k, rp);
+	find_empties(k, rp);
 }
 
 /* --json's "findings": whether the run failed, the chain of pids from the
@@ -2435,7 +2504,7 @@ static void text_findings(FILE *f, const struct report *rp)
 	struct fsink k = { .f = f };
 
 	sb_run_result(&b, rp);
-	if (!failed && !rp->denials_total) {
+	if (!failed && !rp->denials_total && !rp->empties_total) {
 		fprintf(f, "Findings: the run succeeded (%s) with no denials.\n\n",
 			sb_str(&b));
 		sb_release(&b);

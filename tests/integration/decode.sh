@@ -7,7 +7,8 @@
 # prlimit, socket and clone holds no raw argument words, and each of those
 # calls has the arguments the program passed, by name; a path has the
 # text the program passed and the directory it was relative to; a bind
-# to port 0 has the port it got; run.start has the user and HOME.  Each expected value is
+# to port 0 has the port it got; each file written has its final size;
+# run.start has the user and HOME.  Each expected value is
 # taken from outside the trail (the program's own output, `id -u`).
 . "$(dirname "$0")/lib.sh"
 sg_init
@@ -215,6 +216,35 @@ sys.exit(not (len(got) == 2 and got[0] == {"family": "AF_INET", "ip": "127.0.0.1
               and got[1] == {"family": "AF_INET6", "ip": "::", "port": want[1]} and 0 not in want))' "$W/ports"
 }
 
+# The final size of each file written, as stat(2) from outside sees it
+# after the run; a removed one is said to be gone; an empty one is a
+# finding of the report.
+final() {
+	local wd
+	wd=$(cd "$W" && pwd -P)
+	sg_run -- sh -c 'mkdir -p fin && echo hello > fin/out.txt && printf abc >> fin/out.txt &&
+		: > fin/empty.txt && echo x > fin/gone.txt && rm fin/gone.txt &&
+		echo 1234 > fin/keep && echo x > /dev/null && head -c 70000 /dev/zero > fin/big'
+	check final-run-ok test "$SG_RC" = 0
+	trail_py final-sizes '
+import os
+wd = sys.argv[2] + "/fin/"
+fin = {r["path"]: r for r in recs if r["type"] == "file.final"}
+seqs = {r["seq"] for r in recs}
+ok = True
+for name in ("out.txt", "empty.txt", "keep", "big"):
+    r = fin.get(wd + name)
+    if not r or r.get("size") != os.stat(wd + name).st_size or r["first_seq"] not in seqs:
+        print("bad:", name, r); ok = False
+g = fin.get(wd + "gone.txt")
+ok = ok and g is not None and g.get("error") == "ENOENT" and "size" not in g
+ok = ok and "/dev/null" not in fin and fin[wd + "big"]["size"] == 70000
+last = [r["type"] for r in recs][-len(fin) - 1:]
+sys.exit(not (ok and last == ["file.final"] * len(fin) + ["run.end"]))' "$wd"
+	rep final "$SG_TRAIL"
+	head_has final-empty-finding 3 "^  1\. file written that ended empty: record [0-9]+, \+[0-9.]+s: $wd/fin/empty.txt \(0 bytes\), first written at record [0-9]+, pid [0-9]+ "
+}
+
 # run.start says who ran it and with which HOME.
 identity() {
 	sg_run -- true
@@ -240,6 +270,7 @@ cases() {
 	args
 	paths
 	bound
+	final
 	identity
 }
 
