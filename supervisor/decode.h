@@ -60,4 +60,26 @@ void decode_add_family(struct audit_rec *r, const char *key, int family);
 void decode_add_sock_type(struct audit_rec *r, const char *key,
 			  uint32_t type);
 
+/* The first question of a DNS query (dns.c). */
+struct dns_query {
+	char name[4 * 255 + 2]; /* as text: "www.example.com", "." the root;
+				 * bytes other than letters, digits, '-',
+				 * '_' and '*' as \DDD, '.' and '\\' in a
+				 * label escaped */
+	unsigned qtype, qclass, id, opcode, qdcount;
+};
+
+/*
+ * Parse buf (len bytes, untrusted) as a DNS query message: a header with
+ * QR 0 and at least one question, whose first question is read.  0 and *q
+ * set, or -EINVAL when it is not one (*q then undefined).  A question
+ * name that uses a compression pointer is refused.
+ */
+int dns_parse_query(const void *buf, size_t len, struct dns_query *q);
+/* The name of a query type ("AAAA"), NULL when not known. */
+const char *dns_type_name(unsigned type);
+/* Add key: {"name","type","class","id"[,"opcode"][,"questions"]}. */
+void dns_add_query(struct audit_rec *r, const char *key,
+		   const struct dns_query *q);
+
 #endif

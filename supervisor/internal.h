@@ -662,6 +662,9 @@ struct call {
 	struct sockaddr_storage bound;
 	socklen_t bound_len;
 	bool have_bound;
+	/* A datagram sent to port 53 that is a DNS query: its question. */
+	struct dns_query dns;
+	bool have_dns;
 };
 
 /*

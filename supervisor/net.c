@@ -1002,6 +1002,49 @@ static int copy_msghdr(struct call *c, uint64_t addr, struct out_msg *m)
 			    mh.msg_controllen, m);
 }
 
+/* The port a datagram goes to: the address it names, else the socket's
+ * peer.  0: none, or not inet. */
+static unsigned dgram_port(int sock, const struct out_msg *m)
+{
+	struct sockaddr_storage peer;
+	const struct sockaddr_storage *to = &m->name;
+	socklen_t len = sizeof(peer);
+
+	if (!m->name_len) {
+		if (getpeername(sock, (struct sockaddr *)&peer, &len) < 0)
+			return 0;
+		to = &peer;
+	} else if (m->name_len < sizeof(struct sockaddr_in)) {
+		return 0;
+	}
+	if (to->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)to)->sin_port);
+	if (to->ss_family == AF_INET6 &&
+	    (!m->name_len || m->name_len >= sizeof(struct sockaddr_in6)))
+		return ntohs(((const struct sockaddr_in6 *)to)->sin6_port);
+	return 0;
+}
+
+/*
+ * A datagram to port 53 that parses as a DNS query: its question in
+ * c->dns, for the record.  The bytes are the copy the supervisor sends
+ * (m->data), so the name recorded is the one that leaves; a message that
+ * is no query is sent all the same, with no dns field.  Stream sockets
+ * (DNS over TCP) go to their peer without a copy: not seen here.
+ */
+static bool note_dns(struct call *c, int sock, const struct out_msg *m)
+{
+	int type = 0;
+	socklen_t tl = sizeof(type);
+
+	if (!m->data || m->len < 12 ||
+	    getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
+	    type != SOCK_DGRAM || dgram_port(sock, m) != 53)
+		return false;
+	c->have_dns = dns_parse_query(m->data, m->len, &c->dns) == 0;
+	return c->have_dns;
+}
+
 static int handle_send(struct sup *s, struct call *c)
 {
 	const __u64 *a = c->req->data.args;
@@ -1011,6 +1054,7 @@ static int handle_send(struct sup *s, struct call *c)
 	struct out_msg m = { .path_fd = -1 };
 	struct stat st;
 	bool decided = false, deferred = false;
+	bool audit_asked = c->v.audit;
 	int rc, domain = -1;
 
 	/* Until a destination is decided: a plain send, not a decision. */
@@ -1075,6 +1119,10 @@ static int handle_send(struct sup *s, struct call *c)
 		c->err = -rc;
 		goto out;
 	}
+	/* A DNS query to the connected peer is recorded too, for its name
+	 * (not a decision: the verdict stays the call's). */
+	if (note_dns(c, sock, &m) && !decided && audit_asked)
+		c->v.audit = true;
 	if (control_route(&m)) {
 		struct rules_verdict v;
 

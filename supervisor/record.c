@@ -547,6 +547,8 @@ static void add_call(struct audit_rec *r, const struct call *c, char *human,
 		add_args(r, c, a, true, NULL, 0);
 		audit_obj_end(r);
 	}
+	if (c->have_dns)
+		dns_add_query(r, "dns", &c->dns);
 	if (c->n_paths) {
 		audit_arr_begin(r, "paths");
 		for (unsigned i = 0; i < c->n_paths; i++) {

@@ -8,7 +8,7 @@
 # calls has the arguments the program passed, by name; a path has the
 # text the program passed and the directory it was relative to; a bind
 # to port 0 has the port it got; each file written has its final size;
-# run.start has the user and HOME.  Each expected value is
+# a DNS query has its name; run.start has the user and HOME.  Each expected value is
 # taken from outside the trail (the program's own output, `id -u`).
 . "$(dirname "$0")/lib.sh"
 sg_init
@@ -245,6 +245,78 @@ sys.exit(not (ok and last == ["file.final"] * len(fin) + ["run.end"]))' "$wd"
 	head_has final-empty-finding 3 "^  1\. file written that ended empty: record [0-9]+, \+[0-9.]+s: $wd/fin/empty.txt \(0 bytes\), first written at record [0-9]+, pid [0-9]+ "
 }
 
+# DNS: the name of each query the tree sends, under the default policy,
+# in a user, network and mount namespace of its own whose resolver is a
+# DNS server on 127.0.0.1:53 that logs what it gets.  A query sent with
+# an address (sendto) and the resolver's own (glibc: connect, then
+# sendmmsg) are recorded with their names, which the server received;
+# a datagram to port 53 that is no query has no dns field.
+dns() {
+	cat >"$W/dnsserver.py" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+s.settimeout(20)
+open(sys.argv[2], "w").close()
+log = open(sys.argv[1], "a")
+while True:
+    try:
+        d, a = s.recvfrom(4096)
+    except socket.timeout:
+        break
+    i, n = 12, []
+    while i < len(d) and 0 < d[i] < 64:
+        n.append(d[i + 1:i + 1 + d[i]].decode("ascii", "replace"))
+        i += 1 + d[i]
+    log.write(".".join(n) + "\n")
+    log.flush()
+    if len(d) >= i + 5:     # NXDOMAIN, the question echoed
+        s.sendto(d[:2] + b"\x81\x83" + d[4:6] + b"\0" * 6 + d[12:i + 5], a)
+EOF
+	cat >"$W/dnsclient.py" <<'EOF'
+import socket, struct
+q = struct.pack(">HHHHHH", 7, 0x0100, 1, 0, 0, 0)
+q += b"\x06direct\x07example\x04test\x00" + struct.pack(">HH", 16, 1)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.sendto(q, ("127.0.0.1", 53))
+u.sendto(b"not a dns message", ("127.0.0.1", 53))
+try:
+    socket.getaddrinfo("sales.example.test", 80)
+except socket.gaierror:
+    pass
+EOF
+	printf 'nameserver 127.0.0.1\noptions attempts:1 timeout:2\n' >"$W/resolv.test"
+	cat >"$W/nswrap.sh" <<EOF
+#!/bin/sh
+# sysgate ARGS... in namespaces of its own with a DNS server on 127.0.0.1.
+exec unshare -Urnm sh -c '
+	ip link set lo up && mount --bind $W/resolv.test /etc/resolv.conf || exit 99
+	$PY $W/dnsserver.py $W/names $W/ready &
+	srv=\$!
+	for i in 1 2 3 4 5 6 7 8 9 10; do [ -e $W/ready ] && break; sleep 0.2; done
+	$SYSGATE "\$@"
+	rc=\$?
+	kill \$srv
+	exit \$rc' sh "\$@"
+EOF
+	chmod a+rx "$W/nswrap.sh" && chmod a+r "$W"/dns*.py "$W/resolv.test" && rm -f "$W/names" "$W/ready" ||
+		sg_harness_error "cannot write the DNS scripts"
+	local real=$SYSGATE
+	SYSGATE=$W/nswrap.sh
+	sg_run -- "$PY" dnsclient.py
+	SYSGATE=$real
+	check dns-run-ok test "$SG_RC" = 0
+	trail_py dns-names '
+got = open(sys.argv[2]).read().split()
+sent = [r for r in recs if r["type"] == "syscall" and r["syscall"].startswith("send")]
+dns = [(r["syscall"], r["dns"]["name"], r["dns"]["type"]) for r in sent if "dns" in r]
+ok = ("sendto", "direct.example.test", "TXT") in dns
+ok = ok and any(n == "sales.example.test" and t in ("A", "AAAA") for _, n, t in dns)
+ok = ok and all(n in got for _, n, _ in dns) and "direct.example.test" in got
+plain = [r for r in sent if r["syscall"] == "sendto" and "dns" not in r]
+sys.exit(not (ok and len(plain) == 1))' "$W/names"
+}
+
 # run.start says who ran it and with which HOME.
 identity() {
 	sg_run -- true
@@ -271,6 +343,7 @@ cases() {
 	paths
 	bound
 	final
+	dns
 	identity
 }
 
