@@ -122,9 +122,11 @@ void decode_sig_note(const void *siginfo, struct sig_note *n)
 	memcpy(&si, siginfo, sizeof(si));
 	*n = (struct sig_note){ .have = true, .signo = si.si_signo,
 				.code = si.si_code, .syscall = -1 };
-	/* Codes <= 0 are set by a sending task (kill, tgkill, sigqueue,
-	 * a timer or mqueue it armed): si_pid and si_uid name it. */
-	if (si.si_code <= 0) {
+	/* Sent by a task (kill, sigqueue, tgkill, a message queue's
+	 * notification): si_pid and si_uid name it.  A timer's and the
+	 * other negative codes carry no sender there. */
+	if (si.si_code == SI_USER || si.si_code == SI_QUEUE ||
+	    si.si_code == SI_TKILL || si.si_code == SI_MESGQ) {
 		n->has_sender = true;
 		n->pid = si.si_pid;
 		n->uid = si.si_uid;

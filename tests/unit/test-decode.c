@@ -185,6 +185,13 @@ static void test_sig_note(void)
 	si.si_code = 0x80;	/* SI_KERNEL: neither */
 	decode_sig_note(&si, &n);
 	CU_ASSERT(!n.has_sender && !n.has_addr);
+	si.si_signo = SIGALRM;
+	si.si_code = SI_TIMER;	/* si_pid's place holds the timer */
+	decode_sig_note(&si, &n);
+	CU_ASSERT(!n.has_sender && !n.has_addr);
+	si.si_code = SI_TKILL;
+	decode_sig_note(&si, &n);
+	CU_ASSERT(n.has_sender && n.pid == 42);
 }
 
 /* A query message for name (labels split at '.') of type t. */
