@@ -2034,6 +2034,31 @@ static void sb_proc_members(struct sbuf *b, const json_t *rec,
 
 /* "record 12  +0.001234s  pid 5 tid 6  openat path=... = 3": one record,
  * a call with its result. */
+/* What the trail adds to a call beyond its arguments: the question of a
+ * DNS query it sent, the address a bind got (from its result res, or
+ * the record itself). */
+static void sb_call_extras(struct sbuf *b, const json_t *rec,
+			   const json_t *res)
+{
+	const json_t *dns = json_object_get(rec, "dns");
+	const json_t *bound = json_object_get(res ? res : rec, "bound");
+
+	if (json_is_object(dns)) {
+		const json_t *t = json_object_get(dns, "type");
+
+		sb_printf(b, "  dns %s", clean(jstr(dns, "name")));
+		if (json_is_string(t))
+			sb_printf(b, " %s", clean(json_string_value(t)));
+		else if (json_is_integer(t))
+			sb_printf(b, " type %" PRId64,
+				  (int64_t)json_integer_value(t));
+	}
+	if (json_is_object(bound)) {
+		sb_add(b, "  bound ");
+		sb_show_addr(b, bound);
+	}
+}
+
 static void sb_record(struct sbuf *b, const struct report *rp,
 		      const json_t *rec)
 {
@@ -2056,10 +2081,13 @@ static void sb_record(struct sbuf *b, const struct report *rp,
 	sb_printf(b, "  %s", clean(jstr(rec, "syscall")));
 	sb_call_args(b, rec);
 	if (json_is_true(json_object_get(rec, "pending")) &&
-	    map_get(&rp->result_map, &seq, sizeof(seq), &ri))
+	    map_get(&rp->result_map, &seq, sizeof(seq), &ri)) {
 		sb_call_result(b, rec, rp->recs[ri]);
-	else
+		sb_call_extras(b, rec, rp->recs[ri]);
+	} else {
 		sb_call_result(b, rec, NULL);
+		sb_call_extras(b, rec, NULL);
+	}
 }
 
 static bool proc_failed(const struct proc *p)

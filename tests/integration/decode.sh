@@ -41,6 +41,24 @@ recs = [json.loads(l) for l in open(sys.argv[1])]
 $code" "$SG_TRAIL" "$@"
 }
 
+# out_has NAME ERE: a line of $RO matches ERE.
+out_has() {
+	check "$1" grep -Eq -- "$2" "$RO"
+}
+
+# pid_of PYTHON-EXPR: the pid of the first record r of $SG_TRAIL making
+# EXPR true.
+pid_of() {
+	$PY - "$SG_TRAIL" "$1" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if eval(sys.argv[2]):
+        print(r["pid"])
+        break
+EOF
+}
+
 signals() {
 	local uid
 	uid=$(id -u "$U")
@@ -214,6 +232,11 @@ for r in recs:
         got.append(res[r["seq"]].get("bound"))
 sys.exit(not (len(got) == 2 and got[0] == {"family": "AF_INET", "ip": "127.0.0.1", "port": want[0]}
               and got[1] == {"family": "AF_INET6", "ip": "::", "port": want[1]} and 0 not in want))' "$W/ports"
+	local ports
+	read -r -a ports <"$W/ports"
+	rep bound "$SG_TRAIL" --pid "$(pid_of 'r.get("syscall") == "bind"')"
+	out_has bound-report-bind "  bind fd=[0-9]+ addr=127\.0\.0\.1:0 = 0  bound 127\.0\.0\.1:${ports[0]}$"
+	out_has bound-report-listen "  listen fd=[0-9]+ .* = 0  bound \[::\]:${ports[1]}$"
 }
 
 # The final size of each file written, as stat(2) from outside sees it
@@ -315,6 +338,8 @@ ok = ok and any(n == "sales.example.test" and t in ("A", "AAAA") for _, n, t in 
 ok = ok and all(n in got for _, n, _ in dns) and "direct.example.test" in got
 plain = [r for r in sent if r["syscall"] == "sendto" and "dns" not in r]
 sys.exit(not (ok and len(plain) == 1))' "$W/names"
+	rep dns "$SG_TRAIL" --pid "$(pid_of '"dns" in r')"
+	out_has dns-report "  sendto fd=[0-9]+ addr=127\.0\.0\.1:53 = [0-9]+  dns direct\.example\.test TXT$"
 }
 
 # run.start says who ran it and with which HOME.
