@@ -83,6 +83,47 @@ calls = [l for l in lines[i + 1:i + 8] if l.startswith("       record ")]
 pids = {re.search(r"  pid (\d+)", l).group(1) for l in calls}
 sys.exit(not (len(calls) == 5 and len(pids) == 1))' "$RO"
 
+	# A fault in a thread, while another thread made the run's last
+	# calls: the last calls shown are the faulting thread's.
+	policy threads <<'EOF'
+[policy]
+default = allow
+audit = all
+
+[rule watch]
+syscalls = getpid, getppid
+action = allow
+EOF
+	cat >"$W/thr.py" <<'EOF'
+import ctypes, os, threading
+mine, theirs = threading.Event(), threading.Event()
+def worker():
+    open("worker.tid", "w").write(str(threading.get_native_id()))
+    for _ in range(6):
+        os.getppid()
+    mine.set()
+    theirs.wait()
+    ctypes.string_at(0xdead000)
+t = threading.Thread(target=worker)
+t.start()
+mine.wait()
+for _ in range(6):
+    os.getpid()
+theirs.set()
+t.join()
+EOF
+	chmod a+r "$W/thr.py"
+	sg_run -r "$P/threads.ini" -- "$PY" thr.py
+	check thread-segv-signaled test "$SG_RC" = 139
+	rep thread-segv "$SG_TRAIL"
+	check thread-segv-last-calls $PY -c '
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+tid = open(sys.argv[2]).read().strip()
+i = lines.index("     its last calls:")
+calls = [l for l in lines[i + 1:i + 8] if l.startswith("       record ")]
+sys.exit(not (len(calls) == 5 and all(re.search(r" tid %s  getppid" % tid, l) for l in calls)))' "$RO" "$W/worker.tid"
+
 	# A signal sent by another process of the tree: its pid, uid and
 	# program, and SI_USER.
 	sg_run -- sh -c 'sleep 5 & echo $$ > sender.pid; sleep 0.3; kill -USR1 $!; wait $!'
