@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The files a run wrote: each noted when a write to it is recorded (an
- * open for writing or creating, a truncate), and at the end of the run,
+ * open for writing or creating, a truncate, a rename's new name), and at
+ * the end of the run,
  * once the tree is gone, a file.final record per file with its size, so
  * that an output file that ended empty or short is in the trail.
  */
@@ -76,13 +77,17 @@ static void note_path(const char *path, uint64_t seq)
 }
 
 /* Does c write to (or create) its path cp: opens for writing, creat,
- * truncate; not the metadata calls, not directories made. */
+ * truncate, and the new name of a rename (a file written under a
+ * temporary name and renamed into place); not the metadata calls, not
+ * directories made. */
 static bool writes_file(const struct call *c, const struct call_path *cp)
 {
 	int nr = c->req->data.nr;
 
 	if (!cp->checked || !(cp->access & (RULES_ACC_WRITE | RULES_ACC_CREATE)))
 		return false;
+	if (nr == SYS_rename || nr == SYS_renameat || nr == SYS_renameat2)
+		return cp == &c->paths[1];
 	return (c->info && c->info->family == RULES_FAM_OPEN) ||
 	       nr == SYS_truncate;
 }

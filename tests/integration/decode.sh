@@ -288,7 +288,8 @@ final() {
 	wd=$(cd "$W" && pwd -P)
 	sg_run -- sh -c 'mkdir -p fin && echo hello > fin/out.txt && printf abc >> fin/out.txt &&
 		: > fin/empty.txt && echo x > fin/gone.txt && rm fin/gone.txt &&
-		echo 1234 > fin/keep && echo x > /dev/null && head -c 70000 /dev/zero > fin/big'
+		echo 1234 > fin/keep && echo x > /dev/null && head -c 70000 /dev/zero > fin/big &&
+		echo part > fin/tmp.part && mv fin/tmp.part fin/moved'
 	check final-run-ok test "$SG_RC" = 0
 	trail_py final-sizes '
 import os
@@ -296,13 +297,14 @@ wd = sys.argv[2] + "/fin/"
 fin = {r["path"]: r for r in recs if r["type"] == "file.final"}
 seqs = {r["seq"] for r in recs}
 ok = True
-for name in ("out.txt", "empty.txt", "keep", "big"):
+for name in ("out.txt", "empty.txt", "keep", "big", "moved"):
     r = fin.get(wd + name)
     if not r or r.get("size") != os.stat(wd + name).st_size or r["first_seq"] not in seqs:
         print("bad:", name, r); ok = False
 g = fin.get(wd + "gone.txt")
 ok = ok and g is not None and g.get("error") == "ENOENT" and "size" not in g
 ok = ok and "/dev/null" not in fin and fin[wd + "big"]["size"] == 70000
+ok = ok and fin[wd + "tmp.part"].get("error") == "ENOENT" and fin[wd + "moved"]["size"] == 5
 last = [r["type"] for r in recs][-len(fin) - 1:]
 sys.exit(not (ok and last == ["file.final"] * len(fin) + ["run.end"]))' "$wd"
 	rep final "$SG_TRAIL"
