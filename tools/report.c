@@ -528,9 +528,9 @@ struct report {
 	json_t **limits;
 	size_t n_limits, cap_limits;
 	uint64_t limits_total;
-	json_t **empties;       /* file.final records of size 0 */
-	size_t n_empties, cap_empties;
-	uint64_t empties_total;
+	json_t **finals;        /* file.final records */
+	size_t n_finals, cap_finals;
+	uint64_t finals_total, empties_total;
 
 	/* Calls recorded before the supervisor carried them out ("pending"),
 	 * waiting for their syscall.result; NULL once it came. */
@@ -593,9 +593,9 @@ static void report_release(struct report *rp)
 	for (size_t i = 0; i < rp->n_limits; i++)
 		json_decref(rp->limits[i]);
 	free(rp->limits);
-	for (size_t i = 0; i < rp->n_empties; i++)
-		json_decref(rp->empties[i]);
-	free(rp->empties);
+	for (size_t i = 0; i < rp->n_finals; i++)
+		json_decref(rp->finals[i]);
+	free(rp->finals);
 	for (size_t i = 0; i < rp->n_pending; i++)
 		json_decref(rp->pending[i]);
 	free(rp->pending);
@@ -1275,19 +1275,20 @@ struct scan {
 	const char *want_id;	/* or the run with this id */
 };
 
-/* A file the run wrote that ended empty: kept for the findings. */
+/* The final size of a file the run wrote: kept for the files written
+ * and, when it ended empty, the findings. */
 static void on_file_final(struct report *rp, json_t *rec)
 {
 	int64_t size = -1;
 
-	if (!jint(rec, "size", &size) || size != 0)
+	rp->finals_total++;
+	if (jint(rec, "size", &size) && size == 0)
+		rp->empties_total++;
+	if (rp->n_finals >= MAX_KEPT_EVENTS)
 		return;
-	rp->empties_total++;
-	if (rp->n_empties >= MAX_KEPT_EVENTS)
-		return;
-	rp->empties = vec_grow(rp->empties, rp->n_empties, &rp->cap_empties,
-			       sizeof(*rp->empties));
-	rp->empties[rp->n_empties++] = json_incref(rec);
+	rp->finals = vec_grow(rp->finals, rp->n_finals, &rp->cap_finals,
+			      sizeof(*rp->finals));
+	rp->finals[rp->n_finals++] = json_incref(rec);
 }
 
 /*
@@ -1735,6 +1736,29 @@ static void text_files(FILE *f, const struct report *rp)
 		fprintf(f, "  (%" PRIu64 " loader, locale and runtime paths read or probed, %" PRIu64 " calls, folded: --all shows them)\n",
 			folded, folded_calls);
 	sb_release(&b);
+}
+
+/* The files the run wrote with their sizes at its end (file.final). */
+static void text_finals(FILE *f, const struct report *rp)
+{
+	if (!rp->finals_total)
+		return;
+	fprintf(f, "\nFiles written, size at the end (%" PRIu64 "; in the order first written)\n",
+		rp->finals_total);
+	for (size_t i = 0; i < rp->n_finals; i++) {
+		const json_t *e = rp->finals[i];
+		int64_t seq = 0, first = 0, size = -1;
+
+		jint(e, "seq", &seq);
+		jint(e, "first_seq", &first);
+		fprintf(f, "  %s  ", clean(jstr(e, "path")));
+		if (jint(e, "size", &size))
+			fprintf(f, "%" PRId64 " bytes", size);
+		else
+			fprintf(f, "[%s]", clean(jstr(e, "error")));
+		fprintf(f, "  (first written at record %" PRId64 ", record %" PRId64 ")\n",
+			first, seq);
+	}
 }
 
 static void text_net(FILE *f, const struct report *rp)
@@ -2467,11 +2491,16 @@ static void find_empties(struct fsink *k, const struct report *rp)
 	struct sbuf b = { 0 };
 	size_t i;
 
-	for (i = 0; i < rp->n_empties && i < MAX_FINDINGS; i++) {
-		const json_t *e = rp->empties[i], *w;
-		int64_t seq = 0, first = 0, pid = -1;
+	uint64_t shown = 0;
+
+	for (i = 0; i < rp->n_finals && shown < MAX_FINDINGS; i++) {
+		const json_t *e = rp->finals[i], *w;
+		int64_t seq = 0, first = 0, pid = -1, size = -1;
 		int64_t ts = parse_ts(json_object_get(e, "ts"));
 
+		if (!jint(e, "size", &size) || size != 0)
+			continue;
+		shown++;
 		jint(e, "seq", &seq);
 		jint(e, "first_seq", &first);
 		w = rec_of_seq(rp, first);
@@ -2489,7 +2518,7 @@ static void find_empties(struct fsink *k, const struct report *rp)
 		finding(k, rp, "file written that ended empty", &b,
 			(uint64_t)seq, ts, pid);
 	}
-	more_findings(k, i, rp->empties_total);
+	more_findings(k, shown, rp->empties_total);
 	sb_release(&b);
 }
 
@@ -2559,6 +2588,7 @@ static void output_text(FILE *f, const struct report *rp)
 	text_tree(f, rp);
 	text_execs(f, rp);
 	text_files(f, rp);
+	text_finals(f, rp);
 	text_net(f, rp);
 	text_denials(f, rp);
 	text_limits(f, rp);

@@ -308,6 +308,8 @@ ok = ok and fin[wd + "tmp.part"].get("error") == "ENOENT" and fin[wd + "moved"][
 last = [r["type"] for r in recs][-len(fin) - 1:]
 sys.exit(not (ok and last == ["file.final"] * len(fin) + ["run.end"]))' "$wd"
 	rep final "$SG_TRAIL"
+	out_has final-report-size "^  $wd/fin/big  70000 bytes  \(first written at record [0-9]+, record [0-9]+\)$"
+	out_has final-report-gone "^  $wd/fin/gone.txt  \[ENOENT\]  "
 	head_has final-empty-finding 3 "^  1\. file written that ended empty: record [0-9]+, \+[0-9.]+s: $wd/fin/empty.txt \(0 bytes\), first written at record [0-9]+, pid [0-9]+ "
 }
 
