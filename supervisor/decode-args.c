@@ -38,6 +38,7 @@
 #ifndef __NR_mseal
 #define __NR_mseal 462
 #endif
+#define NR_fchmodat2 452
 #define NR_futex_wait 455
 #define NR_futex_requeue 456
 #define NR_statmount 457
@@ -379,6 +380,73 @@ static const char *const sigs[] = {
 	[NR_file_setattr] = "dfd:f,filename:p,ufattr:p,usize:z,at_flags:u",
 };
 
+/*
+ * The arguments of path, exec and address calls that record.c does not
+ * write itself (it writes their paths, dirfds, addresses, and the open
+ * flags and mode): "-" for each register it writes.  Types as above,
+ * and: t AT_* flags   D unlinkat's flags   E faccessat2's flags
+ *   K access mode (R_OK...)   N rename flags   G MSG_* flags.
+ */
+static const char *const extras[] = {
+	[__NR_open] = "", [__NR_openat] = "", [__NR_creat] = "",
+	[__NR_openat2] = "-,-,how:p,size:z",
+	[__NR_stat] = "-,statbuf:p",
+	[__NR_lstat] = "-,statbuf:p",
+	[__NR_newfstatat] = "-,-,statbuf:p,flags:t",
+	[__NR_statx] = "-,-,flags:t,mask:u,statxbuf:p",
+	[__NR_statfs] = "-,buf:p",
+	[__NR_access] = "-,mode:K",
+	[__NR_faccessat] = "-,-,mode:K",
+	[__NR_faccessat2] = "-,-,mode:K,flags:E",
+	[__NR_truncate] = "-,length:l",
+	[__NR_chdir] = "",
+	[__NR_rename] = "", [__NR_renameat] = "",
+	[__NR_renameat2] = "-,-,-,-,flags:N",
+	[__NR_mkdir] = "-,mode:m",
+	[__NR_mkdirat] = "-,-,mode:m",
+	[__NR_mknod] = "-,mode:m,dev:z",
+	[__NR_mknodat] = "-,-,mode:m,dev:z",
+	[__NR_rmdir] = "", [__NR_unlink] = "",
+	[__NR_unlinkat] = "-,-,flags:D",
+	[__NR_link] = "",
+	[__NR_linkat] = "-,-,-,-,flags:t",
+	[__NR_symlink] = "", [__NR_symlinkat] = "",
+	[__NR_readlink] = "-,buf:p,bufsiz:z",
+	[__NR_readlinkat] = "-,-,buf:p,bufsiz:z",
+	[__NR_chmod] = "-,mode:m",
+	[__NR_fchmod] = "-,mode:m",
+	[__NR_fchmodat] = "-,-,mode:m",
+	[NR_fchmodat2] = "-,-,mode:m,flags:t",
+	[__NR_chown] = "-,owner:d,group:d",
+	[__NR_lchown] = "-,owner:d,group:d",
+	[__NR_fchown] = "-,owner:d,group:d",
+	[__NR_fchownat] = "-,-,owner:d,group:d,flags:t",
+	[__NR_utime] = "-,times:p",
+	[__NR_utimes] = "-,times:p",
+	[__NR_futimesat] = "-,-,times:p",
+	[__NR_utimensat] = "-,-,times:p,flags:t",
+	[__NR_setxattr] = "-,name:p,value:p,size:z,flags:u",
+	[__NR_lsetxattr] = "-,name:p,value:p,size:z,flags:u",
+	[__NR_fsetxattr] = "-,name:p,value:p,size:z,flags:u",
+	[__NR_getxattr] = "-,name:p,value:p,size:z",
+	[__NR_lgetxattr] = "-,name:p,value:p,size:z",
+	[__NR_listxattr] = "-,list:p,size:z",
+	[__NR_llistxattr] = "-,list:p,size:z",
+	[__NR_removexattr] = "-,name:p",
+	[__NR_lremovexattr] = "-,name:p",
+	[__NR_fremovexattr] = "-,name:p",
+	[__NR_inotify_add_watch] = "fd:f,-,mask:u",
+	[__NR_fanotify_mark] = "fanotify_fd:f,flags:u,mask:z",
+	[__NR_ioctl] = "-,-,arg:p",
+	[__NR_execve] = "-,argv:p,envp:p",
+	[__NR_execveat] = "-,-,argv:p,envp:p,flags:t",
+	[__NR_connect] = "-,-,addrlen:u",
+	[__NR_bind] = "-,-,addrlen:u",
+	[__NR_sendto] = "-,buf:p,len:z,flags:G,-,addrlen:u",
+	[__NR_sendmsg] = "-,msg:p,flags:G",
+	[__NR_sendmmsg] = "-,msgvec:p,vlen:u,flags:G",
+};
+
 struct val_name {
 	uint64_t val;
 	const char *name;
@@ -436,6 +504,43 @@ static void put_bits(struct audit_rec *r, const char *key,
 }
 
 #define BITS(r, k, t, v, f) put_bits((r), (k), (t), ARRAY_SIZE(t), (v), (f))
+
+static const struct val_name at_flags[] = {
+	{ 0x100, "AT_SYMLINK_NOFOLLOW" }, { 0x400, "AT_SYMLINK_FOLLOW" },
+	{ 0x800, "AT_NO_AUTOMOUNT" }, { 0x1000, "AT_EMPTY_PATH" },
+	{ 0x2000, "AT_STATX_FORCE_SYNC" }, { 0x4000, "AT_STATX_DONT_SYNC" },
+	{ 0x8000, "AT_RECURSIVE" },
+};
+
+static const struct val_name unlink_flags[] = {
+	{ 0x200, "AT_REMOVEDIR" },
+};
+
+static const struct val_name access_flags[] = {
+	{ 0x200, "AT_EACCESS" }, { 0x100, "AT_SYMLINK_NOFOLLOW" },
+	{ 0x1000, "AT_EMPTY_PATH" },
+};
+
+static const struct val_name access_mode[] = {
+	{ 4, "R_OK" }, { 2, "W_OK" }, { 1, "X_OK" },
+};
+
+static const struct val_name rename_flags[] = {
+	{ 1, "RENAME_NOREPLACE" }, { 2, "RENAME_EXCHANGE" },
+	{ 4, "RENAME_WHITEOUT" },
+};
+
+static const struct val_name msg_flags[] = {
+	{ 0x1, "MSG_OOB" }, { 0x2, "MSG_PEEK" }, { 0x4, "MSG_DONTROUTE" },
+	{ 0x8, "MSG_CTRUNC" }, { 0x10, "MSG_PROXY" }, { 0x20, "MSG_TRUNC" },
+	{ 0x40, "MSG_DONTWAIT" }, { 0x80, "MSG_EOR" }, { 0x100, "MSG_WAITALL" },
+	{ 0x200, "MSG_FIN" }, { 0x400, "MSG_SYN" }, { 0x800, "MSG_CONFIRM" },
+	{ 0x1000, "MSG_RST" }, { 0x2000, "MSG_ERRQUEUE" },
+	{ 0x4000, "MSG_NOSIGNAL" }, { 0x8000, "MSG_MORE" },
+	{ 0x10000, "MSG_WAITFORONE" }, { 0x40000, "MSG_BATCH" },
+	{ 0x4000000, "MSG_ZEROCOPY" }, { 0x20000000, "MSG_FASTOPEN" },
+	{ 0x40000000, "MSG_CMSG_CLOEXEC" },
+};
 
 static const struct val_name whence[] = {
 	{ 0, "SEEK_SET" }, { 1, "SEEK_CUR" }, { 2, "SEEK_END" },
@@ -820,6 +925,12 @@ static void put_arg(struct audit_rec *r, const char *key, char t, uint64_t v)
 	case 'C': put_clone(r, key, v, true); break;
 	case 'c': put_clone(r, key, v, false); break;
 	case 'I': put_ioctl(r, key, v); break;
+	case 't': BITS(r, key, at_flags, (uint32_t)v, NULL); break;
+	case 'D': BITS(r, key, unlink_flags, (uint32_t)v, NULL); break;
+	case 'E': BITS(r, key, access_flags, (uint32_t)v, NULL); break;
+	case 'K': BITS(r, key, access_mode, (uint32_t)v, (uint32_t)v ? NULL : "F_OK"); break;
+	case 'N': BITS(r, key, rename_flags, (uint32_t)v, NULL); break;
+	case 'G': BITS(r, key, msg_flags, (uint32_t)v, NULL); break;
 	default: audit_uint(r, key, v); break;
 	}
 }
@@ -853,13 +964,19 @@ static bool put_fcntl_arg(struct audit_rec *r, const __u64 *a)
 	}
 }
 
-int decode_args(struct audit_rec *r, int nr, const __u64 *a)
+const char *decode_extra_signature(int nr)
 {
-	const char *sig = decode_signature(nr);
+	if (nr < 0 || (size_t)nr >= ARRAY_SIZE(extras))
+		return NULL;
+	return extras[nr];
+}
+
+/* The registers of a by signature sig (see sigs[]). */
+static void put_args(struct audit_rec *r, int nr, const char *sig,
+		     const __u64 *a)
+{
 	unsigned i = 0;
 
-	if (!sig)
-		return -ENOENT;
 	for (const char *p = sig; *p && i < 6; i++) {
 		const char *colon, *end = strchr(p, ',');
 		char key[32];
@@ -877,5 +994,24 @@ int decode_args(struct audit_rec *r, int nr, const __u64 *a)
 		}
 		p = *end ? end + 1 : end;
 	}
+}
+
+int decode_args(struct audit_rec *r, int nr, const __u64 *a)
+{
+	const char *sig = decode_signature(nr);
+
+	if (!sig)
+		return -ENOENT;
+	put_args(r, nr, sig, a);
+	return 0;
+}
+
+int decode_extra_args(struct audit_rec *r, int nr, const __u64 *a)
+{
+	const char *sig = decode_extra_signature(nr);
+
+	if (!sig)
+		return -ENOENT;
+	put_args(r, nr, sig, a);
 	return 0;
 }

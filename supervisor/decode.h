@@ -50,6 +50,14 @@ void decode_add_sig_note(struct audit_rec *r, const struct sig_note *n);
 int decode_args(struct audit_rec *r, int nr, const __u64 *a);
 /* The signature of nr ("fd:f,buf:p,count:z"), NULL: none (for tests). */
 const char *decode_signature(int nr);
+/*
+ * For the calls on paths, programs and socket addresses, whose paths,
+ * dirfds, addresses (and open flags and mode) record.c writes itself: the
+ * rest of their registers, by name.  0, or -ENOENT (nothing added) when
+ * nr is not such a call.  decode_extra_signature: its list (for tests).
+ */
+int decode_extra_args(struct audit_rec *r, int nr, const __u64 *a);
+const char *decode_extra_signature(int nr);
 /* An ioctl request's name ("TCGETS"), NULL when not known. */
 const char *decode_ioctl_name(uint64_t request);
 /* An address family's name ("AF_INET6"), NULL when not known. */

@@ -461,6 +461,8 @@ static void add_args(struct audit_rec *r, const struct call *c,
 				audit_str(r, "mode", m);
 			}
 		}
+		if (!rewritten)
+			(void)decode_extra_args(r, nr, a);
 		if (rewritten && memcmp(a, c->orig_args, sizeof(c->orig_args))) {
 			audit_arr_begin(r, "raw");
 			for (int i = 0; i < 6; i++)
@@ -480,6 +482,7 @@ static void add_args(struct audit_rec *r, const struct call *c,
 		if (c->domain && c->have_addr &&
 		    c->domain != c->addr.ss_family)
 			add_family(r, "domain", c->domain);
+		(void)decode_extra_args(r, nr, a);
 	} else if (!rewritten && add_kill_args(r, nr, a)) {
 		/* Every argument decoded: no raw words. */
 	} else {

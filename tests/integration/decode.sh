@@ -160,6 +160,7 @@ audit = all
 [rule watch]
 syscalls = ioctl, prlimit64, setrlimit, socket, socketpair, clone, fcntl
 syscalls = kill, tgkill, tkill, rt_sigqueueinfo, pidfd_send_signal, umask
+syscalls = mkdir, truncate, sendto
 action = allow
 EOF
 	cat >"$W/calls.py" <<'EOF'
@@ -181,6 +182,12 @@ for req in (0x5413, 0x12345678):          # TIOCGWINSZ, unknown
     except OSError:
         pass
 os.umask(0o27)
+os.mkdir("newdir", 0o750)
+open("t.txt", "w").write("abcdef")
+os.truncate("t.txt", 2)
+s.close()
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.sendto(b"x", socket.MSG_DONTWAIT, ("127.0.0.1", 9))
 if os.fork() == 0:
     os._exit(0)
 os.wait()
@@ -212,7 +219,10 @@ ok = [has("socket", domain="AF_INET6", type="SOCK_STREAM", type_flags="SOCK_NONB
       has("pidfd_send_signal", signal=0, flags=0),
       has("ioctl", request="TIOCGWINSZ"),
       has("ioctl", request="unknown", request_nr=0x12345678),
-      has("umask", mask="027")]
+      has("umask", mask="027"),
+      has("mkdir", path="newdir", mode="0750"),
+      has("truncate", path="t.txt", length=2),
+      has("sendto", len=1, flags="MSG_DONTWAIT", addrlen=16)]
 clone = [r for r in mine if r["syscall"] == "clone"]
 ok.append(bool(clone) and "CLONE_CHILD_SETTID" in clone[0]["args"]["flags"].split("|")
           and "SIGCHLD" in clone[0]["args"]["flags"].split("|"))
@@ -276,7 +286,7 @@ sys.exit(not (len(got) == 2 and got[0] == {"family": "AF_INET", "ip": "127.0.0.1
 	local ports
 	read -r -a ports <"$W/ports"
 	rep bound "$SG_TRAIL" --pid "$(pid_of 'r.get("syscall") == "bind"')"
-	out_has bound-report-bind "  bind fd=[0-9]+ addr=127\.0\.0\.1:0 = 0  bound 127\.0\.0\.1:${ports[0]}$"
+	out_has bound-report-bind "  bind fd=[0-9]+ addr=127\.0\.0\.1:0 addrlen=16 = 0  bound 127\.0\.0\.1:${ports[0]}$"
 	out_has bound-report-listen "  listen fd=[0-9]+ .* = 0  bound \[::\]:${ports[1]}$"
 }
 
@@ -384,7 +394,7 @@ ok = ok and all(n in got for _, n, _ in dns) and "direct.example.test" in got
 plain = [r for r in sent if r["syscall"] == "sendto" and "dns" not in r]
 sys.exit(not (ok and len(plain) == 1))' "$W/names"
 	rep dns "$SG_TRAIL" --pid "$(pid_of '"dns" in r')"
-	out_has dns-report "  sendto fd=[0-9]+ addr=127\.0\.0\.1:53 = [0-9]+  dns direct\.example\.test TXT$"
+	out_has dns-report "  sendto fd=[0-9]+ addr=127\.0\.0\.1:53 buf=0x[0-9a-f]+ len=[0-9]+ flags=0 addrlen=16 = [0-9]+  dns direct\.example\.test TXT$"
 }
 
 # run.start says who ran it and with which HOME.

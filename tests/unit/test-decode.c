@@ -59,10 +59,12 @@ static void expect(int nr, __u64 a0, __u64 a1, __u64 a2, const char *want)
 
 static void test_signatures_well_formed(void)
 {
-	static const char types[] = "dulzpfPmSoWrMahFXUkRATCcI";
+	static const char types[] = "dulzpfPmSoWrMahFXUkRATCcItDEKNG";
 
-	for (int nr = 0; nr < 1024; nr++) {
-		const char *sig = decode_signature(nr);
+	for (int k = 0; k < 2048; k++) {
+		int nr = k % 1024;
+		const char *sig = k < 1024 ? decode_signature(nr) :
+					     decode_extra_signature(nr);
 		unsigned n = 0;
 
 		if (!sig || !*sig)
@@ -112,6 +114,66 @@ static void test_every_scalar_call_has_a_signature(void)
 			CU_FAIL("signature missing");
 		}
 	}
+}
+
+/* Every call on a path, program or address has the rest of its
+ * registers named; no other call is taken for one. */
+static void test_every_path_call_has_extras(void)
+{
+	for (int nr = 0; nr <= rules_syscall_max_nr(); nr++) {
+		const struct rules_syscall_info *i = rules_syscall_by_nr(nr);
+		bool mediated = i && i->kind != RULES_KIND_SCALAR;
+
+		if (mediated && !decode_extra_signature(nr)) {
+			fprintf(stderr, "\nno extras: %s (%d)", i->name, nr);
+			CU_FAIL("extras missing");
+		}
+		if (!mediated && nr != SYS_ioctl && decode_extra_signature(nr)) {
+			fprintf(stderr, "\nextras for a scalar call: %d", nr);
+			CU_FAIL("extras for a scalar call");
+		}
+	}
+}
+
+static void expect_extra(int nr, const __u64 a[6], const char *want)
+{
+	static char buf[8192];
+	struct audit_writer *w = NULL;
+	struct audit_rec *r;
+	int fd = memfd_create("decode", MFD_CLOEXEC);
+	ssize_t n;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(audit_open_fd(fd, AUDIT_SYNC_NONE, "t", &w) == 0);
+	r = audit_begin(w, "syscall");
+	CU_ASSERT_EQUAL(decode_extra_args(r, nr, a), 0);
+	CU_ASSERT_EQUAL(audit_commit(r), 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	audit_close(w);
+	if (!strstr(buf, want)) {
+		fprintf(stderr, "\nnr %d: want %s in %s", nr, want, buf);
+		CU_FAIL("decoded extras");
+	}
+}
+
+static void test_extras_by_name(void)
+{
+	const __u64 unlinkat[6] = { (__u64)-100, 0x1000, 0x200 };
+	const __u64 renameat2[6] = { 3, 0x1000, 4, 0x2000, 1 };
+	const __u64 faccessat2[6] = { 3, 0x1000, 6, 0x200 };
+	const __u64 mkdirat[6] = { 3, 0x1000, 0750 };
+	const __u64 sendto[6] = { 3, 0x1000, 5, 0x4040, 0x2000, 16 };
+	const __u64 access0[6] = { 0x1000, 0 };
+
+	expect_extra(SYS_unlinkat, unlinkat, "\"flags\":\"AT_REMOVEDIR\"");
+	expect_extra(SYS_renameat2, renameat2, "\"flags\":\"RENAME_NOREPLACE\"");
+	expect_extra(SYS_faccessat2, faccessat2,
+		     "\"mode\":\"R_OK|W_OK\",\"flags\":\"AT_EACCESS\"");
+	expect_extra(SYS_mkdirat, mkdirat, "\"mode\":\"0750\"");
+	expect_extra(SYS_sendto, sendto,
+		     "\"buf\":\"0x1000\",\"len\":5,\"flags\":\"MSG_DONTWAIT|MSG_NOSIGNAL\",\"addrlen\":16");
+	expect_extra(SYS_access, access0, "\"mode\":\"F_OK\"");
 }
 
 static void test_values_by_name(void)
@@ -361,6 +423,8 @@ int main(void)
 		{ "every scalar call has a signature",
 		  test_every_scalar_call_has_a_signature },
 		{ "values by name", test_values_by_name },
+		{ "every path call has extras", test_every_path_call_has_extras },
+		{ "extras by name", test_extras_by_name },
 		{ "si_code names", test_si_codes },
 		{ "siginfo notes", test_sig_note },
 		{ "dns query", test_dns_query },
