@@ -363,8 +363,9 @@ static void add_target(struct audit_rec *r, pid_t pid)
  * The calls that send a signal, by their target and signal: kill's pid
  * (negative: a process group), tgkill's thread group and thread, and
  * the target's program when it is the tree's.  The siginfo that
- * rt_*sigqueueinfo and pidfd_send_signal point to is not read.  Returns whether nr is one of them (all its arguments are then
- * recorded).
+ * rt_*sigqueueinfo and pidfd_send_signal point to is not read (its
+ * address is recorded).  Returns whether nr is one of them (all its
+ * arguments are then recorded).
  */
 static bool add_kill_args(struct audit_rec *r, int nr, const __u64 *a)
 {

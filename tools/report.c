@@ -1743,8 +1743,8 @@ static void text_finals(FILE *f, const struct report *rp)
 {
 	if (!rp->finals_total)
 		return;
-	fprintf(f, "\nFiles written, size at the end (%" PRIu64 "; in the order first written)\n",
-		rp->finals_total);
+	fprintf(f, "\nFiles written, size at the end (%" PRIu64
+		"; in the order first written)\n", rp->finals_total);
 	for (size_t i = 0; i < rp->n_finals; i++) {
 		const json_t *e = rp->finals[i];
 		int64_t seq = 0, first = 0, size = -1;
@@ -1756,8 +1756,8 @@ static void text_finals(FILE *f, const struct report *rp)
 			fprintf(f, "%" PRId64 " bytes", size);
 		else
 			fprintf(f, "[%s]", clean(jstr(e, "error")));
-		fprintf(f, "  (first written at record %" PRId64 ", record %" PRId64 ")\n",
-			first, seq);
+		fprintf(f, "  (first written at record %" PRId64
+			", record %" PRId64 ")\n", first, seq);
 	}
 }
 
