@@ -23,6 +23,7 @@
 
 #include "audit/audit.h"
 #include "common/util.h"
+#include "rules/rules.h"
 #include "supervisor/decode.h"
 
 /* Numbers newer than the 6.1 headers. */
@@ -781,8 +782,11 @@ static const struct val_name ioctls[] = {
 
 const char *decode_ioctl_name(uint64_t request)
 {
-	/* The kernel takes the request as an unsigned int. */
-	return VAL(ioctls, (uint32_t)request);
+	/* The kernel takes the request as an unsigned int.  The requests
+	 * the rules decide as an fchmod have their names in rules/. */
+	const char *n = VAL(ioctls, (uint32_t)request);
+
+	return n ? n : rules_fileattr_cmd(request);
 }
 
 const char *decode_family_name(int family)

@@ -184,6 +184,11 @@ static void test_values_by_name(void)
 	expect(SYS_ioctl, 1, 0x5401, 0x1000,
 	       "\"fd\":1,\"request\":\"TCGETS\",\"arg\":\"0x1000\"");
 	expect(SYS_ioctl, 3, 0x5412, 0, "\"request\":\"TIOCSTI\"");
+	/* Every request the rules name, by the rules' name. */
+	expect(SYS_ioctl, 3, 0x40806685, 0,
+	       "\"request\":\"FS_IOC_ENABLE_VERITY\"");
+	expect(SYS_ioctl, 3, 0x541C, 0, "\"request\":\"TIOCLINUX\"");
+	expect(SYS_ioctl, 3, 0xc0045877, 0, "\"request\":\"FIFREEZE\"");
 	expect(SYS_ioctl, 3, 0x12345678, 0,
 	       "\"request\":\"unknown\",\"request_nr\":305419896");
 	expect(SYS_prlimit64, 0, 7, 0, "\"pid\":0,\"resource\":\"RLIMIT_NOFILE\"");
