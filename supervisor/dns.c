@@ -48,6 +48,12 @@ static size_t put_label(char *out, size_t off, size_t cap, const uint8_t *l,
 	return off;
 }
 
+/*
+ * Security: buf is the tree's datagram.  Each label length is checked
+ * against the bytes left before it is used, the name against 255 bytes
+ * and the text against q->name; nothing is followed (no pointer), so
+ * the parse is linear in len and ends on any byte sequence.
+ */
 int dns_parse_query(const void *buf, size_t len, struct dns_query *q)
 {
 	const uint8_t *p = buf;
