@@ -462,8 +462,7 @@ static void add_args(struct audit_rec *r, const struct call *c,
 				audit_str(r, "mode", m);
 			}
 		}
-		if (!rewritten)
-			(void)decode_extra_args(r, nr, a);
+		(void)decode_extra_args(r, nr, a);
 		if (rewritten && memcmp(a, c->orig_args, sizeof(c->orig_args))) {
 			audit_arr_begin(r, "raw");
 			for (int i = 0; i < 6; i++)
