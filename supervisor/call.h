@@ -13,6 +13,7 @@
 
 #include "common/seccomp-compat.h"
 #include "rules/rules.h"
+#include "supervisor/decode.h"
 
 struct creds;
 struct stack_trace;
@@ -94,6 +95,14 @@ struct call {
 	const char *expect_path;
 	int expect_arg;
 	size_t expect_base;	/* the redirect's target in expect_path */
+	/* An inet bind (or a listen's bind) made: the address the socket
+	 * got (getsockname), the port the kernel chose for port 0. */
+	struct sockaddr_storage bound;
+	socklen_t bound_len;
+	bool have_bound;
+	/* A datagram sent to port 53 that is a DNS query: its question. */
+	struct dns_query dns;
+	bool have_dns;
 };
 
 /* The outcome of a call carried out by the supervisor: a value, or

@@ -457,6 +457,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 	int sig = WSTOPSIG(st);
 	int event = st >> 16;
 	long inject = 0;
+	siginfo_t si;
 
 	/* Stopped: past any chdir it was let through (resolve.c). */
 	resolve_task_seen(pid);
@@ -552,6 +553,9 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 		if (sig == (SIGTRAP | 0x80))
 			break;
 		inject = sig;
+		p->sig.have = false;
+		if (tracee_siginfo(pid, &si) == 0)
+			decode_sig_note(&si, &p->sig);
 		regs_signal_stop(pid);
 		if (record_signal(s, p, sig) < 0)
 			sup_fail(s, "cannot write the audit trail");
@@ -1536,6 +1540,9 @@ end:
 	/* Its last output, recorded before run.end. */
 	if (output_finish(s.output) < 0)
 		sup_fail(&s, "cannot write the audit trail");
+	/* After the tree, before run.end (which a failed write also
+	 * fails: the writer's error is sticky). */
+	(void)written_record_all(&s);
 	if (record_run_end(&s, status) < 0) {
 		/* A syslog failure is told by cmd_run: the file has run.end. */
 		if (!audit_ship_error(s.audit))

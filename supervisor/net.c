@@ -389,6 +389,24 @@ static struct call_path *socket_path(struct call *c, const char *raw,
 	return cp;
 }
 
+/*
+ * After an inet bind made on sock (the supervisor's dup of the caller's
+ * socket): the address it got, for the record; a bind to port 0 names
+ * the port the kernel chose.  A query of our own fd: nothing is lent, and
+ * a failure only leaves the record without it.
+ */
+static void note_bound(struct call *c, int sock)
+{
+	socklen_t len = sizeof(c->bound);
+
+	if (getsockname(sock, (struct sockaddr *)&c->bound, &len) < 0 ||
+	    len > sizeof(c->bound) ||
+	    (c->bound.ss_family != AF_INET && c->bound.ss_family != AF_INET6))
+		return;
+	c->bound_len = len;
+	c->have_bound = true;
+}
+
 /* What a step of connect or bind came to. */
 enum cb_step {
 	CB_GO_ON,	/* decided so far: go on */
@@ -587,6 +605,8 @@ static bool cb_carry_out(struct sup *s, struct call *c, int *sock,
 	} else if (is_bind) {
 		rc = bind(*sock, (const struct sockaddr *)act, act_len);
 		c->err = rc < 0 ? errno : 0;
+		if (rc == 0)
+			note_bound(c, *sock);
 	} else {
 		int fl = fcntl(*sock, F_GETFL);
 
@@ -1078,6 +1098,49 @@ static int copy_msghdr(struct call *c, uint64_t addr, struct out_msg *m)
 			    mh.msg_controllen, m);
 }
 
+/* The port a datagram goes to: the address it names, else the socket's
+ * peer.  0: none, or not inet. */
+static unsigned dgram_port(int sock, const struct out_msg *m)
+{
+	struct sockaddr_storage peer;
+	const struct sockaddr_storage *to = &m->name;
+	socklen_t len = sizeof(peer);
+
+	if (!m->name_len) {
+		if (getpeername(sock, (struct sockaddr *)&peer, &len) < 0)
+			return 0;
+		to = &peer;
+	} else if (m->name_len < sizeof(struct sockaddr_in)) {
+		return 0;
+	}
+	if (to->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)to)->sin_port);
+	if (to->ss_family == AF_INET6 &&
+	    (!m->name_len || m->name_len >= sizeof(struct sockaddr_in6)))
+		return ntohs(((const struct sockaddr_in6 *)to)->sin6_port);
+	return 0;
+}
+
+/*
+ * A datagram to port 53 that parses as a DNS query: its question in
+ * c->dns, for the record.  The bytes are the copy the supervisor sends
+ * (m->data), so the name recorded is the one that leaves; a message that
+ * is no query is sent all the same, with no dns field.  Stream sockets
+ * (DNS over TCP) go to their peer without a copy: not seen here.
+ */
+static bool note_dns(struct call *c, int sock, const struct out_msg *m)
+{
+	int type = 0;
+	socklen_t tl = sizeof(type);
+
+	if (!m->data || m->len < 12 ||
+	    getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
+	    type != SOCK_DGRAM || dgram_port(sock, m) != 53)
+		return false;
+	c->have_dns = dns_parse_query(m->data, m->len, &c->dns) == 0;
+	return c->have_dns;
+}
+
 static int handle_send(struct sup *s, struct call *c)
 {
 	const __u64 *a = c->req->data.args;
@@ -1087,6 +1150,7 @@ static int handle_send(struct sup *s, struct call *c)
 	struct out_msg m = { .path_fd = -1 };
 	struct stat st;
 	bool decided = false, deferred = false;
+	bool audit_asked = c->v.audit;
 	int rc, domain = -1;
 
 	/* Until a destination is decided: a plain send, not a decision. */
@@ -1151,6 +1215,10 @@ static int handle_send(struct sup *s, struct call *c)
 		c->err = -rc;
 		goto out;
 	}
+	/* A DNS query to the connected peer is recorded too, for its name
+	 * (not a decision: the verdict stays the call's). */
+	if (note_dns(c, sock, &m) && !decided && audit_asked)
+		c->v.audit = true;
 	if (control_route(&m)) {
 		struct rules_verdict v;
 
@@ -1336,6 +1404,7 @@ static int handle_listen(struct sup *s, struct call *c)
 			call_result(c, -errno);
 			return notify_finish(s, c, false);
 		}
+		note_bound(c, sock);
 	} else if (domain != AF_INET && domain != AF_INET6 &&
 		   !tracee_files_shared(c->tid)) {
 		/* A unix listener keeps the credentials of the task that

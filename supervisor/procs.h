@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "supervisor/decode.h"
+
 struct creds;
 struct regs_edit;
 struct stack_trace;
@@ -65,6 +67,7 @@ struct proc {
 	bool held;          /* kept at its first stop (tracee_hold_new()) */
 	int held_sig;       /* the signal to resume it with */
 	unsigned stack_tries; /* interrupts since a stack was last used */
+	struct sig_note sig; /* its last signal-delivery stop (tracee.c) */
 	struct proc *next;  /* hash chain */
 };
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdbool.h>
@@ -159,25 +160,7 @@ static void add_addr(struct audit_rec *r, const char *key,
 /* An address family by name (AF_PACKET), or its number. */
 static void add_family(struct audit_rec *r, const char *key, int family)
 {
-	static const struct {
-		int family;
-		const char *name;
-	} names[] = {
-		{ AF_UNSPEC, "AF_UNSPEC" }, { AF_UNIX, "AF_UNIX" },
-		{ AF_INET, "AF_INET" }, { AF_INET6, "AF_INET6" },
-		{ AF_NETLINK, "AF_NETLINK" }, { AF_PACKET, "AF_PACKET" },
-		{ AF_BLUETOOTH, "AF_BLUETOOTH" }, { AF_VSOCK, "AF_VSOCK" },
-		{ AF_ALG, "AF_ALG" }, { AF_CAN, "AF_CAN" },
-		{ AF_TIPC, "AF_TIPC" }, { AF_XDP, "AF_XDP" },
-		{ AF_KEY, "AF_KEY" }, { AF_RDS, "AF_RDS" },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i].family == family) {
-			audit_str(r, key, names[i].name);
-			return;
-		}
-	audit_int(r, key, family);
+	decode_add_family(r, key, family);
 }
 
 /*
@@ -189,21 +172,16 @@ static void add_family(struct audit_rec *r, const char *key, int family)
 static void add_net_scalar(struct audit_rec *r, const struct call *c,
 			   const __u64 *a, char *human, size_t hlen)
 {
-	static const char *const types[] = {
-		[SOCK_STREAM] = "SOCK_STREAM", [SOCK_DGRAM] = "SOCK_DGRAM",
-		[SOCK_RAW] = "SOCK_RAW", [SOCK_RDM] = "SOCK_RDM",
-		[SOCK_SEQPACKET] = "SOCK_SEQPACKET", [SOCK_DCCP] = "SOCK_DCCP",
-		[SOCK_PACKET] = "SOCK_PACKET",
-	};
 	uint32_t t = (uint32_t)a[1] & 0xf;
 
 	switch (c->req->data.nr) {
 	case SYS_socket:
 		add_family(r, "domain", (int32_t)a[0]);
-		if (t < ARRAY_SIZE(types) && types[t])
-			audit_str(r, "type", types[t]);
-		else
-			audit_int(r, "type", (int32_t)t);
+		/* type: the kind alone, as rules match it; its flags beside. */
+		decode_add_sock_type(r, "type", t);
+		if ((uint32_t)a[1] & ~0xfu)
+			decode_add_sock_type(r, "type_flags",
+					     (uint32_t)a[1] & ~0xfu);
 		audit_int(r, "protocol", (int32_t)a[2]);
 		break;
 	case SYS_setsockopt:
@@ -383,12 +361,23 @@ static void add_signal(struct audit_rec *r, uint64_t sig)
 		audit_int(r, "signal", (int32_t)sig);
 }
 
+/* The program of the task a signal is aimed at, when it is one of the
+ * tree's (a pid <= 0 names a group or every process: no target). */
+static void add_target(struct audit_rec *r, pid_t pid)
+{
+	const struct proc *p = pid > 0 ? procs_find(pid) : NULL;
+
+	if (p && p->exe)
+		audit_bytes(r, "target", p->exe, strlen(p->exe));
+}
+
 /*
  * The calls that send a signal, by their target and signal: kill's pid
- * (negative: a process group), tgkill's thread group and thread.  The
- * siginfo pointer of rt_*sigqueueinfo and pidfd_send_signal is not
- * read.  Returns whether nr is one of them (all its arguments are then
- * recorded).
+ * (negative: a process group), tgkill's thread group and thread, and
+ * the target's program when it is the tree's.  The siginfo that
+ * rt_*sigqueueinfo and pidfd_send_signal point to is not read (its
+ * address is recorded).  Returns whether nr is one of them (all its
+ * arguments are then recorded).
  */
 static bool add_kill_args(struct audit_rec *r, int nr, const __u64 *a)
 {
@@ -396,28 +385,36 @@ static bool add_kill_args(struct audit_rec *r, int nr, const __u64 *a)
 	case SYS_kill:
 		audit_int(r, "pid", (int32_t)a[0]);
 		add_signal(r, a[1]);
+		add_target(r, (int32_t)a[0]);
 		return true;
 	case SYS_tkill:
 		audit_int(r, "tid", (int32_t)a[0]);
 		add_signal(r, a[1]);
+		add_target(r, (int32_t)a[0]);
 		return true;
 	case SYS_tgkill:
 		audit_int(r, "tgid", (int32_t)a[0]);
 		audit_int(r, "tid", (int32_t)a[1]);
 		add_signal(r, a[2]);
+		add_target(r, (int32_t)a[1]);
 		return true;
 	case SYS_rt_sigqueueinfo:
 		audit_int(r, "tgid", (int32_t)a[0]);
 		add_signal(r, a[1]);
+		audit_hex(r, "info", a[2]);
+		add_target(r, (int32_t)a[0]);
 		return true;
 	case SYS_rt_tgsigqueueinfo:
 		audit_int(r, "tgid", (int32_t)a[0]);
 		audit_int(r, "tid", (int32_t)a[1]);
 		add_signal(r, a[2]);
+		audit_hex(r, "info", a[3]);
+		add_target(r, (int32_t)a[1]);
 		return true;
 	case SYS_pidfd_send_signal:
 		audit_int(r, "pidfd", (int32_t)a[0]);
 		add_signal(r, a[1]);
+		audit_hex(r, "info", a[2]);
 		audit_uint(r, "flags", (uint32_t)a[3]);
 		return true;
 	default:
@@ -477,6 +474,7 @@ static void add_args(struct audit_rec *r, const struct call *c,
 				audit_str(r, "mode", m);
 			}
 		}
+		(void)decode_extra_args(r, nr, a);
 		if (rewritten && memcmp(a, c->orig_args, sizeof(c->orig_args))) {
 			audit_arr_begin(r, "raw");
 			for (int i = 0; i < 6; i++)
@@ -496,14 +494,19 @@ static void add_args(struct audit_rec *r, const struct call *c,
 		if (c->domain && c->have_addr &&
 		    c->domain != c->addr.ss_family)
 			add_family(r, "domain", c->domain);
+		(void)decode_extra_args(r, nr, a);
 	} else if (!rewritten && add_kill_args(r, nr, a)) {
 		/* Every argument decoded: no raw words. */
 	} else {
 		add_net_scalar(r, c, a, human, hlen);
-		audit_arr_begin(r, "raw");
-		for (int i = 0; i < 6; i++)
-			audit_hex(r, NULL, a[i]);
-		audit_arr_end(r);
+		/* Registers by name; "raw" only for a call with no
+		 * signature (decode-args.c). */
+		if (decode_args(r, nr, a) < 0) {
+			audit_arr_begin(r, "raw");
+			for (int i = 0; i < 6; i++)
+				audit_hex(r, NULL, a[i]);
+			audit_arr_end(r);
+		}
 	}
 }
 
@@ -520,6 +523,39 @@ static void add_would(struct audit_rec *r, const struct rules_verdict *v)
 	audit_str(r, "would", rules_action_name(v->would));
 	if (v->would != RULES_KILL && v->err)
 		audit_str(r, "would_errno", errno_str(v->err));
+}
+
+/*
+ * The path as the program passed it, and for a relative one the
+ * directory it was relative to: the caller's cwd (AT_FDCWD) or its
+ * dirfd's directory, by the kernel's name for it (/proc, not the task's
+ * memory).  Read when the record is written: a thread sharing the cwd or
+ * the fd table may have changed them since the path was resolved, so
+ * "path" (what was decided on) is the authority and this the context.
+ */
+static void add_path_arg(struct audit_rec *r, const struct call *c,
+			 unsigned i)
+{
+	const struct call_path *cp = &c->paths[i];
+	int d = i < 2 && c->info ? c->info->dirfd_arg[i] : -1;
+	int dirfd = d < 0 ? AT_FDCWD : (int)(int32_t)c->req->data.args[d];
+	char link[64], dir[PATH_MAX];
+	ssize_t n;
+
+	if (!cp->have_raw || cp->fd_form)
+		return;
+	audit_bytes(r, "path_arg", cp->raw, cp->raw_len);
+	if (cp->raw[0] == '/' || cp->raw_len == 0)
+		return;
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%d/cwd", c->tid);
+	else
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", c->tid, dirfd);
+	n = readlink(link, dir, sizeof(dir));
+	if (n > 0 && (size_t)n < sizeof(dir))
+		audit_bytes(r, "relative_to", dir, (size_t)n);
+	else
+		audit_null(r, "relative_to");
 }
 
 /* The fields of a syscall record: the call and how it was decided. */
@@ -541,6 +577,8 @@ static void add_call(struct audit_rec *r, const struct call *c, char *human,
 		add_args(r, c, a, true, NULL, 0);
 		audit_obj_end(r);
 	}
+	if (c->have_dns)
+		dns_add_query(r, "dns", &c->dns);
 	if (c->n_paths) {
 		audit_arr_begin(r, "paths");
 		for (unsigned i = 0; i < c->n_paths; i++) {
@@ -551,6 +589,7 @@ static void add_call(struct audit_rec *r, const struct call *c, char *human,
 			audit_obj_begin(r, NULL);
 			audit_str(r, "arg", cp->arg_name);
 			audit_bytes(r, "path", cp->resolved, strlen(cp->resolved));
+			add_path_arg(r, c, i);
 			if (cp->redirected)
 				audit_bytes(r, "redirected_from", cp->from,
 					    strlen(cp->from));
@@ -585,6 +624,8 @@ int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 {
 	struct audit_rec *r;
 	char human[PATH_MAX + 32] = "";
+	uint64_t at = 0;
+	int rc;
 
 	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
 		verbose_line(c, addr_text(c, human, sizeof(human)));
@@ -592,21 +633,18 @@ int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 		return 0;
 	r = audit_begin(s->audit, "syscall");
 	add_call(r, c, human, sizeof(human));
-	if (c->v.action != RULES_ALLOW || c->v.would == RULES_ALLOW)
-		return audit_commit_seq(r, seq);
+	rc = audit_commit_seq(r, &at);
+	if (rc < 0)
+		return rc;
+	written_note_call(c, at);
+	if (seq)
+		*seq = at;
 	/* Permissive: a would-be denial is listed at the end of the run. */
-	{
-		uint64_t wseq = 0;
-		int rc = audit_commit_seq(r, &wseq);
-
-		if (rc < 0)
-			return rc;
-		if (seq)
-			*seq = wseq;
+	if (c->v.action == RULES_ALLOW && c->v.would != RULES_ALLOW) {
 		s->would_denied++;
-		record_note_denial(s, c, wseq);
-		return 0;
+		record_note_denial(s, c, at);
 	}
+	return 0;
 }
 
 /*
@@ -728,6 +766,9 @@ int record_result(struct sup *s, const struct call *c)
 		audit_str(r, "errno", errno_str(c->err));
 	else
 		audit_int(r, "result", c->result);
+	if (c->have_bound)
+		add_addr(r, "bound", &c->bound, c->bound_len, human,
+			 sizeof(human));
 	if (c->note)
 		audit_str(r, "note", c->note);
 	return audit_commit(r);
@@ -913,6 +954,47 @@ static void add_limits(struct audit_rec *r, struct sup *s)
 	audit_obj_end(r);
 }
 
+/* The name of uid from the user database, or NULL. */
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+
+	if (getpwuid_r(uid, &pw, buf, len, &res) != 0 || !res)
+		return NULL;
+	return res->pw_name;
+}
+
+/*
+ * Who ran it: "user", the name of sysgate's real uid; "home", the HOME
+ * the policy's ${HOME} stands for and the command is given (unless the
+ * policy's [env] drops it: env_dropped); with --user, "run_as" names the
+ * user the command runs as.
+ */
+static void add_identity(struct audit_rec *r, struct sup *s)
+{
+	char buf[4096];
+	const char *name = user_name(getuid(), buf, sizeof(buf));
+	const char *home = getenv("HOME");
+
+	if (name)
+		audit_bytes(r, "user", name, strlen(name));
+	else
+		audit_null(r, "user");
+	if (home)
+		audit_bytes(r, "home", home, strlen(home));
+	else
+		audit_null(r, "home");
+	if (!s->opts->user)
+		return;
+	audit_obj_begin(r, "run_as");
+	if (s->opts->user_name)
+		audit_bytes(r, "user", s->opts->user_name,
+			    strlen(s->opts->user_name));
+	audit_int(r, "uid", s->opts->uid);
+	audit_int(r, "gid", s->opts->gid);
+	audit_obj_end(r);
+}
+
 int record_run_start(struct sup *s)
 {
 	struct audit_rec *r = audit_begin(s->audit, "run.start");
@@ -933,6 +1015,7 @@ int record_run_start(struct sup *s)
 		audit_bytes(r, "cwd", cwd, strlen(cwd));
 	audit_int(r, "uid", getuid());
 	audit_int(r, "gid", getgid());
+	add_identity(r, s);
 	gethostname(host, sizeof(host) - 1);
 	audit_str(r, "host", host);
 	if (uname(&u) == 0) {
@@ -978,6 +1061,8 @@ int record_run_end(struct sup *s, int exit_status)
 	audit_uint(r, "duration_ms", (sup_now_us() - s->start_us) / 1000);
 	if (s->ipc_removed)
 		audit_uint(r, "ipc_removed", s->ipc_removed);
+	if (written_dropped())
+		audit_uint(r, "files_not_followed", written_dropped());
 	audit_obj_begin(r, "counts");
 	audit_uint(r, "allow", s->counts[RULES_ALLOW]);
 	audit_uint(r, "deny", s->counts[RULES_DENY]);
@@ -1093,6 +1178,23 @@ static void record_core(struct audit_rec *r, int status)
 	}
 }
 
+/*
+ * Who sent a task's signal and where it faulted, as its signal-delivery
+ * stop said; the sender's program when it is a task of the tree.  Only
+ * for the signal sig (a note of an earlier one says nothing about it).
+ */
+static void add_sig_note(struct audit_rec *r, const struct proc *p, int sig)
+{
+	const struct proc *sender;
+
+	if (!p->sig.have || p->sig.signo != sig)
+		return;
+	decode_add_sig_note(r, &p->sig);
+	sender = p->sig.has_sender ? procs_find(p->sig.pid) : NULL;
+	if (sender && sender->exe)
+		audit_bytes(r, "sender", sender->exe, strlen(sender->exe));
+}
+
 int record_exit(struct sup *s, struct proc *p, int status)
 {
 	struct audit_rec *r;
@@ -1111,6 +1213,7 @@ int record_exit(struct sup *s, struct proc *p, int status)
 		audit_bool(r, "thread", true);
 	if (WIFSIGNALED(status)) {
 		audit_str(r, "signal", sig_name(WTERMSIG(status)));
+		add_sig_note(r, p, WTERMSIG(status));
 		record_core(r, status);
 	} else {
 		audit_int(r, "code", WEXITSTATUS(status));
@@ -1126,6 +1229,7 @@ int record_signal(struct sup *s, struct proc *p, int sig)
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
 	audit_str(r, "signal", sig_name(sig));
+	add_sig_note(r, p, sig);
 	return audit_commit(r);
 }
 

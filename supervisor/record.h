@@ -39,6 +39,15 @@ int record_limit(struct sup *s, struct proc *p, enum rules_limit which,
 /* A denied call: its line on --denials-fd (seq: its record's, 0 when it
  * has none) and its place in the end-of-run summary. */
 void record_note_denial(struct sup *s, const struct call *c, uint64_t seq);
+
+/* The files the run wrote (written.c).  written_note_call: c, recorded
+ * as seq, wrote to its paths (any thread).  written_record_all: once the
+ * tree is gone, a file.final record per file, in the order first
+ * written; 0 or the audit error.  written_dropped: files not followed
+ * (past the cap, or no memory). */
+void written_note_call(const struct call *c, uint64_t seq);
+int written_record_all(struct sup *s);
+unsigned long written_dropped(void);
 /* The ask hook's question about c (what: describe()'s words), as one JSON
  * line: the fields of c's trail record, "call", "argv" and "cwd", after
  * seq (the trail's last), ts and run.  A new string (the caller frees

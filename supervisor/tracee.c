@@ -256,6 +256,13 @@ pid_t tracee_tgid(pid_t tid)
 	return (pid_t)status_field(tid, "Tgid", 10);
 }
 
+int tracee_siginfo(pid_t tid, siginfo_t *out)
+{
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, out) < 0)
+		return -errno;
+	return 0;
+}
+
 int tracee_exe(pid_t tid, char *buf, size_t len)
 {
 	char path[64];

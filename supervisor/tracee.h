@@ -4,6 +4,7 @@
 #define SYSGATE_SUPERVISOR_TRACEE_H
 
 #include <assert.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +33,9 @@ int tracee_umask(pid_t tid);
 pid_t tracee_tgid(pid_t tid);
 /* Canonical path of the task's executable into buf. 0 or -errno. */
 int tracee_exe(pid_t tid, char *buf, size_t len);
+/* At tid's signal-delivery stop: its siginfo (who sent the signal,
+ * where it faulted: PTRACE_GETSIGINFO) into *out; 0 or -errno. */
+int tracee_siginfo(pid_t tid, siginfo_t *out);
 /*
  * What the kernel wrote for a program at its exec stop (before it ran a
  * single instruction): its argv, NUL-separated and cut at EXEC_MAX_ARGV

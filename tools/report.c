@@ -529,6 +529,9 @@ struct report {
 	json_t **limits;
 	size_t n_limits, cap_limits;
 	uint64_t limits_total;
+	json_t **finals;        /* file.final records */
+	size_t n_finals, cap_finals;
+	uint64_t finals_total, empties_total;
 
 	/* Calls recorded before the supervisor carried them out ("pending"),
 	 * waiting for their syscall.result; NULL once it came. */
@@ -608,6 +611,9 @@ static void report_release(struct report *rp)
 	for (size_t i = 0; i < rp->n_limits; i++)
 		json_decref(rp->limits[i]);
 	free(rp->limits);
+	for (size_t i = 0; i < rp->n_finals; i++)
+		json_decref(rp->finals[i]);
+	free(rp->finals);
 	for (size_t i = 0; i < rp->n_pending; i++)
 		json_decref(rp->pending[i]);
 	free(rp->pending);
@@ -1307,6 +1313,22 @@ struct scan {
 	const char *want_id;	/* or the run with this id */
 };
 
+/* The final size of a file the run wrote: kept for the files written
+ * and, when it ended empty, the findings. */
+static void on_file_final(struct report *rp, json_t *rec)
+{
+	int64_t size = -1;
+
+	rp->finals_total++;
+	if (jint(rec, "size", &size) && size == 0)
+		rp->empties_total++;
+	if (rp->n_finals >= MAX_KEPT_EVENTS)
+		return;
+	rp->finals = vec_grow(rp->finals, rp->n_finals, &rp->cap_finals,
+			      sizeof(*rp->finals));
+	rp->finals[rp->n_finals++] = json_incref(rec);
+}
+
 /*
  * Take one record.  A run starts at the first record, at run.start and at
  * seq 1 (audit_open_path appends runs one after another).  Only the
@@ -1382,6 +1404,8 @@ static void ingest(struct report *rp, struct scan *sc, json_t *rec)
 			map_put(&rp->result_map, &ref, sizeof(ref),
 				rp->n_recs - 1);
 		on_result(rp, rec);
+	} else if (!strcmp(type, "file.final")) {
+		on_file_final(rp, rec);
 	} else if (!strcmp(type, "limit")) {
 		rp->limits_total++;
 		if (rp->n_limits < MAX_KEPT_EVENTS) {
@@ -1843,6 +1867,29 @@ static void text_files(FILE *f, const struct report *rp)
 	sb_release(&b);
 }
 
+/* The files the run wrote with their sizes at its end (file.final). */
+static void text_finals(FILE *f, const struct report *rp)
+{
+	if (!rp->finals_total)
+		return;
+	fprintf(f, "\nFiles written, size at the end (%" PRIu64
+		"; in the order first written)\n", rp->finals_total);
+	for (size_t i = 0; i < rp->n_finals; i++) {
+		const json_t *e = rp->finals[i];
+		int64_t seq = 0, first = 0, size = -1;
+
+		jint(e, "seq", &seq);
+		jint(e, "first_seq", &first);
+		fprintf(f, "  %s  ", clean(jstr(e, "path")));
+		if (jint(e, "size", &size))
+			fprintf(f, "%" PRId64 " bytes", size);
+		else
+			fprintf(f, "[%s]", clean(jstr(e, "error")));
+		fprintf(f, "  (first written at record %" PRId64
+			", record %" PRId64 ")\n", first, seq);
+	}
+}
+
 static void text_net(FILE *f, const struct report *rp)
 {
 	struct sbuf b = { 0 };
@@ -2015,7 +2062,7 @@ static void text_header(FILE *f, const struct report *rp)
 /* Findings of one kind shown in full; more are counted. */
 #define MAX_FINDINGS 10
 /* Calls shown before a death by signal. */
-#define LAST_CALLS 3
+#define LAST_CALLS 5
 /* Records shown on each side of --around SEQ. */
 #define AROUND 10
 
@@ -2140,6 +2187,31 @@ static void sb_proc_members(struct sbuf *b, const json_t *rec,
 
 /* "record 12  +0.001234s  pid 5 tid 6  openat path=... = 3": one record,
  * a call with its result. */
+/* What the trail adds to a call beyond its arguments: the question of a
+ * DNS query it sent, the address a bind got (from its result res, or
+ * the record itself). */
+static void sb_call_extras(struct sbuf *b, const json_t *rec,
+			   const json_t *res)
+{
+	const json_t *dns = json_object_get(rec, "dns");
+	const json_t *bound = json_object_get(res ? res : rec, "bound");
+
+	if (json_is_object(dns)) {
+		const json_t *t = json_object_get(dns, "type");
+
+		sb_printf(b, "  dns %s", clean(jstr(dns, "name")));
+		if (json_is_string(t))
+			sb_printf(b, " %s", clean(json_string_value(t)));
+		else if (json_is_integer(t))
+			sb_printf(b, " type %" PRId64,
+				  (int64_t)json_integer_value(t));
+	}
+	if (json_is_object(bound)) {
+		sb_add(b, "  bound ");
+		sb_show_addr(b, bound);
+	}
+}
+
 static void sb_record(struct sbuf *b, const struct report *rp,
 		      const json_t *rec)
 {
@@ -2162,10 +2234,13 @@ static void sb_record(struct sbuf *b, const struct report *rp,
 	sb_printf(b, "  %s", clean(jstr(rec, "syscall")));
 	sb_call_args(b, rec);
 	if (json_is_true(json_object_get(rec, "pending")) &&
-	    map_get(&rp->result_map, &seq, sizeof(seq), &ri))
+	    map_get(&rp->result_map, &seq, sizeof(seq), &ri)) {
 		sb_call_result(b, rec, rp->recs[ri]);
-	else
+		sb_call_extras(b, rec, rp->recs[ri]);
+	} else {
 		sb_call_result(b, rec, NULL);
+		sb_call_extras(b, rec, NULL);
+	}
 }
 
 static bool proc_failed(const struct proc *p)
@@ -2409,18 +2484,20 @@ static void find_limits(struct fsink *k, const struct report *rp)
 }
 
 /* The last proc.signal of pid p with the signal it died of: who sent it,
- * how, where it faulted, as far as the trail says. */
-static void sb_signal_detail(struct sbuf *b, const struct report *rp,
-			     const struct proc *p)
+ * how, where it faulted, as far as the trail says.  Returns the thread it
+ * was delivered to, or -1 (no such record). */
+static int64_t sb_signal_detail(struct sbuf *b, const struct report *rp,
+				const struct proc *p)
 {
 	static const char *const keys[] = {
-		"sender_pid", "sender", "si_code", "fault_addr", "addr",
+		"si_code", "fault_addr", "sender_pid", "sender_uid", "sender",
+		"si_syscall", "addr",
 	};
 
 	for (size_t i = p->exit_rec + 1; i-- > 0;) {
 		const json_t *rec = rp->recs[i];
 		const char *type = jstr(rec, "type");
-		int64_t pid = -1, seq = 0;
+		int64_t pid = -1, seq = 0, tid = -1;
 
 		if (!type || strcmp(type, "proc.signal") ||
 		    !jint(rec, "pid", &pid) || pid != p->pid ||
@@ -2429,6 +2506,8 @@ static void sb_signal_detail(struct sbuf *b, const struct report *rp,
 			continue;
 		jint(rec, "seq", &seq);
 		sb_printf(b, ", delivered at record %" PRId64, seq);
+		if (!jint(rec, "tid", &tid))
+			tid = -1;
 		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 			const json_t *v = json_object_get(rec, keys[k]);
 
@@ -2439,14 +2518,16 @@ static void sb_signal_detail(struct sbuf *b, const struct report *rp,
 				sb_printf(b, ", %s %s", keys[k],
 					  clean(json_string_value(v)));
 		}
-		return;
+		return tid;
 	}
+	return -1;
 }
 
-/* The last calls of a process before it died: lines in the text, their
+/* The last calls of a process before it died (of thread tid when it is
+ * not -1: the one the signal was delivered to): lines in the text, their
  * seqs ("last_calls") in the finding's object in --json. */
 static void last_calls(struct fsink *k, const struct report *rp,
-		       const struct proc *p)
+		       const struct proc *p, int64_t tid)
 {
 	json_t *seqs = k->f ? NULL : json_array();
 	struct sbuf b = { 0 };
@@ -2454,10 +2535,11 @@ static void last_calls(struct fsink *k, const struct report *rp,
 
 	for (size_t i = p->exit_rec; i-- > 0 && n < LAST_CALLS;) {
 		const char *type = jstr(rp->recs[i], "type");
-		int64_t pid = -1;
+		int64_t pid = -1, t = -1;
 
 		if (type && !strcmp(type, "syscall") &&
-		    jint(rp->recs[i], "pid", &pid) && pid == p->pid)
+		    jint(rp->recs[i], "pid", &pid) && pid == p->pid &&
+		    (tid < 0 || (jint(rp->recs[i], "tid", &t) && t == tid)))
 			idx[n++] = i;
 	}
 	if (n && k->f)
@@ -2521,10 +2603,11 @@ static void find_exits(struct fsink *k, const struct report *rp,
 		sb_add(&b, ", pid ");
 		sb_proc_short(&b, p);
 		if (signaled) {
-			sb_signal_detail(&b, rp, p);
+			int64_t tid = sb_signal_detail(&b, rp, p);
+
 			finding(k, rp, "died by signal", &b, p->exit_seq,
 				p->end_us, p->pid);
-			last_calls(k, rp, p);
+			last_calls(k, rp, p, tid);
 		} else {
 			finding(k, rp, "non-zero exit", &b, p->exit_seq,
 				p->end_us, p->pid);
@@ -2602,6 +2685,56 @@ static void find_swallowed(struct fsink *k, const struct report *rp)
 	sb_release(&b);
 }
 
+/* The record of the run with this seq, or NULL. */
+static const json_t *rec_of_seq(const struct report *rp, int64_t seq)
+{
+	for (size_t i = rp->n_recs; i-- > 0;) {
+		int64_t q = 0;
+
+		if (jint(rp->recs[i], "seq", &q) && q == seq)
+			return rp->recs[i];
+	}
+	return NULL;
+}
+
+/* A file the run wrote that ended empty: its final record, and the call
+ * that first wrote it (its process). */
+static void find_empties(struct fsink *k, const struct report *rp)
+{
+	struct sbuf b = { 0 };
+	size_t i;
+
+	uint64_t shown = 0;
+
+	for (i = 0; i < rp->n_finals && shown < MAX_FINDINGS; i++) {
+		const json_t *e = rp->finals[i], *w;
+		int64_t seq = 0, first = 0, pid = -1, size = -1;
+		int64_t ts = parse_ts(json_object_get(e, "ts"));
+
+		if (!jint(e, "size", &size) || size != 0)
+			continue;
+		shown++;
+		jint(e, "seq", &seq);
+		jint(e, "first_seq", &first);
+		w = rec_of_seq(rp, first);
+		if (w)
+			jint(w, "pid", &pid);
+		sb_clear(&b);
+		sb_printf(&b, "record %" PRId64 ", ", seq);
+		sb_rel(&b, rp, ts);
+		sb_printf(&b, ": %s (0 bytes), first written at record %" PRId64,
+			  clean(jstr(e, "path")), first);
+		if (w) {
+			sb_printf(&b, ", pid %" PRId64 " ", pid);
+			sb_show_member(&b, w, "exe", MAX_SHOW);
+		}
+		finding(k, rp, "file written that ended empty", &b,
+			(uint64_t)seq, ts, pid);
+	}
+	more_findings(k, shown, rp->empties_total);
+	sb_release(&b);
+}
+
 /* The anomalies, ranked. */
 static void find_all(struct fsink *k, const struct report *rp)
 {
@@ -2612,6 +2745,7 @@ static void find_all(struct fsink *k, const struct report *rp)
 	find_exits(k, rp, false);
 	find_misses(k, rp);
 	find_swallowed(k, rp);
+	find_empties(k, rp);
 }
 
 /* --json's "findings": whether the run failed, the chain of pids from the
@@ -2641,7 +2775,8 @@ static void text_findings(FILE *f, const struct report *rp)
 	struct fsink k = { .f = f };
 
 	sb_run_result(&b, rp);
-	if (!failed && !rp->denials_total && !rp->woulds_total) {
+	if (!failed && !rp->denials_total && !rp->woulds_total &&
+	    !rp->empties_total) {
 		fprintf(f, "Findings: the run succeeded (%s) with no denials.\n\n",
 			sb_str(&b));
 		sb_release(&b);
@@ -2668,6 +2803,7 @@ static void output_text(FILE *f, const struct report *rp)
 	text_tree(f, rp);
 	text_execs(f, rp);
 	text_files(f, rp);
+	text_finals(f, rp);
 	text_net(f, rp);
 	text_denials(f, rp);
 	text_limits(f, rp);

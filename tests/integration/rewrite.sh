@@ -175,10 +175,10 @@ EOF
 		sh -c "test \"\$($W/bin/echo redirected)\" = redirected"
 	check exec-redirect-created-nothing test ! -e "$W/bin/echo"
 	c umask-rewritten umask-always 0 \
-		"--type syscall --syscall umask --action rewrite --rule private-umask --field args.raw.0=\"0x0\" --field rewritten.raw.0=\"0x3f\";--type syscall --syscall umask --field args.raw.0=\"0x3f\" --count 0" \
+		"--type syscall --syscall umask --action rewrite --rule private-umask --field args.mask=\"00\" --field rewritten.mask=\"077\";--type syscall --syscall umask --field args.mask=\"077\" --count 0" \
 		sh -c "umask 000; rm -f um-file; : > um-file; test \"\$(stat -c %a um-file)\" = 600"
 	c umask-rewritten-cond umask-open 0 \
-		"--type syscall --syscall umask --action rewrite --rule private-umask --field args.raw.0=\"0x0\" --field rewritten.raw.0=\"0x3f\";--type syscall --syscall umask --field args.raw.0=\"0x3f\" --count 0" \
+		"--type syscall --syscall umask --action rewrite --rule private-umask --field args.mask=\"00\" --field rewritten.mask=\"077\";--type syscall --syscall umask --field args.mask=\"077\" --count 0" \
 		sh -c "umask 000; rm -f um-file; : > um-file; test \"\$(stat -c %a um-file)\" = 600"
 
 	# sysgate.ini(5)'s /tmp redirect with a write area: a redirect leads into
