@@ -475,6 +475,7 @@ struct miss {
 	uint64_t seq;
 	int64_t ts_us;
 	int64_t pid;
+	size_t proc;	/* its process (NONE: unknown) */
 	char *syscall, *err, *path;
 	size_t path_len;
 };
@@ -1006,6 +1007,18 @@ static bool path_ours(const struct report *rp, const char *path, size_t len)
 	       path_under(path, len, rp->home, rp->home_len);
 }
 
+/* A path under a hidden directory of HOME (~/.pyenv, ~/.cargo, ~/.cache):
+ * a tool's installation or cache, not the work (unless the working
+ * directory is there). */
+static bool path_home_tool(const struct report *rp, const char *path,
+			   size_t len)
+{
+	return rp->home && !path_under(path, len, rp->cwd, rp->cwd_len) &&
+	       path_under(path, len, rp->home, rp->home_len) &&
+	       len > rp->home_len + 2 && path[rp->home_len] == '/' &&
+	       path[rp->home_len + 1] == '.';
+}
+
 /* A call that opens or runs a file by its path. */
 static bool call_opens(const char *name)
 {
@@ -1078,7 +1091,10 @@ static void note_open(struct report *rp, const json_t *rec, const char *name,
 	if (!call_opens(name) ||
 	    audit_json_bytes(from, "path", &path, &len) < 0)
 		return;
-	if (!err && json_object_get(rec, "result")) {
+	/* An exec that is let through has no result (it does not return):
+	 * the ENOENTs of the same name before it were its PATH search. */
+	if (!err && (json_object_get(rec, "result") ||
+		     !strncmp(name, "execve", 6))) {
 		struct sbuf key = { 0 };
 
 		found_key(&key, at->pid, path, len);
@@ -1100,6 +1116,7 @@ static void note_open(struct report *rp, const json_t *rec, const char *name,
 	m = &rp->misses[rp->n_misses++];
 	*m = (struct miss){
 		.seq = at->seq, .ts_us = at->ts_us, .pid = at->pid,
+		.proc = proc_find(rp, at->pid),
 		.syscall = xstrdup(name), .err = xstrdup(err), .path = path,
 		.path_len = len,
 	};
@@ -2582,18 +2599,59 @@ static const struct proc **procs_by_exit(const struct report *rp)
 	return v;
 }
 
+/* p exited 0: whatever failed in it was handled there. */
+static bool proc_went_on(const struct proc *p)
+{
+	return p->ended && !p->signaled && p->code == 0;
+}
+
+/* Is p on the chain from the command to the process that failed? */
+static bool on_failed_chain(const struct report *rp, const struct proc *p)
+{
+	size_t i;
+
+	if (!rp->n_lanes)
+		return false;
+	for (i = failed_leaf(rp, rp->lanes[0]); i != NONE; i = rp->procs[i].parent)
+		if (&rp->procs[i] == p)
+			return true;
+	return false;
+}
+
+/*
+ * A failure its parent handled: a process off the failed chain that
+ * exited non-zero while its parent went on to exit 0 (a shell's test, a
+ * shim's readlink probe).  Counted, not listed, unless --all.
+ */
+static bool exit_handled(const struct report *rp, const struct proc *p)
+{
+	return !rp->all && !p->signaled && p->parent != NONE &&
+	       proc_went_on(&rp->procs[p->parent]) && !on_failed_chain(rp, p);
+}
+
+static void folded_findings(struct fsink *k, uint64_t n, const char *what)
+{
+	if (n && k->f)
+		fprintf(k->f, "     (%" PRIu64 " %s, not listed: --all lists them)\n",
+			n, what);
+}
+
 static void find_exits(struct fsink *k, const struct report *rp,
 		       bool signaled)
 {
 	const struct proc **order = procs_by_exit(rp);
 	struct sbuf b = { 0 };
-	uint64_t shown = 0, total = 0;
+	uint64_t shown = 0, total = 0, handled = 0;
 
 	for (size_t i = 0; i < rp->n_procs; i++) {
 		const struct proc *p = order[i];
 
 		if (!proc_failed(p) || p->signaled != signaled)
 			continue;
+		if (exit_handled(rp, p)) {
+			handled++;
+			continue;
+		}
 		if (++total > MAX_FINDINGS)
 			continue;
 		shown++;
@@ -2614,6 +2672,7 @@ static void find_exits(struct fsink *k, const struct report *rp,
 		}
 	}
 	more_findings(k, shown, total);
+	folded_findings(k, handled, "non-zero exits whose parent went on to exit 0");
 	sb_release(&b);
 	free(order);
 }
@@ -2630,17 +2689,40 @@ static bool miss_probe(const struct report *rp, const struct miss *m,
 	       (uint64_t)seq > m->seq;
 }
 
+/*
+ * The failed opens (ENOENT, EACCES) of paths under the working directory
+ * first, then under HOME.  Folded unless --all: the misses of a process
+ * that went on to exit 0 (a probe it handled), and those in a tool's
+ * hidden directory of HOME.
+ */
 static void find_misses(struct fsink *k, const struct report *rp)
 {
 	struct sbuf b = { 0 };
-	uint64_t shown = 0, total = 0;
-	size_t i;
+	uint64_t shown = 0, total = 0, handled = 0, tools = 0;
+	size_t n = rp->n_misses;
 
-	for (i = 0; i < rp->n_misses; i++) {
-		const struct miss *m = &rp->misses[i];
+	for (size_t j = 0; j < 2 * n; j++) {
+		const struct miss *m = &rp->misses[j % n];
+		bool in_cwd = path_under(m->path, m->path_len, rp->cwd,
+					 rp->cwd_len);
 
+		if ((j < n) != in_cwd)
+			continue;	/* the working directory's pass first */
 		if (miss_probe(rp, m, &b))
 			continue;
+		/* Its process exited 0, or its failure was handled by its
+		 * parent: the miss was a probe, handled. */
+		if (!rp->all && m->proc != NONE &&
+		    (proc_went_on(&rp->procs[m->proc]) ||
+		     (proc_failed(&rp->procs[m->proc]) &&
+		      exit_handled(rp, &rp->procs[m->proc])))) {
+			handled++;
+			continue;
+		}
+		if (!rp->all && path_home_tool(rp, m->path, m->path_len)) {
+			tools++;
+			continue;
+		}
 		if (++total > MAX_FINDINGS)
 			continue;
 		shown++;
@@ -2655,6 +2737,8 @@ static void find_misses(struct fsink *k, const struct report *rp)
 			"permission denied", &b, m->seq, m->ts_us, m->pid);
 	}
 	more_findings(k, shown, total + rp->misses_total - rp->n_misses);
+	folded_findings(k, handled, "failed opens handled by their process or its parent");
+	folded_findings(k, tools, "failed opens in tools' hidden directories of HOME");
 	sb_release(&b);
 }
 

@@ -136,6 +136,22 @@ sys.exit(not (seqs and all(abs(q - s) <= 10 for q in seqs) and s in seqs and seq
 	out_lacks probe-not-a-finding "missing file: .*/inc/x.h"
 	out_has probe-still-in-files "^    $W/inc/x.h  \[ENOENT\]  \(pid [0-9]+, record $e, "
 
+	# Failures handled on the way are folded into counts: a child that
+	# exits 1 while its parent goes on to exit 0 (a shim's probe), and a
+	# miss by a process that then exits 0.  The cause stays a finding.
+	sg_run -r "$pol" -- sh -c 'sh -c "sh -c \"exit 1\" || :; cat probe.txt 2>/dev/null; exit 0"; cat data.csv; exit 3'
+	check handled-run-status-3 test "$SG_RC" = 3
+	s=$(seq_of "$SG_TRAIL" 'r.get("errno") == "ENOENT" and r.get("args", {}).get("path") == "data.csv"')
+	need handled-seq "$s"
+	rep handled "$SG_TRAIL"
+	head_has handled-cause-finding 8 "^  [0-9]+\. missing file: record $s, .*: openat $W/data.csv = -1 ENOENT$"
+	out_lacks handled-probe-not-listed "missing file: .*/probe.txt"
+	out_has handled-probe-counted "^     \([0-9]+ failed opens handled by their process or its parent, not listed: --all lists them\)$"
+	out_has handled-exit-counted "^     \(2 non-zero exits whose parent went on to exit 0, not listed: --all lists them\)$"
+	rep handled-all "$SG_TRAIL" --all
+	out_has handled-all-lists-probe "missing file: .*: openat $W/probe.txt = -1 ENOENT$"
+	out_lacks handled-all-no-count "not listed: --all lists them"
+
 	# A child exits 0 after a denial; the failure surfaces later.
 	sg_run -r "$pol" -- sh -c 'sh -c "echo int x; > blocked.c; exit 0"; test -s blocked.c'
 	check swallowed-run-status-1 test "$SG_RC" = 1
