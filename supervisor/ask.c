@@ -449,7 +449,7 @@ decided:
 	return 0;
 }
 
-void ask_dispatch(struct sup *s, struct seccomp_notif *req)
+void ask_dispatch(struct sup *s, struct seccomp_notif *req, ask_redo_fn redo)
 {
 	struct question *qs[16];
 	ssize_t n = read(answer_pipe[0], qs, sizeof(qs));
@@ -474,7 +474,7 @@ void ask_dispatch(struct sup *s, struct seccomp_notif *req)
 			memset(req, 0, s->sizes.seccomp_notif);
 			memcpy(req, &q->req, sizeof(q->req));
 			forced = q;
-			notify_handle_req(s, req);
+			redo(s, req);
 			forced = NULL;
 		}
 		question_free(q);

@@ -38,6 +38,7 @@
 #include "supervisor/ask.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/cpubind.h"
+#include "supervisor/dispatch.h"
 #include "supervisor/notify.h"
 #include "supervisor/procs.h"
 #include "supervisor/record.h"
@@ -55,25 +56,9 @@
 #define CLONE_THREAD 0x00010000
 #endif
 
-struct sup *sup_global;
-
 static int seccomp_notify_sizes_get(struct sup *s)
 {
 	return (int)syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &s->sizes);
-}
-
-static void kill_one(struct proc *p, void *arg)
-{
-	(void)arg;
-	if (p->tid == p->tgid)
-		kill(p->tgid, SIGKILL);
-}
-
-void sup_kill_tree(void)
-{
-	procs_each(kill_one, NULL);
-	if (sup_global)
-		cgroup_kill(&sup_global->cg);
 }
 
 /* How often the tree's cgroup counters are read while a limit needs it. */
@@ -164,21 +149,6 @@ static int cgroup_tick(struct sup *s, int timeout)
 	if ((s->next_cg_check_us - now) / 1000 < (uint64_t)timeout)
 		timeout = (int)((s->next_cg_check_us - now) / 1000) + 1;
 	return timeout;
-}
-
-void sup_fail(struct sup *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!s->failed) {
-		va_start(ap, fmt);
-		vsnprintf(s->fail_msg, sizeof(s->fail_msg), fmt, ap);
-		va_end(ap);
-		s->failed = true;
-		fprintf(stderr, "sysgate: %s: stopping the process tree\n", s->fail_msg);
-	}
-	/* Security: fail closed: no call runs unrecorded after this. */
-	sup_kill_tree();
 }
 
 struct fwd {
@@ -743,7 +713,7 @@ static int run_loop(struct sup *s)
 		if (chld || (pfd[0].revents | pfd[2].revents))
 			notify_creds_release();
 		if (n > 0 && (pfd[2].revents & POLLIN) && !s->failed)
-			ask_dispatch(s, req);
+			ask_dispatch(s, req, notify_handle_req);
 
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si[8];

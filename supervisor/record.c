@@ -35,14 +35,6 @@
 #include "supervisor/supervisor.h"
 #include "supervisor/output.h"
 
-uint64_t sup_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static const char *sig_name(int sig)
 {
 	static char buf[16];
