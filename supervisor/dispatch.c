@@ -40,16 +40,16 @@ int notify_handle_one(struct sup *s, struct seccomp_notif *req,
 	assert_loop_thread();
 	(void)resp;
 	/* libseccomp does not zero it, and the kernel refuses a dirty one. */
-	memset(req, 0, s->sizes.seccomp_notif);
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+	memset(req, 0, s->loop.sizes.seccomp_notif);
+	if (ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
 		if (errno == ENOENT || errno == EINTR)
 			return 0;	/* withdrawn, or caller gone */
 		return -errno;
 	}
-	s->notifications++;
-	if ((pid_t)req->pid != s->last_caller) {
-		s->last_caller = (pid_t)req->pid;
-		s->caller_switch = s->notifications;
+	s->tally.notifications++;
+	if ((pid_t)req->pid != s->loop.last_caller) {
+		s->loop.last_caller = (pid_t)req->pid;
+		s->loop.caller_switch = s->tally.notifications;
 		/* Two callers: the loop free to run where one is idle. */
 		cpubind_release_self();
 	}
@@ -113,7 +113,7 @@ static struct proc *call_task(struct sup *s, struct call *c)
 	if (p->fork_inflight) {
 		/* Its fork has returned (or it would not be here). */
 		p->fork_inflight = false;
-		s->forks_inflight--;
+		s->lim.forks_inflight--;
 	}
 	if (!p->exe) {
 		char exe[PATH_MAX];
@@ -141,7 +141,7 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 	 * to fail, under audit = all.
 	 */
 	c.v.action = RULES_ALLOW;
-	c.v.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL;
+	c.v.audit = rules_audit_level(s->run.rules) == RULES_AUDIT_ALL;
 	c.note = NULL;
 	c.tid = (pid_t)req->pid;
 	resolve_note_call(c.tid, nr);
@@ -176,9 +176,9 @@ int notify_handle_req(struct sup *s, struct seccomp_notif *req)
 				       "sysgate:unknown-syscall", ENOSYS);
 		return notify_finish(s, &c, false);
 	}
-	if (rules_unmediated_refused(s->rules, nr))
+	if (rules_unmediated_refused(s->run.rules, nr))
 		return unmediated_call(s, &c);
-	if (s->as_caller && c.info->kind != RULES_KIND_SCALAR) {
+	if (s->run.as_caller && c.info->kind != RULES_KIND_SCALAR) {
 		/* Opened with our own rights: a caller's may not open it
 		 * (one that made itself non-dumpable). */
 		(void)tracee_mem_fd(c.tid);

@@ -28,19 +28,21 @@ void sup_kill_tree(void)
 {
 	procs_each(kill_one, NULL);
 	if (sup_global)
-		cgroup_kill(&sup_global->cg);
+		cgroup_kill(&sup_global->lim.cg);
 }
 
 void sup_fail(struct sup *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!s->failed) {
+	if (!s->tally.failed) {
 		va_start(ap, fmt);
-		vsnprintf(s->fail_msg, sizeof(s->fail_msg), fmt, ap);
+		vsnprintf(s->tally.fail_msg, sizeof(s->tally.fail_msg), fmt,
+			  ap);
 		va_end(ap);
-		s->failed = true;
-		fprintf(stderr, "sysgate: %s: stopping the process tree\n", s->fail_msg);
+		s->tally.failed = true;
+		fprintf(stderr, "sysgate: %s: stopping the process tree\n",
+			s->tally.fail_msg);
 	}
 	/* Security: fail closed: no call runs unrecorded after this. */
 	sup_kill_tree();

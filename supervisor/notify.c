@@ -72,21 +72,21 @@
 /* Are the last notifications a run from one caller alone? */
 bool caller_alone(const struct sup *s)
 {
-	return s->notifications - s->caller_switch > WAKE_ALONE;
+	return s->tally.notifications - s->loop.caller_switch > WAKE_ALONE;
 }
 
 static void set_sync(struct sup *s, bool on)
 {
-	if (s->sync_on == on)
+	if (s->loop.sync_on == on)
 		return;
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	if (ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 		  on ? SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP : 0UL) == 0)
-		s->sync_on = on;
+		s->loop.sync_on = on;
 }
 
 void notify_wake_idle(struct sup *s)
 {
-	if (s->sync_wake)
+	if (s->loop.sync_wake)
 		set_sync(s, true);
 }
 
@@ -105,15 +105,15 @@ void notify_wake_idle(struct sup *s)
 static void choose_wake(struct sup *s)
 {
 	struct pollfd p[2] = {
-		{ .fd = s->listener, .events = POLLIN },
-		{ .fd = s->sigfd, .events = POLLIN },
+		{ .fd = s->loop.listener, .events = POLLIN },
+		{ .fd = s->loop.sigfd, .events = POLLIN },
 	};
 
-	if (!s->sync_wake || !tracee_on_main_thread())
+	if (!s->loop.sync_wake || !tracee_on_main_thread())
 		return;
 	/* One caller alone (a loop of calls): nothing else can be waiting
 	 * that the look would find often enough to pay for itself. */
-	if (s->sync_on && caller_alone(s))
+	if (s->loop.sync_on && caller_alone(s))
 		return;
 	set_sync(s, poll(p, 2, 0) == 0);
 }
@@ -131,7 +131,7 @@ int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 	};
 
 	choose_wake(s);
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
+	if (ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
 		/* ENOENT: the caller died or was interrupted by a fatal
 		 * signal; nothing ran. */
 		if (errno == ENOENT)
@@ -143,7 +143,7 @@ int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 
 bool notify_id_valid(struct sup *s, uint64_t id)
 {
-	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 /*
@@ -173,7 +173,7 @@ static int add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 		.newfd = 0,
 		.newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
-	int r = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	int r = ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 
 	return r < 0 ? -errno : r;
 }
@@ -254,7 +254,7 @@ int notify_finish(struct sup *s, struct call *c, bool cont)
 		c->err = c->v.err ? c->v.err : EPERM;
 	/* Blocking calls finish on their own threads: one record at a time. */
 	pthread_mutex_lock(&finish_lock);
-	if (s->failed)
+	if (s->tally.failed)
 		r = -EIO;
 	else if (c->pre_seq)
 		r = record_result(s, c);
@@ -269,7 +269,7 @@ int notify_finish(struct sup *s, struct call *c, bool cont)
 		record_note_denial(s, c, c->pre_seq && c->pre_seq != UINT64_MAX ?
 				   c->pre_seq : seq);
 	if (!c->pre_seq)
-		s->counts[call_action(c)]++;
+		s->tally.counts[call_action(c)]++;
 	pthread_mutex_unlock(&finish_lock);
 	if (cont)
 		return notify_send_resp(s, c->req->id, 0, 0, true);
@@ -289,7 +289,7 @@ int notify_record_before_change(struct sup *s, struct call *c)
 	int r;
 
 	pthread_mutex_lock(&finish_lock);
-	if (s->failed) {
+	if (s->tally.failed) {
 		pthread_mutex_unlock(&finish_lock);
 		return -EIO;
 	}
@@ -301,7 +301,7 @@ int notify_record_before_change(struct sup *s, struct call *c)
 		pthread_mutex_unlock(&finish_lock);
 		return -EIO;
 	}
-	s->counts[call_action(c)]++;
+	s->tally.counts[call_action(c)]++;
 	/* Only a recorded decision gets a result record, which refers to
 	 * the seq this record's commit gave it (not the trail's last seq,
 	 * which is the same only while no other thread records meanwhile:
@@ -351,7 +351,7 @@ int rewrite_restart(struct sup *s, struct call *c)
 	c->rewrite_rule = c->v.rule;
 	c->v = (struct rules_verdict){
 		.action = RULES_ALLOW,
-		.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
+		.audit = rules_audit_level(s->run.rules) == RULES_AUDIT_ALL,
 	};
 	c->err = 0;
 	c->note = NULL;
