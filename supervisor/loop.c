@@ -1251,14 +1251,319 @@ static void register_task_state(void)
 	procs_on_forget(caller_creds_forget);
 }
 
+/* The run's state from its options: identity, [limits], cgroups none yet. */
+static void run_init(struct sup *s, const struct supervisor_opts *opts)
+{
+	uint64_t v;
+
+	s->run.opts = opts;
+	s->run.rules = opts->rules;
+	s->out.audit = opts->audit;
+	s->loop.listener = -1;
+	s->cmd.child_status = -1;
+	s->run.self = getpid();
+	s->run.start_us = sup_now_us();
+	s->out.denials_fd = opts->denials_fd;
+	/* No call can move a root: keep each task's (resolve.c). */
+	resolve_set_root_fixed(
+		rules_never_allows(s->run.rules, SYS_chroot) &&
+		rules_never_allows(s->run.rules, SYS_pivot_root) &&
+		rules_never_allows(s->run.rules, SYS_setns) &&
+		rules_never_allows(s->run.rules, SYS_unshare));
+	if (rules_limit(opts->rules, RULES_LIMIT_PROCESSES, &v) == 0)
+		s->lim.max_tasks = v;
+	if (rules_limit(opts->rules, RULES_LIMIT_WALL, &v) == 0)
+		s->lim.wall_deadline_us = s->run.start_us + v * 1000;
+	if (rules_limit(opts->rules, RULES_LIMIT_CPU, &v) == 0)
+		s->lim.cpu_limit_ms = v;
+	cgroup_init(&s->lim.cg);
+}
+
+/* The trail and the run's own files guarded from the tree, and the
+ * listener's sizes: -1 (said) when the run cannot start. */
+static int run_guard(struct sup *s, const struct supervisor_opts *opts)
+{
+	const char *what = NULL;
+	int r;
+
+	if (opts->audit_path &&
+	    (r = trail_guard_init(s, opts->audit_path)) < 0) {
+		fprintf(stderr, "sysgate: cannot guard the audit trail %s: %s\n",
+			opts->audit_path,
+			r == -ELOOP ? "too many directories above it" : strerror(-r));
+		return -1;
+	}
+	if ((r = config_guard_init(s, opts, &what)) < 0) {
+		fprintf(stderr, "sysgate: cannot guard %s from the command: %s\n",
+			what ? what : "the run's configuration",
+			r == -ELOOP ? "too many directories above it" :
+			r == -E2BIG ? "too many files to guard" :
+			strerror(-r));
+		return -1;
+	}
+	if (seccomp_notify_sizes_get(s) < 0) {
+		fprintf(stderr, "sysgate: seccomp user notification is not available: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The cgroups, the environment, the command's output and run.start:
+ * -1 (said) when the trail cannot be written. */
+static int run_open_trail(struct sup *s, const struct supervisor_opts *opts,
+			  int *env_err)
+{
+	struct launch_spec *ls = &prep.ls;
+	uint64_t cap;
+
+	setup_cgroups(s);
+	if (cgroup_via(&s->lim.cg, CGROUP_CPU) == CGROUP_NONE)
+		s->lim.cpu_limit_ms = 0;	/* RLIMIT_CPU per process instead */
+	if (prep.env)
+		*env_err = apply_policy_env(opts);
+	s->run.env_dropped = prep.env_dropped;
+	record_load_core_pattern();
+	/* Unreachable after an early go: only the built-in policy goes
+	 * early, and it sets no output. */
+	if (!opts->output_cap_given && !prep.lc.went &&
+	    rules_output_cap(opts->rules, &cap) == 0)
+		output_set_cap(prep.output, cap, &ls->stdout_fd,
+			       &ls->stderr_fd);
+	s->out.output = prep.output;
+	if (record_run_start(s) < 0) {
+		fprintf(stderr, "sysgate: cannot write the audit trail\n");
+		cgroup_release(&s->lim.cg);
+		s->out.output = NULL;
+		return -1;
+	}
+	prep.output = NULL;	/* s->out.output's now */
+	return 0;
+}
+
+/* What the start needs, after run.start: -1 when the run ends before it
+ * (recorded, or the command's status set). */
+static int run_ready(struct sup *s, const struct supervisor_opts *opts,
+		     int env_err)
+{
+	sigset_t mask;
+	int r;
+
+	if (prep.output_err) {
+		sup_fail(s, "cannot make the pipes for the command's output: %s",
+			 strerror(-prep.output_err));
+		return -1;
+	}
+	r = prep.find_err;
+	if (r < 0) {
+		fprintf(stderr, "sysgate: %s: %s\n", opts->argv[0],
+			r == -ENOENT ? "command not found" : strerror(-r));
+		s->cmd.child_status = (r == -ENOENT ? 127 : 126) << 8;
+		return -1;
+	}
+	if (rules_wants_stacks(opts->rules)) {
+		char why[256];
+
+		/* Loaded only for such policies: it costs every start. */
+		if (stack_init(why, sizeof(why)) < 0) {
+			sup_fail(s, "the policy asks for stacks (stack = yes), but libunwind cannot be loaded: %s",
+				 why);
+			return -1;
+		}
+	}
+	if (ask_init() < 0) {
+		sup_fail(s, "cannot set up questions: %s", strerror(errno));
+		return -1;
+	}
+	if (!prep.env || env_err < 0) {
+		sup_fail(s, "out of memory");
+		return -1;
+	}
+	if (prep.groups_err) {
+		sup_fail(s, "--user %s: too many groups", opts->user_name);
+		return -1;
+	}
+
+	sup_signal_mask(&mask);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	s->loop.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->loop.sigfd < 0) {
+		sup_fail(s, "signalfd: %s", strerror(errno));
+		return -1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	return 0;
+}
+
+/* [limits] the tree's cgroup does not hold, as the command's rlimits. */
+static void run_rlimits(struct sup *s, const struct supervisor_opts *opts,
+			struct launch_spec *ls)
+{
+	static const struct {
+		enum rules_limit l;
+		int res;
+	} map[] = {
+		{ RULES_LIMIT_MEMORY, RLIMIT_AS },
+		{ RULES_LIMIT_CPU, RLIMIT_CPU },
+		{ RULES_LIMIT_FILE_SIZE, RLIMIT_FSIZE },
+		{ RULES_LIMIT_OPEN_FILES, RLIMIT_NOFILE },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+		uint64_t v;
+
+		if (rules_limit(opts->rules, map[i].l, &v) < 0)
+			continue;
+		/* The tree's cgroup holds it instead. */
+		if ((map[i].l == RULES_LIMIT_MEMORY &&
+		     cgroup_via(&s->lim.cg, CGROUP_MEMORY) != CGROUP_NONE) ||
+		    (map[i].l == RULES_LIMIT_CPU &&
+		     cgroup_via(&s->lim.cg, CGROUP_CPU) != CGROUP_NONE))
+			continue;
+		/* CPU is counted in ms in the policy, s by the kernel. */
+		if (map[i].l == RULES_LIMIT_CPU)
+			v = (v + 999) / 1000;
+		ls->rlimits[ls->n_rlimits].resource = map[i].res;
+		ls->rlimits[ls->n_rlimits].value = (rlim_t)v;
+		ls->n_rlimits++;
+	}
+}
+
+/* The command started: the loop's state, our fd limit, its first task. */
+static void run_started(struct sup *s, const struct launch_result *lr)
+{
+	struct rlimit rl;
+	struct proc *p;
+	int r;
+
+	s->cmd.child = lr->pid;
+	s->loop.listener = lr->listener;
+	r = output_start(s->out.output, s->out.audit);
+	if (r < 0)
+		sup_fail(s, "cannot pass on the command's output: %s",
+			 strerror(-r));
+	s->loop.sync_wake = s->loop.sync_on = lr->sync_wake;
+	/*
+	 * The supervisor holds fds per process (pidfds, kept roots and
+	 * cwds) on top of those of the calls it carries out: its own soft
+	 * limit goes up to the hard one, now that the command has started
+	 * with the limit it was given.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	p = procs_add(lr->pid, lr->pid, s->run.self);
+	if (!p) {
+		sup_fail(s, "out of memory");
+	} else {
+		char self_exe[PATH_MAX];
+
+		p->attached = true;
+		if (tracee_exe(s->run.self, self_exe, sizeof(self_exe)) == 0)
+			procs_set_exe(p, self_exe);
+		record_fork(s, lr->pid, s->run.self, lr->pid, "fork");
+	}
+}
+
+/* The command under its filter, handed to the loop: -1 when it did not
+ * start (recorded, or its early status kept). */
+static int run_start(struct sup *s, const struct supervisor_opts *opts)
+{
+	struct launch_spec *ls = &prep.ls;
+	struct launch_result lr;
+	char dir[PATH_MAX] = "";
+	int r;
+
+	ls->build = build_filters;
+	ls->build_arg = opts->rules;
+	if (opts->user)
+		s->run.as_caller = true;
+	run_rlimits(s, opts, ls);
+	r = make_redirect_dirs(opts, dir, sizeof(dir));
+	if (r < 0) {
+		sup_fail(s, "cannot create the redirect directory %s: %s",
+			 dir, strerror(-r));
+		return -1;
+	}
+	if (s->lim.cg.n) {
+		ls->place = place_child;
+		ls->place_arg = &s->lim.cg;
+	}
+	ls->handoff = handoff;
+	ls->handoff_arg = s;
+	r = launch_start(ls, &prep.lc, &lr);
+	if (r == -ECHILD) {
+		s->cmd.child_status = lr.early_status;
+		return -1;
+	}
+	if (r < 0) {
+		if (lr.build_failed)
+			sup_fail(s, "cannot build the seccomp filter");
+		else if (place_failed)
+			sup_fail(s, "cannot put the command in its cgroup: %s",
+				 strerror(-r));
+		else
+			sup_fail(s, "cannot start the command under the filter: %s",
+				 strerror(-r));
+		return -1;
+	}
+	run_started(s, &lr);
+	return 0;
+}
+
+/* The end of the run, started or not: the tree's leftovers, run.end, the
+ * summary.  Returns sysgate's exit status. */
+static int run_end(struct sup *s, const struct supervisor_opts *opts)
+{
+	int status;
+
+	/* A child started for a command that could not start; the terminal
+	 * back; the environment, needed no more. */
+	supervisor_abandon();
+	final_cgroup_checks(s);
+	/* Every process of the tree is gone (or was never started). */
+	cgroup_release(&s->lim.cg);
+	s->tally.ipc_removed = sysv_end_of_run();
+	status = exit_status_of(s);
+	if (s->lim.wall_hit)
+		fprintf(stderr, "sysgate: the wall-time limit was reached: the process tree was killed\n");
+	if (!s->cmd.child_execd && !s->tally.failed && s->cmd.first_exec_err) {
+		fprintf(stderr, "sysgate: cannot run %s: %s%s%s%s\n", opts->argv[0],
+			strerror(s->cmd.first_exec_err),
+			s->cmd.first_exec_rule ? " (rule " : "",
+			s->cmd.first_exec_rule ? s->cmd.first_exec_rule : "",
+			s->cmd.first_exec_rule ? ")" : "");
+	}
+	/* Its last output, recorded before run.end. */
+	if (output_finish(s->out.output) < 0)
+		sup_fail(s, "cannot write the audit trail");
+	/* After the tree, before run.end (which a failed write also
+	 * fails: the writer's error is sticky). */
+	(void)written_record_all(s);
+	if (record_run_end(s, status) < 0) {
+		/* A syslog failure is told by cmd_run: the file has run.end. */
+		if (!audit_ship_error(s->out.audit))
+			fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
+		status = SUPERVISOR_EXIT_FAILURE;
+	}
+	output_free(s->out.output);
+	s->out.output = NULL;
+	record_summary(s, status);
+	if (s->loop.listener >= 0)
+		close(s->loop.listener);
+	if (s->loop.sigfd > 0)
+		close(s->loop.sigfd);
+	return status;
+}
+
+/* A run in steps: its state, the guards, the trail opened with
+ * run.start, what the start needs, the start, the loop, the end. */
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
-	struct launch_spec *ls = &prep.ls;
-	struct launch_result lr;
-	sigset_t mask;
-	int status, env_err = 0;
-	int r;
+	int env_err = 0;
 
 	if (!prep.done)
 		supervisor_prepare(opts);
@@ -1272,275 +1577,17 @@ int supervisor_run(const struct supervisor_opts *opts)
 	/* The event loop's thread (run_loop()), from the launch on
 	 * (handoff()). */
 	tracee_set_main_thread();
-	s.run.opts = opts;
-	s.run.rules = opts->rules;
-	s.out.audit = opts->audit;
-	s.loop.listener = -1;
-	s.cmd.child_status = -1;
-	s.run.self = getpid();
-	s.run.start_us = sup_now_us();
-	s.out.denials_fd = opts->denials_fd;
-	/* No call can move a root: keep each task's (resolve.c). */
-	resolve_set_root_fixed(
-		rules_never_allows(s.run.rules, SYS_chroot) &&
-		rules_never_allows(s.run.rules, SYS_pivot_root) &&
-		rules_never_allows(s.run.rules, SYS_setns) &&
-		rules_never_allows(s.run.rules, SYS_unshare));
-	{
-		uint64_t v;
-
-		if (rules_limit(opts->rules, RULES_LIMIT_PROCESSES, &v) == 0)
-			s.lim.max_tasks = v;
-		if (rules_limit(opts->rules, RULES_LIMIT_WALL, &v) == 0)
-			s.lim.wall_deadline_us = s.run.start_us + v * 1000;
-		if (rules_limit(opts->rules, RULES_LIMIT_CPU, &v) == 0)
-			s.lim.cpu_limit_ms = v;
-	}
-	cgroup_init(&s.lim.cg);
-	if (opts->audit_path && (r = trail_guard_init(&s, opts->audit_path)) < 0) {
-		fprintf(stderr, "sysgate: cannot guard the audit trail %s: %s\n",
-			opts->audit_path,
-			r == -ELOOP ? "too many directories above it" : strerror(-r));
+	run_init(&s, opts);
+	if (run_guard(&s, opts) < 0 ||
+	    run_open_trail(&s, opts, &env_err) < 0) {
 		supervisor_abandon();
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	{
-		const char *what = NULL;
-
-		if ((r = config_guard_init(&s, opts, &what)) < 0) {
-			fprintf(stderr, "sysgate: cannot guard %s from the command: %s\n",
-				what ? what : "the run's configuration",
-				r == -ELOOP ? "too many directories above it" :
-				r == -E2BIG ? "too many files to guard" :
-				strerror(-r));
-			supervisor_abandon();
-			return SUPERVISOR_EXIT_FAILURE;
-		}
+	if (run_ready(&s, opts, env_err) == 0 && run_start(&s, opts) == 0) {
+		/* Emulated creates apply the caller's umask themselves. */
+		umask(0);
+		run_loop(&s);
+		seal(&s);
 	}
-
-	if (seccomp_notify_sizes_get(&s) < 0) {
-		fprintf(stderr, "sysgate: seccomp user notification is not available: %s\n",
-			strerror(errno));
-		supervisor_abandon();
-		return SUPERVISOR_EXIT_FAILURE;
-	}
-
-	setup_cgroups(&s);
-	if (cgroup_via(&s.lim.cg, CGROUP_CPU) == CGROUP_NONE)
-		s.lim.cpu_limit_ms = 0;	/* RLIMIT_CPU per process instead */
-	if (prep.env)
-		env_err = apply_policy_env(opts);
-	s.run.env_dropped = prep.env_dropped;
-	record_load_core_pattern();
-	{
-		uint64_t cap;
-
-		/* Unreachable after an early go: only the built-in policy
-		 * goes early, and it sets no output. */
-		if (!opts->output_cap_given && !prep.lc.went &&
-		    rules_output_cap(opts->rules, &cap) == 0)
-			output_set_cap(prep.output, cap, &ls->stdout_fd,
-				       &ls->stderr_fd);
-	}
-	s.out.output = prep.output;
-	if (record_run_start(&s) < 0) {
-		fprintf(stderr, "sysgate: cannot write the audit trail\n");
-		cgroup_release(&s.lim.cg);
-		s.out.output = NULL;
-		supervisor_abandon();
-		return SUPERVISOR_EXIT_FAILURE;
-	}
-	prep.output = NULL;	/* s.out.output's now */
-	if (prep.output_err) {
-		sup_fail(&s, "cannot make the pipes for the command's output: %s",
-			 strerror(-prep.output_err));
-		goto end;
-	}
-
-	r = prep.find_err;
-	if (r < 0) {
-		fprintf(stderr, "sysgate: %s: %s\n", opts->argv[0],
-			r == -ENOENT ? "command not found" : strerror(-r));
-		s.cmd.child_status = (r == -ENOENT ? 127 : 126) << 8;
-		goto end;
-	}
-	if (rules_wants_stacks(opts->rules)) {
-		char why[256];
-
-		/* Loaded only for such policies: it costs every start. */
-		if (stack_init(why, sizeof(why)) < 0) {
-			sup_fail(&s, "the policy asks for stacks (stack = yes), but libunwind cannot be loaded: %s",
-				 why);
-			goto end;
-		}
-	}
-	if (ask_init() < 0) {
-		sup_fail(&s, "cannot set up questions: %s", strerror(errno));
-		goto end;
-	}
-	if (!prep.env || env_err < 0) {
-		sup_fail(&s, "out of memory");
-		goto end;
-	}
-	if (prep.groups_err) {
-		sup_fail(&s, "--user %s: too many groups", opts->user_name);
-		goto end;
-	}
-
-	sup_signal_mask(&mask);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	s.loop.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s.loop.sigfd < 0) {
-		sup_fail(&s, "signalfd: %s", strerror(errno));
-		goto end;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
-
-	ls->build = build_filters;
-	ls->build_arg = opts->rules;
-	if (opts->user)
-		s.run.as_caller = true;
-	{
-		static const struct {
-			enum rules_limit l;
-			int res;
-		} map[] = {
-			{ RULES_LIMIT_MEMORY, RLIMIT_AS },
-			{ RULES_LIMIT_CPU, RLIMIT_CPU },
-			{ RULES_LIMIT_FILE_SIZE, RLIMIT_FSIZE },
-			{ RULES_LIMIT_OPEN_FILES, RLIMIT_NOFILE },
-		};
-
-		for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
-			uint64_t v;
-
-			if (rules_limit(opts->rules, map[i].l, &v) < 0)
-				continue;
-			/* The tree's cgroup holds it instead. */
-			if ((map[i].l == RULES_LIMIT_MEMORY &&
-			     cgroup_via(&s.lim.cg, CGROUP_MEMORY) !=
-			     CGROUP_NONE) ||
-			    (map[i].l == RULES_LIMIT_CPU &&
-			     cgroup_via(&s.lim.cg, CGROUP_CPU) != CGROUP_NONE))
-				continue;
-			/* CPU is counted in ms in the policy, s by the kernel. */
-			if (map[i].l == RULES_LIMIT_CPU)
-				v = (v + 999) / 1000;
-			ls->rlimits[ls->n_rlimits].resource = map[i].res;
-			ls->rlimits[ls->n_rlimits].value = (rlim_t)v;
-			ls->n_rlimits++;
-		}
-	}
-	{
-		char dir[PATH_MAX] = "";
-
-		r = make_redirect_dirs(opts, dir, sizeof(dir));
-		if (r < 0) {
-			sup_fail(&s, "cannot create the redirect directory %s: %s",
-				 dir, strerror(-r));
-			goto end;
-		}
-	}
-	if (s.lim.cg.n) {
-		ls->place = place_child;
-		ls->place_arg = &s.lim.cg;
-	}
-	ls->handoff = handoff;
-	ls->handoff_arg = &s;
-	r = launch_start(ls, &prep.lc, &lr);
-	if (r == -ECHILD) {
-		s.cmd.child_status = lr.early_status;
-		goto end;
-	}
-	if (r < 0) {
-		if (lr.build_failed)
-			sup_fail(&s, "cannot build the seccomp filter");
-		else if (place_failed)
-			sup_fail(&s, "cannot put the command in its cgroup: %s",
-				 strerror(-r));
-		else
-			sup_fail(&s, "cannot start the command under the filter: %s",
-				 strerror(-r));
-		goto end;
-	}
-	s.cmd.child = lr.pid;
-	s.loop.listener = lr.listener;
-	r = output_start(s.out.output, s.out.audit);
-	if (r < 0)
-		sup_fail(&s, "cannot pass on the command's output: %s",
-			 strerror(-r));
-	s.loop.sync_wake = s.loop.sync_on = lr.sync_wake;
-	/*
-	 * The supervisor holds fds per process (pidfds, kept roots and
-	 * cwds) on top of those of the calls it carries out: its own soft
-	 * limit goes up to the hard one, now that the command has started
-	 * with the limit it was given.
-	 */
-	{
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			(void)setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
-	{
-		struct proc *p = procs_add(lr.pid, lr.pid, s.run.self);
-
-		if (!p) {
-			sup_fail(&s, "out of memory");
-		} else {
-			char self_exe[PATH_MAX];
-
-			p->attached = true;
-			if (tracee_exe(s.run.self, self_exe,
-				       sizeof(self_exe)) == 0)
-				procs_set_exe(p, self_exe);
-			record_fork(&s, lr.pid, s.run.self, lr.pid, "fork");
-		}
-	}
-	/* Emulated creates apply the caller's umask themselves. */
-	umask(0);
-	run_loop(&s);
-	seal(&s);
-
-end:
-	/* A child started for a command that could not start; the terminal
-	 * back; the environment, needed no more. */
-	supervisor_abandon();
-	final_cgroup_checks(&s);
-	/* Every process of the tree is gone (or was never started). */
-	cgroup_release(&s.lim.cg);
-	s.tally.ipc_removed = sysv_end_of_run();
-	status = exit_status_of(&s);
-	if (s.lim.wall_hit)
-		fprintf(stderr, "sysgate: the wall-time limit was reached: the process tree was killed\n");
-	if (!s.cmd.child_execd && !s.tally.failed && s.cmd.first_exec_err) {
-		fprintf(stderr, "sysgate: cannot run %s: %s%s%s%s\n", opts->argv[0],
-			strerror(s.cmd.first_exec_err),
-			s.cmd.first_exec_rule ? " (rule " : "",
-			s.cmd.first_exec_rule ? s.cmd.first_exec_rule : "",
-			s.cmd.first_exec_rule ? ")" : "");
-	}
-	/* Its last output, recorded before run.end. */
-	if (output_finish(s.out.output) < 0)
-		sup_fail(&s, "cannot write the audit trail");
-	/* After the tree, before run.end (which a failed write also
-	 * fails: the writer's error is sticky). */
-	(void)written_record_all(&s);
-	if (record_run_end(&s, status) < 0) {
-		/* A syslog failure is told by cmd_run: the file has run.end. */
-		if (!audit_ship_error(s.out.audit))
-			fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
-		status = SUPERVISOR_EXIT_FAILURE;
-	}
-	output_free(s.out.output);
-	s.out.output = NULL;
-	record_summary(&s, status);
-	if (s.loop.listener >= 0)
-		close(s.loop.listener);
-	if (s.loop.sigfd > 0)
-		close(s.loop.sigfd);
-	return status;
+	return run_end(&s, opts);
 }
