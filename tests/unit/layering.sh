@@ -20,6 +20,8 @@ trap 'rm -f "$tmp"' EXIT
 for o in $objs; do
 	n=$(basename "$o" .o)
 	n=${n#sysgate-}
+	# An object left from a source file since removed is not the program's.
+	[ -f "${srcdir:-.}/supervisor/$n.c" ] || continue
 	"$NM" --defined-only -g "$o" | awk -v n="$n" 'NF == 3 { print "D", n, $3 }'
 	"$NM" -u "$o" | awk -v n="$n" '{ print "U", n, $NF }'
 done > "$tmp"
@@ -66,6 +68,27 @@ END {
 			for (b = 1; b <= n; b++)
 				if (comp[a] == bad && comp[b] == bad && (a, b) in why)
 					printf "  %s.o -> %s.o: %s\n", name[a], name[b], why[a, b]
+	}
+	if (!bad) {
+		# The level of an object: 0 calls no other, else one above the
+		# highest it calls.
+		for (pass = 0; pass < n; pass++)
+			for (a = 1; a <= n; a++)
+				for (b = 1; b <= n; b++)
+					if ((a, b) in why && lvl[a] < lvl[b] + 1)
+						lvl[a] = lvl[b] + 1
+		top = 0
+		for (a = 1; a <= n; a++)
+			if (lvl[a] > top)
+				top = lvl[a]
+		for (l = top; l >= 0; l--) {
+			line = ""
+			for (a = 1; a <= n; a++)
+				if (lvl[a] == l)
+					line = line " " name[a] ".o"
+			if (line != "")
+				printf "layering: level %d:%s\n", l, line
+		}
 	}
 	printf "layering: %d objects, %d uses across files, %d cycle(s)\n", n, edges, bad
 	exit bad ? 1 : 0
