@@ -39,25 +39,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 
 #include "common/util.h"
 #include "supervisor/call.h"
-#include "supervisor/cpubind.h"
-#include "supervisor/net.h"
 #include "supervisor/notify.h"
 #include "supervisor/procs.h"
 #include "supervisor/record.h"
-#include "supervisor/regs.h"
-#include "supervisor/resolve.h"
 #include "supervisor/sup.h"
 #include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
