@@ -422,7 +422,7 @@ int ask_resolve(struct sup *s, struct call *c)
 					      RULES_ASK_TIMEOUT_MS;
 	q->remember = c->v.remember;
 	q->deny_err = deny_err;
-	tree_pgrp = s->child;
+	tree_pgrp = s->cmd.child;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	cpubind_release_self();	/* not a one-CPU mask for the thread */
@@ -439,7 +439,7 @@ fail:
 	c->decided_by = "nobody";
 decided:
 	if (c->v.action == RULES_ALLOW)
-		c->v.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL;
+		c->v.audit = rules_audit_level(s->run.rules) == RULES_AUDIT_ALL;
 	/* The paths that asked carry the answer too (trail, summary). */
 	for (unsigned i = 0; i < c->n_paths; i++)
 		if (c->paths[i].checked && c->paths[i].v.action == RULES_ASK) {
@@ -449,7 +449,7 @@ decided:
 	return 0;
 }
 
-void ask_dispatch(struct sup *s, struct seccomp_notif *req)
+void ask_dispatch(struct sup *s, struct seccomp_notif *req, ask_redo_fn redo)
 {
 	struct question *qs[16];
 	ssize_t n = read(answer_pipe[0], qs, sizeof(qs));
@@ -471,10 +471,10 @@ void ask_dispatch(struct sup *s, struct seccomp_notif *req)
 		}
 		/* The caller may have died while it waited. */
 		if (notify_id_valid(s, q->req.id)) {
-			memset(req, 0, s->sizes.seccomp_notif);
+			memset(req, 0, s->loop.sizes.seccomp_notif);
 			memcpy(req, &q->req, sizeof(q->req));
 			forced = q;
-			notify_handle_req(s, req);
+			redo(s, req);
 			forced = NULL;
 		}
 		question_free(q);

@@ -33,8 +33,8 @@ static bool config_check(const struct sup *s, const struct resolved *r,
 	const unsigned change = RULES_ACC_WRITE | RULES_ACC_DELETE |
 				RULES_ACC_CREATE;
 
-	for (unsigned i = 0; r->fd >= 0 && i < s->n_guards; i++) {
-		const struct sup_guard *g = &s->guards[i];
+	for (unsigned i = 0; r->fd >= 0 && i < s->guard.n_guards; i++) {
+		const struct sup_guard *g = &s->guard.guards[i];
 
 		if (r->st.st_dev != g->dev || r->st.st_ino != g->ino)
 			continue;
@@ -47,8 +47,8 @@ static bool config_check(const struct sup *s, const struct resolved *r,
 			return true;
 		}
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(s->state_dirs); i++) {
-		const char *d = s->state_dirs[i];
+	for (size_t i = 0; i < ARRAY_SIZE(s->guard.state_dirs); i++) {
+		const char *d = s->guard.state_dirs[i];
 		size_t n = strlen(d);
 
 		if (n && !strncmp(r->path, d, n) &&
@@ -78,8 +78,9 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 	};
 	const char *p = r->path;
 
-	if (s->have_audit_ino && r->fd >= 0 && r->st.st_dev == s->audit_dev &&
-	    r->st.st_ino == s->audit_ino &&
+	if (s->guard.have_audit_ino && r->fd >= 0 &&
+	    r->st.st_dev == s->guard.audit_dev &&
+	    r->st.st_ino == s->guard.audit_ino &&
 	    (access & (RULES_ACC_WRITE | RULES_ACC_DELETE | RULES_ACC_CREATE))) {
 		notify_verdict_builtin(v, "sysgate:audit-trail", EACCES);
 		return true;
@@ -94,7 +95,7 @@ bool notify_builtin_check(struct sup *s, const struct resolved *r,
 
 		if (*end != '/' && *end != '\0')
 			return false;
-		if (pid == s->self) {
+		if (pid == s->run.self) {
 			notify_verdict_builtin(v, "sysgate:supervisor", EACCES);
 			return true;
 		}
@@ -140,10 +141,11 @@ bool notify_trail_dir_guard(const struct sup *s, const struct call *c,
 	if (!change_removes_name(c->req->data.nr) || r->fd < 0 ||
 	    !S_ISDIR(r->st.st_mode))
 		return false;
-	for (unsigned i = 0; i < s->n_trail_dirs; i++) {
-		if (r->st.st_dev == s->trail_dirs[i].dev &&
-		    r->st.st_ino == s->trail_dirs[i].ino) {
-			notify_verdict_builtin(v, s->trail_dirs[i].rule, EACCES);
+	for (unsigned i = 0; i < s->guard.n_trail_dirs; i++) {
+		if (r->st.st_dev == s->guard.trail_dirs[i].dev &&
+		    r->st.st_ino == s->guard.trail_dirs[i].ino) {
+			notify_verdict_builtin(v, s->guard.trail_dirs[i].rule,
+					       EACCES);
 			return true;
 		}
 	}

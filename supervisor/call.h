@@ -17,6 +17,8 @@
 
 struct creds;
 struct stack_trace;
+struct sup;
+struct proc;
 
 #define CALL_MAX_PATHS 2
 
@@ -82,6 +84,10 @@ struct call {
 	/* action = rewrite: the call was rewritten and decided again. */
 	bool rewritten;
 	const char *rewrite_rule;
+	/* Its family's handler, for the call decided again
+	 * (rewrite_restart()): set by dispatch.c, which sits above the
+	 * handlers and the core they call. */
+	int (*redispatch)(struct sup *s, struct call *c, struct proc *p);
 	uint64_t orig_args[6];     /* the caller's own arguments */
 	struct seccomp_notif rw_req; /* the notification as rewritten */
 	struct sockaddr_storage rw_addr; /* connect/send: where it goes */

@@ -93,7 +93,7 @@ static void redirect_if_exists(struct sup *s, const struct call *c,
 				  &r) == 0 && r.fd >= 0;
 	resolved_release(&r);
 	if (!there)
-		rules_match_rewritten(s->rules, ev, v->rule, v);
+		rules_match_rewritten(s->run.rules, ev, v->rule, v);
 }
 
 /*
@@ -131,7 +131,8 @@ void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 	    is_plain_reopen(c, r, access, open_flags_of(c))) {
 		v = (struct rules_verdict){
 			.action = RULES_ALLOW, .rule = "sysgate:reopen",
-			.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
+			.audit = rules_audit_level(s->run.rules) ==
+				 RULES_AUDIT_ALL,
 		};
 	} else if (!redirect_beneath(c, cp, r->path)) {
 		notify_verdict_builtin(&v, "sysgate:rewrite", EACCES);
@@ -140,11 +141,11 @@ void decide_path(struct sup *s, struct call *c, struct call_path *cp,
 		   !notify_builtin_check(s, r, access, &v)) {
 		/* A rewritten call: by every rule but its own rewrite. */
 		if (c->rewritten)
-			rules_match_rewritten(s->rules, &ev,
+			rules_match_rewritten(s->run.rules, &ev,
 					      cp->redirected ? cp->rewrite_by :
 					      c->rewrite_rule, &v);
 		else {
-			rules_match(s->rules, &ev, &v);
+			rules_match(s->run.rules, &ev, &v);
 			redirect_if_exists(s, c, &ev, &v);
 		}
 	}
@@ -169,7 +170,7 @@ void answer_exists(struct sup *s, struct call *c, struct call_path *cp,
 {
 	c->v = (struct rules_verdict){
 		.action = RULES_ALLOW,
-		.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
+		.audit = rules_audit_level(s->run.rules) == RULES_AUDIT_ALL,
 	};
 	c->err = EEXIST;
 	c->note = "the path exists";
@@ -252,7 +253,7 @@ bool probe_redirect(struct sup *s, struct call *c, struct call_path *cp,
 	if (c->rewritten)
 		return false;
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
-	rules_match(s->rules, &ev, &v);
+	rules_match(s->run.rules, &ev, &v);
 	redirect_if_exists(s, c, &ev, &v);
 	if (v.action != RULES_REWRITE ||
 	    rules_rewrite_path(&v, path, to, sizeof(to)) != 0)

@@ -233,9 +233,9 @@ rewrite:
 	if (exec_rewrite(s, c, p) == 0)
 		return 0;
 out:
-	if (c->tgid == s->child && !s->child_execd && c->err) {
-		s->first_exec_err = c->err;
-		s->first_exec_rule = c->v.rule;
+	if (c->tgid == s->cmd.child && !s->cmd.child_execd && c->err) {
+		s->cmd.first_exec_err = c->err;
+		s->cmd.first_exec_rule = c->v.rule;
 	}
 	resolved_release(&r);
 	return notify_finish(s, c, false);
@@ -284,7 +284,7 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 				};
 				struct rules_verdict v;
 
-				rules_match(s->rules, &ev, &v);
+				rules_match(s->run.rules, &ev, &v);
 				if (v.action != RULES_ALLOW) {
 					ok = false;
 					why = "the script's interpreter is not allowed to run";
@@ -306,13 +306,13 @@ void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid)
 		kill(p->tgid, SIGKILL);
 		if (record_exec_violation(s, p, why, exe) < 0)
 			sup_fail(s, "cannot write the audit trail");
-		s->counts[RULES_KILL]++;
+		s->tally.counts[RULES_KILL]++;
 		return;
 	}
 	procs_set_exe(p, exe);
 	p->leader_exec = true;
-	if (p->tgid == s->child)
-		s->child_execd = true;
+	if (p->tgid == s->cmd.child)
+		s->cmd.child_execd = true;
 	if (record_exec(s, p, exe, &img) < 0)
 		sup_fail(s, "cannot write the audit trail");
 }

@@ -60,7 +60,7 @@ int fileattr_call(struct sup *s, struct call *c)
 	int rc;
 
 	memcpy(ev.args, a, sizeof(ev.args));
-	rules_match(s->rules, &ev, &scalar);
+	rules_match(s->run.rules, &ev, &scalar);
 	resolved_init(&r);
 	c->info = &ioctl_on_file;
 	c->match_nr = SYS_fchmod;
@@ -105,7 +105,7 @@ int fileattr_call(struct sup *s, struct call *c)
 		resolved_release(&r);
 		return notify_finish(s, c, true);
 	}
-	if (s->as_caller || !fileattr_arg_len(cmd)) {
+	if (s->run.as_caller || !fileattr_arg_len(cmd)) {
 		/*
 		 * Security: continued, a sharer of the table could swap the
 		 * fd first; carried out here under --user it would be done
@@ -114,7 +114,7 @@ int fileattr_call(struct sup *s, struct call *c)
 		 * commands take pointers that sysgate does not copy: refused.
 		 */
 		notify_verdict_builtin(&c->v, "sysgate:shared-fds", EPERM);
-		c->note = s->as_caller ?
+		c->note = s->run.as_caller ?
 			  "a file attribute ioctl with an fd table that another "
 			  "task shares, under --user" :
 			  "a verity or encryption ioctl with an fd table that "
@@ -183,7 +183,7 @@ int lease_call(struct sup *s, struct call *c)
 	int rc;
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
-	rules_match(s->rules, &ev, &scalar);
+	rules_match(s->run.rules, &ev, &scalar);
 	resolved_init(&r);
 	c->info = &fcntl_on_file;
 	c->match_nr = SYS_fchmod;

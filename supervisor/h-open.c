@@ -355,7 +355,7 @@ static enum open_step open_hand_over(struct sup *s, struct call *c,
 		if (remote == -EMFILE) {
 			uint64_t lim = 0;
 
-			rules_limit(s->rules, RULES_LIMIT_OPEN_FILES, &lim);
+			rules_limit(s->run.rules, RULES_LIMIT_OPEN_FILES, &lim);
 			if (lim && record_limit(s, procs_find(c->tid),
 						RULES_LIMIT_OPEN_FILES, lim,
 						"open refused with EMFILE") < 0)

@@ -48,7 +48,7 @@ static bool tree_pgrp(struct sup *s, pid_t pg)
 {
 	struct pgrp_scan ps = { pg, false };
 
-	if (pg == s->child || procs_find(pg))
+	if (pg == s->cmd.child || procs_find(pg))
 		return true;
 	procs_each(pgrp_member, &ps);
 	return ps.found;
@@ -364,15 +364,15 @@ bool fork_over_limit(struct sup *s, struct call *c)
 {
 	uint64_t live;
 
-	if (!s->max_tasks || !is_fork(c->req->data.nr))
+	if (!s->lim.max_tasks || !is_fork(c->req->data.nr))
 		return false;
-	live = (uint64_t)procs_count() + s->forks_inflight;
-	if (live < s->max_tasks)
+	live = (uint64_t)procs_count() + s->lim.forks_inflight;
+	if (live < s->lim.max_tasks)
 		return false;
 	notify_verdict_builtin(&c->v, "sysgate:limit", EAGAIN);
 	c->note = "[limits] processes reached";
 	if (record_limit(s, procs_find(c->tid), RULES_LIMIT_PROCESSES,
-			 s->max_tasks, "fork refused with EAGAIN") < 0)
+			 s->lim.max_tasks, "fork refused with EAGAIN") < 0)
 		sup_fail(s, "cannot write the audit trail");
 	return true;
 }
@@ -433,7 +433,7 @@ int owner_call(struct sup *s, struct call *c)
 		return notify_finish(s, c, false);
 	}
 	memcpy(ev.args, a, sizeof(ev.args));
-	rules_match(s->rules, &ev, &c->v);
+	rules_match(s->run.rules, &ev, &c->v);
 	if (c->v.stack && stack_request(s, c) > 0)
 		return 0;
 	if (c->v.action == RULES_ASK && ask_resolve(s, c) > 0)

@@ -52,9 +52,9 @@ static int scalar_rewrite(struct sup *s, struct call *c)
 	c->v.action = RULES_ALLOW;
 	c->note = "restarted with the rewritten arguments";
 	notify_records_lock();
-	rc = s->failed ? -EIO : record_call(s, c, NULL);
+	rc = s->tally.failed ? -EIO : record_call(s, c, NULL);
 	if (rc == 0)
-		s->counts[RULES_REWRITE]++;
+		s->tally.counts[RULES_REWRITE]++;
 	notify_records_unlock();
 	if (rc < 0) {
 		sup_fail(s, "cannot write the audit trail: %s", strerror(-rc));
@@ -84,11 +84,13 @@ int handle_scalar(struct sup *s, struct call *c, struct proc *caller)
 	if (core_limit_raised(c))
 		return notify_finish(s, c, false);
 	if (c->req->data.nr == SYS_fcntl && is_lease_taken(c->req->data.args) &&
-	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)
+	    rules_mechanism(s->run.rules, SYS_fchmod, NULL) ==
+	    RULES_MECH_NOTIFY)
 		return lease_call(s, c);
 	if (c->req->data.nr == SYS_ioctl &&
 	    rules_fileattr_cmd(c->req->data.args[1]) &&
-	    rules_mechanism(s->rules, SYS_fchmod, NULL) == RULES_MECH_NOTIFY)
+	    rules_mechanism(s->run.rules, SYS_fchmod, NULL) ==
+	    RULES_MECH_NOTIFY)
 		return fileattr_call(s, c);
 	{
 		int r = owner_call(s, c);
@@ -102,10 +104,10 @@ int handle_scalar(struct sup *s, struct call *c, struct proc *caller)
 	case 0:
 		/* A restarted call: by every rule but its own rewrite. */
 		if (c->rewritten)
-			rules_match_rewritten(s->rules, &ev, c->rewrite_rule,
-					      &c->v);
+			rules_match_rewritten(s->run.rules, &ev,
+					      c->rewrite_rule, &c->v);
 		else
-			rules_match(s->rules, &ev, &c->v);
+			rules_match(s->run.rules, &ev, &c->v);
 		break;
 	case 2:
 		/* Answered as the kernel would, without running it. */
@@ -136,12 +138,12 @@ int handle_scalar(struct sup *s, struct call *c, struct proc *caller)
 	    sysv_allowed(s, c))
 		return notify_finish(s, c, false);
 	if (c->v.action == RULES_ALLOW && is_fork(c->req->data.nr) &&
-	    s->max_tasks) {
+	    s->lim.max_tasks) {
 		struct proc *p = procs_find(c->tid);
 
 		if (p && !p->fork_inflight) {
 			p->fork_inflight = true;
-			s->forks_inflight++;
+			s->lim.forks_inflight++;
 		}
 	}
 	/* Security: CONTINUE is safe here: nothing was read from the
@@ -161,7 +163,7 @@ int unmediated_call(struct sup *s, struct call *c)
 	struct rules_event ev = { .nr = c->req->data.nr, .exe = c->exe };
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
-	rules_match(s->rules, &ev, &c->v);
+	rules_match(s->run.rules, &ev, &c->v);
 	if (c->v.action == RULES_DENY || c->v.action == RULES_KILL)
 		c->v.audit = true;
 	else

@@ -90,7 +90,27 @@ void caller_creds_stale(void);
 int handle_open(struct sup *s, struct call *c, struct proc *p);	/* h-open.c */
 int reopen_fd(int fd, uint64_t flags);				/* h-open.c */
 int handle_change(struct sup *s, struct call *c, struct proc *p); /* h-change.c */
-/* rename or unlink: a call that takes a name away (h-change.c). */
+
+/*
+ * Per call: its operation and where its arguments other than the paths
+ * are (the syscall table's row has the paths and their dirfds).  -1:
+ * the call has none.
+ */
+struct change_call {
+	int nr;
+	enum op op;
+	signed char mode;	/* mkdir, mknod, chmod: the mode */
+	signed char dev;	/* mknod: the device number */
+	signed char flags;	/* the AT_* or RENAME_* flags word */
+	signed char owner;	/* chown: the uid (the gid follows);
+				 * truncate: the length */
+	int fixed_flags;	/* flags implied by the call (rmdir) */
+	bool follow;		/* the last symlink is followed unless the
+				 * flags say AT_SYMLINK_NOFOLLOW */
+};
+/* Its row of change_calls (change-calls.c), NULL: none. */
+const struct change_call *change_call_of(int nr);
+/* rename or unlink: a call that takes a name away (change-calls.c). */
 bool change_removes_name(int nr);
 int handle_meta(struct sup *s, struct call *c, struct proc *p);	/* h-meta.c */
 int handle_exec(struct sup *s, struct call *c, struct proc *p);	/* h-exec.c */

@@ -38,6 +38,7 @@
 #include "supervisor/ask.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/cpubind.h"
+#include "supervisor/dispatch.h"
 #include "supervisor/notify.h"
 #include "supervisor/procs.h"
 #include "supervisor/record.h"
@@ -55,25 +56,10 @@
 #define CLONE_THREAD 0x00010000
 #endif
 
-struct sup *sup_global;
-
 static int seccomp_notify_sizes_get(struct sup *s)
 {
-	return (int)syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &s->sizes);
-}
-
-static void kill_one(struct proc *p, void *arg)
-{
-	(void)arg;
-	if (p->tid == p->tgid)
-		kill(p->tgid, SIGKILL);
-}
-
-void sup_kill_tree(void)
-{
-	procs_each(kill_one, NULL);
-	if (sup_global)
-		cgroup_kill(&sup_global->cg);
+	return (int)syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0,
+			    &s->loop.sizes);
 }
 
 /* How often the tree's cgroup counters are read while a limit needs it. */
@@ -87,7 +73,7 @@ static uint64_t limit_value(struct sup *s, enum rules_limit l)
 {
 	uint64_t v = 0;
 
-	rules_limit(s->rules, l, &v);
+	rules_limit(s->run.rules, l, &v);
 	return v;
 }
 
@@ -101,9 +87,10 @@ static void check_oom(struct sup *s, struct proc *p)
 {
 	uint64_t n;
 
-	if (cgroup_read(&s->cg, CGROUP_OOM_KILLS, &n) < 0 || n <= s->oom_seen)
+	if (cgroup_read(&s->lim.cg, CGROUP_OOM_KILLS, &n) < 0 ||
+	    n <= s->lim.oom_seen)
 		return;
-	s->oom_seen = n;
+	s->lim.oom_seen = n;
 	if (record_limit(s, p, RULES_LIMIT_MEMORY,
 			 limit_value(s, RULES_LIMIT_MEMORY),
 			 "process killed by the kernel (out of memory in the tree's cgroup)") < 0)
@@ -117,11 +104,11 @@ static void check_pids(struct sup *s)
 {
 	uint64_t n;
 
-	if (cgroup_read(&s->cg, CGROUP_PIDS_REFUSED, &n) < 0 ||
-	    n <= s->pids_refused_seen)
+	if (cgroup_read(&s->lim.cg, CGROUP_PIDS_REFUSED, &n) < 0 ||
+	    n <= s->lim.pids_refused_seen)
 		return;
-	s->pids_refused_seen = n;
-	if (record_limit(s, NULL, RULES_LIMIT_PROCESSES, s->max_tasks,
+	s->lim.pids_refused_seen = n;
+	if (record_limit(s, NULL, RULES_LIMIT_PROCESSES, s->lim.max_tasks,
 			 "fork refused with EAGAIN by the kernel (pids.max)") < 0)
 		sup_fail(s, "cannot write the audit trail");
 }
@@ -131,12 +118,12 @@ static void check_cpu(struct sup *s)
 {
 	uint64_t us;
 
-	if (!s->cpu_limit_ms || s->cpu_hit ||
-	    cgroup_read(&s->cg, CGROUP_CPU_USAGE_US, &us) < 0 ||
-	    us / 1000 < s->cpu_limit_ms)
+	if (!s->lim.cpu_limit_ms || s->lim.cpu_hit ||
+	    cgroup_read(&s->lim.cg, CGROUP_CPU_USAGE_US, &us) < 0 ||
+	    us / 1000 < s->lim.cpu_limit_ms)
 		return;
-	s->cpu_hit = true;
-	if (record_limit(s, NULL, RULES_LIMIT_CPU, s->cpu_limit_ms,
+	s->lim.cpu_hit = true;
+	if (record_limit(s, NULL, RULES_LIMIT_CPU, s->lim.cpu_limit_ms,
 			 "the process tree was killed") < 0)
 		sup_fail(s, "cannot write the audit trail");
 	sup_kill_tree();
@@ -146,39 +133,24 @@ static void check_cpu(struct sup *s)
  * next look (or timeout when none is needed). */
 static int cgroup_tick(struct sup *s, int timeout)
 {
-	bool cpu = s->cpu_limit_ms && !s->cpu_hit;
-	bool pids = cgroup_via(&s->cg, CGROUP_PIDS) != CGROUP_NONE;
+	bool cpu = s->lim.cpu_limit_ms && !s->lim.cpu_hit;
+	bool pids = cgroup_via(&s->lim.cg, CGROUP_PIDS) != CGROUP_NONE;
 	uint64_t now;
 
 	if (!cpu && !pids)
 		return timeout;
 	now = sup_now_us();
-	if (now >= s->next_cg_check_us) {
+	if (now >= s->lim.next_cg_check_us) {
 		notify_creds_release();
-		s->next_cg_check_us = now + CGROUP_CHECK_MS * 1000;
+		s->lim.next_cg_check_us = now + CGROUP_CHECK_MS * 1000;
 		if (cpu)
 			check_cpu(s);
 		if (pids)
 			check_pids(s);
 	}
-	if ((s->next_cg_check_us - now) / 1000 < (uint64_t)timeout)
-		timeout = (int)((s->next_cg_check_us - now) / 1000) + 1;
+	if ((s->lim.next_cg_check_us - now) / 1000 < (uint64_t)timeout)
+		timeout = (int)((s->lim.next_cg_check_us - now) / 1000) + 1;
 	return timeout;
-}
-
-void sup_fail(struct sup *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!s->failed) {
-		va_start(ap, fmt);
-		vsnprintf(s->fail_msg, sizeof(s->fail_msg), fmt, ap);
-		va_end(ap);
-		s->failed = true;
-		fprintf(stderr, "sysgate: %s: stopping the process tree\n", s->fail_msg);
-	}
-	/* Security: fail closed: no call runs unrecorded after this. */
-	sup_kill_tree();
 }
 
 struct fwd {
@@ -384,7 +356,7 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
 
 	if (parent->fork_inflight) {
 		parent->fork_inflight = false;
-		s->forks_inflight--;
+		s->lim.forks_inflight--;
 	}
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0)
 		return;
@@ -445,10 +417,10 @@ static void on_new_task(struct sup *s, struct proc *parent, int event)
  */
 static void seal(struct sup *s)
 {
-	if (s->sealed)
+	if (s->run.sealed)
 		return;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
-		s->sealed = true;
+		s->run.sealed = true;
 }
 
 static void on_stop(struct sup *s, pid_t pid, int st)
@@ -504,8 +476,8 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 
 		seal(s);
 		/* The command's own mask back before it runs (handoff()). */
-		if (s->child_bind.caller == pid) {
-			int r = cpubind_leave(&s->child_bind);
+		if (s->cmd.child_bind.caller == pid) {
+			int r = cpubind_leave(&s->cmd.child_bind);
 
 			if (r < 0)
 				fprintf(stderr, "sysgate: warning: the CPU mask of the command (%d) could not be put back (%s); it stays on one CPU\n",
@@ -564,7 +536,7 @@ static void on_stop(struct sup *s, pid_t pid, int st)
 							      RULES_LIMIT_FILE_SIZE;
 			uint64_t v = 0;
 
-			if (rules_limit(s->rules, l, &v) == 0 &&
+			if (rules_limit(s->run.rules, l, &v) == 0 &&
 			    record_limit(s, p, l, v, sig == SIGXCPU ?
 					 "SIGXCPU sent to the process" :
 					 "SIGXFSZ sent to the process") < 0)
@@ -587,8 +559,8 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 {
 	struct proc *p = procs_find(pid);
 
-	if (pid == s->child) {
-		s->child_status = st;
+	if (pid == s->cmd.child) {
+		s->cmd.child_status = st;
 		seal(s);	/* it never exec'd */
 	}
 	if (!p) {
@@ -600,14 +572,14 @@ static void on_exit_status(struct sup *s, pid_t pid, int st)
 	}
 	if (p->fork_inflight) {
 		p->fork_inflight = false;
-		s->forks_inflight--;
+		s->lim.forks_inflight--;
 	}
 	p->exited = true;
 	/* A leader's end is reported after all its threads'. */
 	if (p->tid == p->tgid)
 		stack_process_forget(p->tgid);
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
-	    cgroup_via(&s->cg, CGROUP_MEMORY) != CGROUP_NONE)
+	    cgroup_via(&s->lim.cg, CGROUP_MEMORY) != CGROUP_NONE)
 		check_oom(s, p);
 	if (record_exit(s, p, st) < 0)
 		sup_fail(s, "cannot write the audit trail");
@@ -639,8 +611,9 @@ static bool reap(struct sup *s)
 
 static int run_loop(struct sup *s)
 {
-	struct seccomp_notif *req = calloc(1, s->sizes.seccomp_notif);
-	struct seccomp_notif_resp *resp = calloc(1, s->sizes.seccomp_notif_resp);
+	struct seccomp_notif *req = calloc(1, s->loop.sizes.seccomp_notif);
+	struct seccomp_notif_resp *resp =
+		calloc(1, s->loop.sizes.seccomp_notif_resp);
 	struct pollfd pfd[3];
 	bool alive = true;
 
@@ -650,28 +623,31 @@ static int run_loop(struct sup *s)
 		sup_fail(s, "out of memory");
 		return -ENOMEM;
 	}
-	pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = s->listener, .events = POLLIN };
+	pfd[0] = (struct pollfd){ .fd = s->loop.sigfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = s->loop.listener, .events = POLLIN };
 	/* Answers of action = ask. */
 	pfd[2] = (struct pollfd){ .fd = ask_fd(), .events = POLLIN };
 	while (alive) {
 		int timeout = AUDIT_SYNC_INTERVAL_MS;
 		int n;
 
-		if (s->wall_deadline_us && !s->wall_hit) {
+		if (s->lim.wall_deadline_us && !s->lim.wall_hit) {
 			uint64_t now = sup_now_us();
 
-			if (now >= s->wall_deadline_us) {
+			if (now >= s->lim.wall_deadline_us) {
 				/* [limits] wall: the tree is killed. */
 				notify_creds_release();
-				s->wall_hit = true;
+				s->lim.wall_hit = true;
 				if (record_limit(s, NULL, RULES_LIMIT_WALL,
-						 (s->wall_deadline_us - s->start_us) / 1000,
+						 (s->lim.wall_deadline_us -
+						  s->run.start_us) / 1000,
 						 "the process tree was killed") < 0)
 					sup_fail(s, "cannot write the audit trail");
 				sup_kill_tree();
-			} else if ((s->wall_deadline_us - now) / 1000 < (uint64_t)timeout) {
-				timeout = (int)((s->wall_deadline_us - now) / 1000) + 1;
+			} else if ((s->lim.wall_deadline_us - now) / 1000 <
+				   (uint64_t)timeout) {
+				timeout = (int)((s->lim.wall_deadline_us -
+						 now) / 1000) + 1;
 			}
 		}
 		timeout = cgroup_tick(s, timeout);
@@ -687,7 +663,7 @@ static int run_loop(struct sup *s)
 		/* With the callers' wake-ups made ordinary (work was
 		 * waiting), look before sleeping: SYNC_WAKE_UP goes back on
 		 * only when the loop is about to wait. */
-		n = s->sync_wake && !s->sync_on ? poll(pfd, 3, 0) : 0;
+		n = s->loop.sync_wake && !s->loop.sync_on ? poll(pfd, 3, 0) : 0;
 		if (n == 0) {
 			bool kept = cpubind_self_kept();
 
@@ -716,14 +692,16 @@ static int run_loop(struct sup *s)
 		if (n > 0 && (pfd[1].revents & POLLIN)) {
 			int r;
 
-			if (s->failed) {
+			if (s->tally.failed) {
 				/* Fail closed: answer without running. */
-				memset(req, 0, s->sizes.seccomp_notif);
-				if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
+				memset(req, 0, s->loop.sizes.seccomp_notif);
+				if (ioctl(s->loop.listener,
+					  SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
 					struct seccomp_notif_resp rr = {
 						.id = req->id, .error = -EPERM,
 					};
-					ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &rr);
+					ioctl(s->loop.listener,
+					      SECCOMP_IOCTL_NOTIF_SEND, &rr);
 				}
 			} else if ((r = notify_handle_one(s, req, resp)) < 0) {
 				sup_fail(s, "seccomp listener: %s", strerror(-r));
@@ -742,12 +720,12 @@ static int run_loop(struct sup *s)
 		 */
 		if (chld || (pfd[0].revents | pfd[2].revents))
 			notify_creds_release();
-		if (n > 0 && (pfd[2].revents & POLLIN) && !s->failed)
-			ask_dispatch(s, req);
+		if (n > 0 && (pfd[2].revents & POLLIN) && !s->tally.failed)
+			ask_dispatch(s, req, notify_handle_req);
 
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si[8];
-			ssize_t got = read(s->sigfd, si, sizeof(si));
+			ssize_t got = read(s->loop.sigfd, si, sizeof(si));
 
 			for (ssize_t i = 0; got > 0 && i < got / (ssize_t)sizeof(si[0]); i++) {
 				int sig = (int)si[i].ssi_signo;
@@ -765,7 +743,7 @@ static int run_loop(struct sup *s)
 		 * waiting status) and on quiet turns, not after every call. */
 		if (chld)
 			alive = reap(s);
-		if (audit_tick(s->audit) < 0 && !s->failed)
+		if (audit_tick(s->out.audit) < 0 && !s->tally.failed)
 			sup_fail(s, "cannot sync the audit trail");
 	}
 	notify_creds_release();
@@ -833,13 +811,13 @@ static char **child_env(const struct supervisor_opts *o, char *const *src)
 
 static int exit_status_of(struct sup *s)
 {
-	if (s->failed)
+	if (s->tally.failed)
 		return SUPERVISOR_EXIT_FAILURE;
-	if (s->child_status < 0)
+	if (s->cmd.child_status < 0)
 		return SUPERVISOR_EXIT_FAILURE;
-	if (WIFSIGNALED(s->child_status))
-		return 128 + WTERMSIG(s->child_status);
-	return WEXITSTATUS(s->child_status);
+	if (WIFSIGNALED(s->cmd.child_status))
+		return 128 + WTERMSIG(s->cmd.child_status);
+	return WEXITSTATUS(s->cmd.child_status);
 }
 
 /*
@@ -955,23 +933,24 @@ static void setup_cgroups(struct sup *s)
 	};
 	struct cgroup_want want = {
 		.memory_bytes = limit_value(s, RULES_LIMIT_MEMORY),
-		.max_tasks = s->max_tasks,
-		.cpu = s->cpu_limit_ms > 0,
+		.max_tasks = s->lim.max_tasks,
+		.cpu = s->lim.cpu_limit_ms > 0,
 	};
 
-	cgroup_init(&s->cg);
+	cgroup_init(&s->lim.cg);
 	if (!want.memory_bytes && !want.max_tasks && !want.cpu)
 		return;
-	cgroup_setup(&s->cg, s->opts->run_id, &want, s->opts->note_fd);
-	if (s->opts->verbosity < SUPERVISOR_VERBOSE)
+	cgroup_setup(&s->lim.cg, s->run.opts->run_id, &want,
+		     s->run.opts->note_fd);
+	if (s->run.opts->verbosity < SUPERVISOR_VERBOSE)
 		return;
 	for (unsigned c = 0; c < CGROUP_NCTRL; c++) {
-		if (cgroup_path(&s->cg, (enum cgroup_ctrl)c))
+		if (cgroup_path(&s->lim.cg, (enum cgroup_ctrl)c))
 			fprintf(stderr, "sysgate: [limits] %s: cgroup %s\n", what[c],
-				cgroup_path(&s->cg, (enum cgroup_ctrl)c));
-		else if (s->cg.why[c][0])
+				cgroup_path(&s->lim.cg, (enum cgroup_ctrl)c));
+		else if (s->lim.cg.why[c][0])
 			fprintf(stderr, "sysgate: [limits] %s: no cgroup (%s)\n",
-				what[c], s->cg.why[c]);
+				what[c], s->lim.cg.why[c]);
 	}
 }
 
@@ -981,12 +960,13 @@ static void final_cgroup_checks(struct sup *s)
 {
 	uint64_t n;
 
-	if (cgroup_via(&s->cg, CGROUP_MEMORY) != CGROUP_NONE) {
+	if (cgroup_via(&s->lim.cg, CGROUP_MEMORY) != CGROUP_NONE) {
 		check_oom(s, NULL);
 		/* Reached without a kill: the kernel reclaimed memory (page
 		 * cache, ...) to keep the tree under the limit. */
-		if (!s->oom_seen &&
-		    cgroup_read(&s->cg, CGROUP_MEMORY_MAX_HITS, &n) == 0 && n &&
+		if (!s->lim.oom_seen &&
+		    cgroup_read(&s->lim.cg, CGROUP_MEMORY_MAX_HITS, &n) == 0 &&
+		    n &&
 		    record_limit(s, NULL, RULES_LIMIT_MEMORY,
 				 limit_value(s, RULES_LIMIT_MEMORY),
 				 "the tree's memory use reached the limit") < 0)
@@ -1156,7 +1136,7 @@ static void handoff(pid_t pid, void *arg)
 {
 	struct sup *s = arg;
 
-	cpubind_enter(pid, &s->child_bind, false);
+	cpubind_enter(pid, &s->cmd.child_bind, false);
 }
 
 /*
@@ -1168,9 +1148,9 @@ static void handoff(pid_t pid, void *arg)
  */
 static bool dir_kept(const struct sup *s, const struct stat *st)
 {
-	for (unsigned i = 0; i < s->n_trail_dirs; i++)
-		if (s->trail_dirs[i].dev == st->st_dev &&
-		    s->trail_dirs[i].ino == st->st_ino)
+	for (unsigned i = 0; i < s->guard.n_trail_dirs; i++)
+		if (s->guard.trail_dirs[i].dev == st->st_dev &&
+		    s->guard.trail_dirs[i].ino == st->st_ino)
 			return true;
 	return false;
 }
@@ -1192,9 +1172,10 @@ static int keep_dirs_above(struct sup *s, const char *real, const char *rule)
 			return -errno;
 		if (dir_kept(s, &st))
 			continue;
-		if (s->n_trail_dirs == SUP_TRAIL_DIRS_MAX)
+		if (s->guard.n_trail_dirs == SUP_TRAIL_DIRS_MAX)
 			return -ELOOP;
-		s->trail_dirs[s->n_trail_dirs++] = (struct sup_dir_id){
+		s->guard.trail_dirs[s->guard.n_trail_dirs++] =
+			(struct sup_dir_id){
 			.dev = st.st_dev, .ino = st.st_ino, .rule = rule };
 	}
 	return 0;
@@ -1223,9 +1204,10 @@ static int config_guard_init(struct sup *s, const struct supervisor_opts *o,
 			*what = list[i];
 			if (!realpath(list[i], real) || stat(real, &st) < 0)
 				return -errno;
-			if (s->n_guards == SUP_GUARDS_MAX)
+			if (s->guard.n_guards == SUP_GUARDS_MAX)
 				return -E2BIG;
-			s->guards[s->n_guards++] = (struct sup_guard){
+			s->guard.guards[s->guard.n_guards++] =
+				(struct sup_guard){
 				.dev = st.st_dev, .ino = st.st_ino,
 				.secret = secret };
 			if ((r = keep_dirs_above(s, real, "sysgate:config")) < 0)
@@ -1233,8 +1215,9 @@ static int config_guard_init(struct sup *s, const struct supervisor_opts *o,
 		}
 	}
 	for (size_t i = 0; o->state_dirs && o->state_dirs[i] &&
-			   i < ARRAY_SIZE(s->state_dirs); i++)
-		snprintf(s->state_dirs[i], sizeof(s->state_dirs[i]), "%s",
+			   i < ARRAY_SIZE(s->guard.state_dirs); i++)
+		snprintf(s->guard.state_dirs[i],
+			 sizeof(s->guard.state_dirs[i]), "%s",
 			 o->state_dirs[i]);
 	return 0;
 }
@@ -1245,15 +1228,15 @@ static int trail_guard_init(struct sup *s, const char *path)
 
 	if (stat(path, &st) < 0)
 		return -errno;
-	s->audit_dev = st.st_dev;
-	s->audit_ino = st.st_ino;
-	s->have_audit_ino = true;
+	s->guard.audit_dev = st.st_dev;
+	s->guard.audit_ino = st.st_ino;
+	s->guard.have_audit_ino = true;
 	/* A terminal or a pipe (-a /dev/stderr): no file there to verify. */
 	if (!S_ISREG(st.st_mode))
 		return 0;
-	if (!realpath(path, s->trail_real))
+	if (!realpath(path, s->guard.trail_real))
 		return -errno;
-	return keep_dirs_above(s, s->trail_real, "sysgate:audit-trail");
+	return keep_dirs_above(s, s->guard.trail_real, "sysgate:audit-trail");
 }
 
 /* The modules that keep part of a task's state in the process table:
@@ -1268,14 +1251,319 @@ static void register_task_state(void)
 	procs_on_forget(caller_creds_forget);
 }
 
+/* The run's state from its options: identity, [limits], cgroups none yet. */
+static void run_init(struct sup *s, const struct supervisor_opts *opts)
+{
+	uint64_t v;
+
+	s->run.opts = opts;
+	s->run.rules = opts->rules;
+	s->out.audit = opts->audit;
+	s->loop.listener = -1;
+	s->cmd.child_status = -1;
+	s->run.self = getpid();
+	s->run.start_us = sup_now_us();
+	s->out.denials_fd = opts->denials_fd;
+	/* No call can move a root: keep each task's (resolve.c). */
+	resolve_set_root_fixed(
+		rules_never_allows(s->run.rules, SYS_chroot) &&
+		rules_never_allows(s->run.rules, SYS_pivot_root) &&
+		rules_never_allows(s->run.rules, SYS_setns) &&
+		rules_never_allows(s->run.rules, SYS_unshare));
+	if (rules_limit(opts->rules, RULES_LIMIT_PROCESSES, &v) == 0)
+		s->lim.max_tasks = v;
+	if (rules_limit(opts->rules, RULES_LIMIT_WALL, &v) == 0)
+		s->lim.wall_deadline_us = s->run.start_us + v * 1000;
+	if (rules_limit(opts->rules, RULES_LIMIT_CPU, &v) == 0)
+		s->lim.cpu_limit_ms = v;
+	cgroup_init(&s->lim.cg);
+}
+
+/* The trail and the run's own files guarded from the tree, and the
+ * listener's sizes: -1 (said) when the run cannot start. */
+static int run_guard(struct sup *s, const struct supervisor_opts *opts)
+{
+	const char *what = NULL;
+	int r;
+
+	if (opts->audit_path &&
+	    (r = trail_guard_init(s, opts->audit_path)) < 0) {
+		fprintf(stderr, "sysgate: cannot guard the audit trail %s: %s\n",
+			opts->audit_path,
+			r == -ELOOP ? "too many directories above it" : strerror(-r));
+		return -1;
+	}
+	if ((r = config_guard_init(s, opts, &what)) < 0) {
+		fprintf(stderr, "sysgate: cannot guard %s from the command: %s\n",
+			what ? what : "the run's configuration",
+			r == -ELOOP ? "too many directories above it" :
+			r == -E2BIG ? "too many files to guard" :
+			strerror(-r));
+		return -1;
+	}
+	if (seccomp_notify_sizes_get(s) < 0) {
+		fprintf(stderr, "sysgate: seccomp user notification is not available: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The cgroups, the environment, the command's output and run.start:
+ * -1 (said) when the trail cannot be written. */
+static int run_open_trail(struct sup *s, const struct supervisor_opts *opts,
+			  int *env_err)
+{
+	struct launch_spec *ls = &prep.ls;
+	uint64_t cap;
+
+	setup_cgroups(s);
+	if (cgroup_via(&s->lim.cg, CGROUP_CPU) == CGROUP_NONE)
+		s->lim.cpu_limit_ms = 0;	/* RLIMIT_CPU per process instead */
+	if (prep.env)
+		*env_err = apply_policy_env(opts);
+	s->run.env_dropped = prep.env_dropped;
+	record_load_core_pattern();
+	/* Unreachable after an early go: only the built-in policy goes
+	 * early, and it sets no output. */
+	if (!opts->output_cap_given && !prep.lc.went &&
+	    rules_output_cap(opts->rules, &cap) == 0)
+		output_set_cap(prep.output, cap, &ls->stdout_fd,
+			       &ls->stderr_fd);
+	s->out.output = prep.output;
+	if (record_run_start(s) < 0) {
+		fprintf(stderr, "sysgate: cannot write the audit trail\n");
+		cgroup_release(&s->lim.cg);
+		s->out.output = NULL;
+		return -1;
+	}
+	prep.output = NULL;	/* s->out.output's now */
+	return 0;
+}
+
+/* What the start needs, after run.start: -1 when the run ends before it
+ * (recorded, or the command's status set). */
+static int run_ready(struct sup *s, const struct supervisor_opts *opts,
+		     int env_err)
+{
+	sigset_t mask;
+	int r;
+
+	if (prep.output_err) {
+		sup_fail(s, "cannot make the pipes for the command's output: %s",
+			 strerror(-prep.output_err));
+		return -1;
+	}
+	r = prep.find_err;
+	if (r < 0) {
+		fprintf(stderr, "sysgate: %s: %s\n", opts->argv[0],
+			r == -ENOENT ? "command not found" : strerror(-r));
+		s->cmd.child_status = (r == -ENOENT ? 127 : 126) << 8;
+		return -1;
+	}
+	if (rules_wants_stacks(opts->rules)) {
+		char why[256];
+
+		/* Loaded only for such policies: it costs every start. */
+		if (stack_init(why, sizeof(why)) < 0) {
+			sup_fail(s, "the policy asks for stacks (stack = yes), but libunwind cannot be loaded: %s",
+				 why);
+			return -1;
+		}
+	}
+	if (ask_init() < 0) {
+		sup_fail(s, "cannot set up questions: %s", strerror(errno));
+		return -1;
+	}
+	if (!prep.env || env_err < 0) {
+		sup_fail(s, "out of memory");
+		return -1;
+	}
+	if (prep.groups_err) {
+		sup_fail(s, "--user %s: too many groups", opts->user_name);
+		return -1;
+	}
+
+	sup_signal_mask(&mask);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	s->loop.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->loop.sigfd < 0) {
+		sup_fail(s, "signalfd: %s", strerror(errno));
+		return -1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	return 0;
+}
+
+/* [limits] the tree's cgroup does not hold, as the command's rlimits. */
+static void run_rlimits(struct sup *s, const struct supervisor_opts *opts,
+			struct launch_spec *ls)
+{
+	static const struct {
+		enum rules_limit l;
+		int res;
+	} map[] = {
+		{ RULES_LIMIT_MEMORY, RLIMIT_AS },
+		{ RULES_LIMIT_CPU, RLIMIT_CPU },
+		{ RULES_LIMIT_FILE_SIZE, RLIMIT_FSIZE },
+		{ RULES_LIMIT_OPEN_FILES, RLIMIT_NOFILE },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+		uint64_t v;
+
+		if (rules_limit(opts->rules, map[i].l, &v) < 0)
+			continue;
+		/* The tree's cgroup holds it instead. */
+		if ((map[i].l == RULES_LIMIT_MEMORY &&
+		     cgroup_via(&s->lim.cg, CGROUP_MEMORY) != CGROUP_NONE) ||
+		    (map[i].l == RULES_LIMIT_CPU &&
+		     cgroup_via(&s->lim.cg, CGROUP_CPU) != CGROUP_NONE))
+			continue;
+		/* CPU is counted in ms in the policy, s by the kernel. */
+		if (map[i].l == RULES_LIMIT_CPU)
+			v = (v + 999) / 1000;
+		ls->rlimits[ls->n_rlimits].resource = map[i].res;
+		ls->rlimits[ls->n_rlimits].value = (rlim_t)v;
+		ls->n_rlimits++;
+	}
+}
+
+/* The command started: the loop's state, our fd limit, its first task. */
+static void run_started(struct sup *s, const struct launch_result *lr)
+{
+	struct rlimit rl;
+	struct proc *p;
+	int r;
+
+	s->cmd.child = lr->pid;
+	s->loop.listener = lr->listener;
+	r = output_start(s->out.output, s->out.audit);
+	if (r < 0)
+		sup_fail(s, "cannot pass on the command's output: %s",
+			 strerror(-r));
+	s->loop.sync_wake = s->loop.sync_on = lr->sync_wake;
+	/*
+	 * The supervisor holds fds per process (pidfds, kept roots and
+	 * cwds) on top of those of the calls it carries out: its own soft
+	 * limit goes up to the hard one, now that the command has started
+	 * with the limit it was given.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	p = procs_add(lr->pid, lr->pid, s->run.self);
+	if (!p) {
+		sup_fail(s, "out of memory");
+	} else {
+		char self_exe[PATH_MAX];
+
+		p->attached = true;
+		if (tracee_exe(s->run.self, self_exe, sizeof(self_exe)) == 0)
+			procs_set_exe(p, self_exe);
+		record_fork(s, lr->pid, s->run.self, lr->pid, "fork");
+	}
+}
+
+/* The command under its filter, handed to the loop: -1 when it did not
+ * start (recorded, or its early status kept). */
+static int run_start(struct sup *s, const struct supervisor_opts *opts)
+{
+	struct launch_spec *ls = &prep.ls;
+	struct launch_result lr;
+	char dir[PATH_MAX] = "";
+	int r;
+
+	ls->build = build_filters;
+	ls->build_arg = opts->rules;
+	if (opts->user)
+		s->run.as_caller = true;
+	run_rlimits(s, opts, ls);
+	r = make_redirect_dirs(opts, dir, sizeof(dir));
+	if (r < 0) {
+		sup_fail(s, "cannot create the redirect directory %s: %s",
+			 dir, strerror(-r));
+		return -1;
+	}
+	if (s->lim.cg.n) {
+		ls->place = place_child;
+		ls->place_arg = &s->lim.cg;
+	}
+	ls->handoff = handoff;
+	ls->handoff_arg = s;
+	r = launch_start(ls, &prep.lc, &lr);
+	if (r == -ECHILD) {
+		s->cmd.child_status = lr.early_status;
+		return -1;
+	}
+	if (r < 0) {
+		if (lr.build_failed)
+			sup_fail(s, "cannot build the seccomp filter");
+		else if (place_failed)
+			sup_fail(s, "cannot put the command in its cgroup: %s",
+				 strerror(-r));
+		else
+			sup_fail(s, "cannot start the command under the filter: %s",
+				 strerror(-r));
+		return -1;
+	}
+	run_started(s, &lr);
+	return 0;
+}
+
+/* The end of the run, started or not: the tree's leftovers, run.end, the
+ * summary.  Returns sysgate's exit status. */
+static int run_end(struct sup *s, const struct supervisor_opts *opts)
+{
+	int status;
+
+	/* A child started for a command that could not start; the terminal
+	 * back; the environment, needed no more. */
+	supervisor_abandon();
+	final_cgroup_checks(s);
+	/* Every process of the tree is gone (or was never started). */
+	cgroup_release(&s->lim.cg);
+	s->tally.ipc_removed = sysv_end_of_run();
+	status = exit_status_of(s);
+	if (s->lim.wall_hit)
+		fprintf(stderr, "sysgate: the wall-time limit was reached: the process tree was killed\n");
+	if (!s->cmd.child_execd && !s->tally.failed && s->cmd.first_exec_err) {
+		fprintf(stderr, "sysgate: cannot run %s: %s%s%s%s\n", opts->argv[0],
+			strerror(s->cmd.first_exec_err),
+			s->cmd.first_exec_rule ? " (rule " : "",
+			s->cmd.first_exec_rule ? s->cmd.first_exec_rule : "",
+			s->cmd.first_exec_rule ? ")" : "");
+	}
+	/* Its last output, recorded before run.end. */
+	if (output_finish(s->out.output) < 0)
+		sup_fail(s, "cannot write the audit trail");
+	/* After the tree, before run.end (which a failed write also
+	 * fails: the writer's error is sticky). */
+	(void)written_record_all(s);
+	if (record_run_end(s, status) < 0) {
+		/* A syslog failure is told by cmd_run: the file has run.end. */
+		if (!audit_ship_error(s->out.audit))
+			fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
+		status = SUPERVISOR_EXIT_FAILURE;
+	}
+	output_free(s->out.output);
+	s->out.output = NULL;
+	record_summary(s, status);
+	if (s->loop.listener >= 0)
+		close(s->loop.listener);
+	if (s->loop.sigfd > 0)
+		close(s->loop.sigfd);
+	return status;
+}
+
+/* A run in steps: its state, the guards, the trail opened with
+ * run.start, what the start needs, the start, the loop, the end. */
 int supervisor_run(const struct supervisor_opts *opts)
 {
 	static struct sup s;
-	struct launch_spec *ls = &prep.ls;
-	struct launch_result lr;
-	sigset_t mask;
-	int status, env_err = 0;
-	int r;
+	int env_err = 0;
 
 	if (!prep.done)
 		supervisor_prepare(opts);
@@ -1289,272 +1577,17 @@ int supervisor_run(const struct supervisor_opts *opts)
 	/* The event loop's thread (run_loop()), from the launch on
 	 * (handoff()). */
 	tracee_set_main_thread();
-	s.opts = opts;
-	s.rules = opts->rules;
-	s.audit = opts->audit;
-	s.listener = -1;
-	s.child_status = -1;
-	s.self = getpid();
-	s.start_us = sup_now_us();
-	s.denials_fd = opts->denials_fd;
-	/* No call can move a root: keep each task's (resolve.c). */
-	resolve_set_root_fixed(rules_never_allows(s.rules, SYS_chroot) &&
-			       rules_never_allows(s.rules, SYS_pivot_root) &&
-			       rules_never_allows(s.rules, SYS_setns) &&
-			       rules_never_allows(s.rules, SYS_unshare));
-	{
-		uint64_t v;
-
-		if (rules_limit(opts->rules, RULES_LIMIT_PROCESSES, &v) == 0)
-			s.max_tasks = v;
-		if (rules_limit(opts->rules, RULES_LIMIT_WALL, &v) == 0)
-			s.wall_deadline_us = s.start_us + v * 1000;
-		if (rules_limit(opts->rules, RULES_LIMIT_CPU, &v) == 0)
-			s.cpu_limit_ms = v;
-	}
-	cgroup_init(&s.cg);
-	if (opts->audit_path && (r = trail_guard_init(&s, opts->audit_path)) < 0) {
-		fprintf(stderr, "sysgate: cannot guard the audit trail %s: %s\n",
-			opts->audit_path,
-			r == -ELOOP ? "too many directories above it" : strerror(-r));
+	run_init(&s, opts);
+	if (run_guard(&s, opts) < 0 ||
+	    run_open_trail(&s, opts, &env_err) < 0) {
 		supervisor_abandon();
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	{
-		const char *what = NULL;
-
-		if ((r = config_guard_init(&s, opts, &what)) < 0) {
-			fprintf(stderr, "sysgate: cannot guard %s from the command: %s\n",
-				what ? what : "the run's configuration",
-				r == -ELOOP ? "too many directories above it" :
-				r == -E2BIG ? "too many files to guard" :
-				strerror(-r));
-			supervisor_abandon();
-			return SUPERVISOR_EXIT_FAILURE;
-		}
+	if (run_ready(&s, opts, env_err) == 0 && run_start(&s, opts) == 0) {
+		/* Emulated creates apply the caller's umask themselves. */
+		umask(0);
+		run_loop(&s);
+		seal(&s);
 	}
-
-	if (seccomp_notify_sizes_get(&s) < 0) {
-		fprintf(stderr, "sysgate: seccomp user notification is not available: %s\n",
-			strerror(errno));
-		supervisor_abandon();
-		return SUPERVISOR_EXIT_FAILURE;
-	}
-
-	setup_cgroups(&s);
-	if (cgroup_via(&s.cg, CGROUP_CPU) == CGROUP_NONE)
-		s.cpu_limit_ms = 0;	/* RLIMIT_CPU per process instead */
-	if (prep.env)
-		env_err = apply_policy_env(opts);
-	s.env_dropped = prep.env_dropped;
-	record_load_core_pattern();
-	{
-		uint64_t cap;
-
-		/* Unreachable after an early go: only the built-in policy
-		 * goes early, and it sets no output. */
-		if (!opts->output_cap_given && !prep.lc.went &&
-		    rules_output_cap(opts->rules, &cap) == 0)
-			output_set_cap(prep.output, cap, &ls->stdout_fd,
-				       &ls->stderr_fd);
-	}
-	s.output = prep.output;
-	if (record_run_start(&s) < 0) {
-		fprintf(stderr, "sysgate: cannot write the audit trail\n");
-		cgroup_release(&s.cg);
-		s.output = NULL;
-		supervisor_abandon();
-		return SUPERVISOR_EXIT_FAILURE;
-	}
-	prep.output = NULL;	/* s.output's now */
-	if (prep.output_err) {
-		sup_fail(&s, "cannot make the pipes for the command's output: %s",
-			 strerror(-prep.output_err));
-		goto end;
-	}
-
-	r = prep.find_err;
-	if (r < 0) {
-		fprintf(stderr, "sysgate: %s: %s\n", opts->argv[0],
-			r == -ENOENT ? "command not found" : strerror(-r));
-		s.child_status = (r == -ENOENT ? 127 : 126) << 8;
-		goto end;
-	}
-	if (rules_wants_stacks(opts->rules)) {
-		char why[256];
-
-		/* Loaded only for such policies: it costs every start. */
-		if (stack_init(why, sizeof(why)) < 0) {
-			sup_fail(&s, "the policy asks for stacks (stack = yes), but libunwind cannot be loaded: %s",
-				 why);
-			goto end;
-		}
-	}
-	if (ask_init() < 0) {
-		sup_fail(&s, "cannot set up questions: %s", strerror(errno));
-		goto end;
-	}
-	if (!prep.env || env_err < 0) {
-		sup_fail(&s, "out of memory");
-		goto end;
-	}
-	if (prep.groups_err) {
-		sup_fail(&s, "--user %s: too many groups", opts->user_name);
-		goto end;
-	}
-
-	sup_signal_mask(&mask);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s.sigfd < 0) {
-		sup_fail(&s, "signalfd: %s", strerror(errno));
-		goto end;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
-
-	ls->build = build_filters;
-	ls->build_arg = opts->rules;
-	if (opts->user)
-		s.as_caller = true;
-	{
-		static const struct {
-			enum rules_limit l;
-			int res;
-		} map[] = {
-			{ RULES_LIMIT_MEMORY, RLIMIT_AS },
-			{ RULES_LIMIT_CPU, RLIMIT_CPU },
-			{ RULES_LIMIT_FILE_SIZE, RLIMIT_FSIZE },
-			{ RULES_LIMIT_OPEN_FILES, RLIMIT_NOFILE },
-		};
-
-		for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
-			uint64_t v;
-
-			if (rules_limit(opts->rules, map[i].l, &v) < 0)
-				continue;
-			/* The tree's cgroup holds it instead. */
-			if ((map[i].l == RULES_LIMIT_MEMORY &&
-			     cgroup_via(&s.cg, CGROUP_MEMORY) != CGROUP_NONE) ||
-			    (map[i].l == RULES_LIMIT_CPU &&
-			     cgroup_via(&s.cg, CGROUP_CPU) != CGROUP_NONE))
-				continue;
-			/* CPU is counted in ms in the policy, s by the kernel. */
-			if (map[i].l == RULES_LIMIT_CPU)
-				v = (v + 999) / 1000;
-			ls->rlimits[ls->n_rlimits].resource = map[i].res;
-			ls->rlimits[ls->n_rlimits].value = (rlim_t)v;
-			ls->n_rlimits++;
-		}
-	}
-	{
-		char dir[PATH_MAX] = "";
-
-		r = make_redirect_dirs(opts, dir, sizeof(dir));
-		if (r < 0) {
-			sup_fail(&s, "cannot create the redirect directory %s: %s",
-				 dir, strerror(-r));
-			goto end;
-		}
-	}
-	if (s.cg.n) {
-		ls->place = place_child;
-		ls->place_arg = &s.cg;
-	}
-	ls->handoff = handoff;
-	ls->handoff_arg = &s;
-	r = launch_start(ls, &prep.lc, &lr);
-	if (r == -ECHILD) {
-		s.child_status = lr.early_status;
-		goto end;
-	}
-	if (r < 0) {
-		if (lr.build_failed)
-			sup_fail(&s, "cannot build the seccomp filter");
-		else if (place_failed)
-			sup_fail(&s, "cannot put the command in its cgroup: %s",
-				 strerror(-r));
-		else
-			sup_fail(&s, "cannot start the command under the filter: %s",
-				 strerror(-r));
-		goto end;
-	}
-	s.child = lr.pid;
-	s.listener = lr.listener;
-	r = output_start(s.output, s.audit);
-	if (r < 0)
-		sup_fail(&s, "cannot pass on the command's output: %s",
-			 strerror(-r));
-	s.sync_wake = s.sync_on = lr.sync_wake;
-	/*
-	 * The supervisor holds fds per process (pidfds, kept roots and
-	 * cwds) on top of those of the calls it carries out: its own soft
-	 * limit goes up to the hard one, now that the command has started
-	 * with the limit it was given.
-	 */
-	{
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			(void)setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
-	{
-		struct proc *p = procs_add(lr.pid, lr.pid, s.self);
-
-		if (!p) {
-			sup_fail(&s, "out of memory");
-		} else {
-			char self_exe[PATH_MAX];
-
-			p->attached = true;
-			if (tracee_exe(s.self, self_exe, sizeof(self_exe)) == 0)
-				procs_set_exe(p, self_exe);
-			record_fork(&s, lr.pid, s.self, lr.pid, "fork");
-		}
-	}
-	/* Emulated creates apply the caller's umask themselves. */
-	umask(0);
-	run_loop(&s);
-	seal(&s);
-
-end:
-	/* A child started for a command that could not start; the terminal
-	 * back; the environment, needed no more. */
-	supervisor_abandon();
-	final_cgroup_checks(&s);
-	/* Every process of the tree is gone (or was never started). */
-	cgroup_release(&s.cg);
-	s.ipc_removed = sysv_end_of_run();
-	status = exit_status_of(&s);
-	if (s.wall_hit)
-		fprintf(stderr, "sysgate: the wall-time limit was reached: the process tree was killed\n");
-	if (!s.child_execd && !s.failed && s.first_exec_err) {
-		fprintf(stderr, "sysgate: cannot run %s: %s%s%s%s\n", opts->argv[0],
-			strerror(s.first_exec_err),
-			s.first_exec_rule ? " (rule " : "",
-			s.first_exec_rule ? s.first_exec_rule : "",
-			s.first_exec_rule ? ")" : "");
-	}
-	/* Its last output, recorded before run.end. */
-	if (output_finish(s.output) < 0)
-		sup_fail(&s, "cannot write the audit trail");
-	/* After the tree, before run.end (which a failed write also
-	 * fails: the writer's error is sticky). */
-	(void)written_record_all(&s);
-	if (record_run_end(&s, status) < 0) {
-		/* A syslog failure is told by cmd_run: the file has run.end. */
-		if (!audit_ship_error(s.audit))
-			fprintf(stderr, "sysgate: cannot write the end of the audit trail\n");
-		status = SUPERVISOR_EXIT_FAILURE;
-	}
-	output_free(s.output);
-	s.output = NULL;
-	record_summary(&s, status);
-	if (s.listener >= 0)
-		close(s.listener);
-	if (s.sigfd > 0)
-		close(s.sigfd);
-	return status;
+	return run_end(&s, opts);
 }

@@ -379,7 +379,139 @@ static int open_ships(struct audit_writer *aw, const char *dest,
 	return 0;
 }
 
-static int cmd_run(int argc, char **argv, char **all_argv)
+/* What `sysgate run` was given and what it opened, from step to step. */
+struct run_cmd {
+	const char *policy_arg;
+	const char *audit_arg;
+	const char *key_arg;
+	int audit_fd;
+	const char *syslog_arg;
+	struct export_live *ocsf[2];
+	int ocsf_fd;		/* --audit-fd with --audit-format ocsf */
+	bool want_ocsf;
+	int denials_fd;
+	const char *user_arg;
+	/* --permissive 1, --enforce 0, -1: the policy's [policy] mode. */
+	int mode_arg;
+	struct passwd *pw;
+	enum audit_sync sync;
+	unsigned long long output_cap;
+	bool output_cap_given;
+	enum supervisor_verbosity verb;
+	char run_id[64];
+	struct tmpdir td;
+	struct tmpdir td_spelled;	/* its name as TMPDIR spells it */
+	char tmp_parent[PATH_MAX], tmp_spelled[PATH_MAX];
+	char audit_path[PATH_MAX];
+	char sup_home[PATH_MAX];	/* HOME before --user */
+	char cwd[PATH_MAX];
+	char err[RULES_ERR_MAX];
+	char policy_hash[65];
+	unsigned char sk[64];
+	struct rules_vars vars;
+	struct rules_set *rs;
+	struct audit_writer *aw;
+	struct supervisor_opts o;
+};
+
+/* A step's "go on"; any other value is the exit status. */
+#define RUN_GO (-1)
+
+/* --audit-fd N, --denials-fd N: an open descriptor, not for the tree. */
+static int fd_arg(const char *opt, const char *arg, int *fd)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || v < 0 || v > INT_MAX || fcntl((int)v, F_GETFD) < 0) {
+		fprintf(stderr, "sysgate: %s %s: not an open file descriptor\n",
+			opt, arg);
+		return SUPERVISOR_EXIT_FAILURE;
+	}
+	*fd = (int)v;
+	/* Security: not for the tree, whose child is forked before the
+	 * trail is opened (supervisor_prepare). */
+	fcntl(*fd, F_SETFD, FD_CLOEXEC);
+	return RUN_GO;
+}
+
+/* One option of `sysgate run`: RUN_GO or the exit status. */
+static int run_option(struct run_cmd *rc, int c)
+{
+	switch (c) {
+	case 'r':
+		rc->policy_arg = optarg;
+		break;
+	case 'a':
+		rc->audit_arg = optarg;
+		break;
+	case 'F':
+		return fd_arg("--audit-fd", optarg, &rc->audit_fd);
+	case 'Y':
+		rc->syslog_arg = optarg;
+		break;
+	case 'O':
+		if (!strcmp(optarg, "ocsf") || !strcmp(optarg, "json")) {
+			rc->want_ocsf = !strcmp(optarg, "ocsf");
+			break;
+		}
+		fprintf(stderr, "sysgate: --audit-format: expected json or ocsf, not '%s'\n",
+			optarg);
+		return SUPERVISOR_EXIT_FAILURE;
+	case 'S':
+		if (!strcmp(optarg, "none"))
+			rc->sync = AUDIT_SYNC_NONE;
+		else if (!strcmp(optarg, "interval"))
+			rc->sync = AUDIT_SYNC_INTERVAL;
+		else if (!strcmp(optarg, "every"))
+			rc->sync = AUDIT_SYNC_EVERY;
+		else {
+			fprintf(stderr, "sysgate: --audit-sync: expected none, interval or every, not '%s'\n",
+				optarg);
+			return SUPERVISOR_EXIT_FAILURE;
+		}
+		break;
+	case 'K':
+		rc->key_arg = optarg;
+		break;
+	case 'U':
+		rc->user_arg = optarg;
+		break;
+	case 'P':
+	case 'E':
+		rc->mode_arg = c == 'P';
+		break;
+	case 'C':
+		if (parse_cap(optarg, &rc->output_cap) < 0) {
+			fprintf(stderr, "sysgate: --output-cap: expected a number of bytes (K, M or G after it), not '%s'\n",
+				optarg);
+			return SUPERVISOR_EXIT_FAILURE;
+		}
+		rc->output_cap_given = true;
+		break;
+	case 'N':
+		rc->output_cap = 0;
+		rc->output_cap_given = true;
+		break;
+	case 'D':
+		return fd_arg("--denials-fd", optarg, &rc->denials_fd);
+	case 'q':
+		rc->verb = SUPERVISOR_QUIET;
+		break;
+	case 'v':
+		rc->verb = SUPERVISOR_VERBOSE;
+		break;
+	case 'h':
+		run_usage(stdout);
+		return 0;
+	default:
+		return tools_usage_error("run");
+	}
+	return RUN_GO;
+}
+
+/* The command line: RUN_GO (optind at the command) or the exit status. */
+static int run_parse(struct run_cmd *rc, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "rules", required_argument, NULL, 'r' },
@@ -401,344 +533,311 @@ static int cmd_run(int argc, char **argv, char **all_argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *policy_arg = NULL;
-	const char *audit_arg = NULL;
-	const char *key_arg = NULL;
-	int audit_fd = -1;
-	const char *syslog_arg = NULL;
-	struct export_live *ocsf[2] = { NULL, NULL };
-	int ocsf_fd = -1;	/* --audit-fd with --audit-format ocsf */
-	bool want_ocsf = false;
-	int denials_fd = -1;
-	const char *user_arg = NULL;
-	/* --permissive 1, --enforce 0, -1: the policy's [policy] mode. */
-	int mode_arg = -1;
-	struct passwd *pw = NULL;
-	enum audit_sync sync = AUDIT_SYNC_INTERVAL;
-	unsigned long long output_cap = OUTPUT_CAP_DEFAULT;
-	bool output_cap_given = false;
-	enum supervisor_verbosity verb = SUPERVISOR_NORMAL;
-	char run_id[64];
-	struct tmpdir td = { .lock_fd = -1 };
-	static struct tmpdir td_spelled;	/* its name as TMPDIR spells it */
-	char tmp_parent[PATH_MAX], tmp_spelled[PATH_MAX];
-	char audit_path[PATH_MAX];
-	static char sup_home[PATH_MAX];	/* HOME before --user */
-	char cwd[PATH_MAX];
-	char err[RULES_ERR_MAX];
-	char policy_hash[65];
-	unsigned char sk[64];
-	struct rules_vars vars;
-	struct rules_set *rs = NULL;
-	struct audit_writer *aw = NULL;
-	struct supervisor_opts o = { 0 };
-	int c, r, status;
+	int c, r;
 
 	optind = 1;
-	while ((c = tools_getopt(argc, argv, "run", "+:r:a:qvh", longopts)) != -1) {
-		switch (c) {
-		case 'r':
-			policy_arg = optarg;
-			break;
-		case 'a':
-			audit_arg = optarg;
-			break;
-		case 'F': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 0 || v > INT_MAX || fcntl((int)v, F_GETFD) < 0) {
-				fprintf(stderr, "sysgate: --audit-fd %s: not an open file descriptor\n",
-					optarg);
-				return SUPERVISOR_EXIT_FAILURE;
-			}
-			audit_fd = (int)v;
-			/* Security: not for the tree, whose child is forked
-			 * before the trail is opened (supervisor_prepare). */
-			fcntl(audit_fd, F_SETFD, FD_CLOEXEC);
-			break;
-		}
-		case 'Y':
-			syslog_arg = optarg;
-			break;
-		case 'O':
-			if (!strcmp(optarg, "ocsf") || !strcmp(optarg, "json")) {
-				want_ocsf = !strcmp(optarg, "ocsf");
-				break;
-			}
-			fprintf(stderr, "sysgate: --audit-format: expected json or ocsf, not '%s'\n",
-				optarg);
-			return SUPERVISOR_EXIT_FAILURE;
-		case 'S':
-			if (!strcmp(optarg, "none"))
-				sync = AUDIT_SYNC_NONE;
-			else if (!strcmp(optarg, "interval"))
-				sync = AUDIT_SYNC_INTERVAL;
-			else if (!strcmp(optarg, "every"))
-				sync = AUDIT_SYNC_EVERY;
-			else {
-				fprintf(stderr, "sysgate: --audit-sync: expected none, interval or every, not '%s'\n",
-					optarg);
-				return SUPERVISOR_EXIT_FAILURE;
-			}
-			break;
-		case 'K':
-			key_arg = optarg;
-			break;
-		case 'U':
-			user_arg = optarg;
-			break;
-		case 'P':
-		case 'E':
-			mode_arg = c == 'P';
-			break;
-		case 'C':
-			if (parse_cap(optarg, &output_cap) < 0) {
-				fprintf(stderr, "sysgate: --output-cap: expected a number of bytes (K, M or G after it), not '%s'\n",
-					optarg);
-				return SUPERVISOR_EXIT_FAILURE;
-			}
-			output_cap_given = true;
-			break;
-		case 'N':
-			output_cap = 0;
-			output_cap_given = true;
-			break;
-		case 'D': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 0 || v > INT_MAX || fcntl((int)v, F_GETFD) < 0) {
-				fprintf(stderr, "sysgate: --denials-fd %s: not an open file descriptor\n",
-					optarg);
-				return SUPERVISOR_EXIT_FAILURE;
-			}
-			denials_fd = (int)v;
-			/* Not for the tree. */
-			fcntl(denials_fd, F_SETFD, FD_CLOEXEC);
-			break;
-		}
-		case 'q':
-			verb = SUPERVISOR_QUIET;
-			break;
-		case 'v':
-			verb = SUPERVISOR_VERBOSE;
-			break;
-		case 'h':
-			run_usage(stdout);
-			return 0;
-		default:
-			return tools_usage_error("run");
-		}
-	}
+	while ((c = tools_getopt(argc, argv, "run", "+:r:a:qvh", longopts)) != -1)
+		if ((r = run_option(rc, c)) != RUN_GO)
+			return r;
 	if (optind >= argc) {
 		fprintf(stderr, "sysgate run: no command given\n");
 		return tools_usage_error("run");
 	}
+	return RUN_GO;
+}
+
+/* The options together, --user, the run's id and temp dir names:
+ * RUN_GO or the exit status. */
+static int run_check(struct run_cmd *rc)
+{
+	int r;
+
 	/* --audit-format ocsf makes --audit-fd a stream of events beside
 	 * the trail, which is then a file (-a or the default). */
-	if (want_ocsf && audit_fd >= 0) {
-		ocsf_fd = audit_fd;
-		audit_fd = -1;
+	if (rc->want_ocsf && rc->audit_fd >= 0) {
+		rc->ocsf_fd = rc->audit_fd;
+		rc->audit_fd = -1;
 	}
-	if (audit_arg && audit_fd >= 0) {
+	if (rc->audit_arg && rc->audit_fd >= 0) {
 		fprintf(stderr, "sysgate: -a and --audit-fd cannot be used together (but with --audit-format ocsf)\n");
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	if (want_ocsf && !syslog_arg && ocsf_fd < 0) {
+	if (rc->want_ocsf && !rc->syslog_arg && rc->ocsf_fd < 0) {
 		fprintf(stderr, "sysgate: --audit-format ocsf is for --audit-syslog and --audit-fd (the trail itself is always sysgate's JSON; see sysgate export)\n");
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	if (user_arg) {
+	if (rc->user_arg) {
 		if (getuid() != 0) {
 			fprintf(stderr, "sysgate: --user needs root (sysgate is running as uid %u)\n",
 				(unsigned)getuid());
 			return SUPERVISOR_EXIT_FAILURE;
 		}
-		pw = user_lookup(user_arg);
-		if (!pw)
+		rc->pw = user_lookup(rc->user_arg);
+		if (!rc->pw)
 			return SUPERVISOR_EXIT_FAILURE;
 		/* The command's home: ${HOME} in the policy, HOME for it.
 		 * The trail stays ours, in our home. */
 		if (getenv("HOME"))
-			snprintf(sup_home, sizeof(sup_home), "%s", getenv("HOME"));
-		setenv("HOME", pw->pw_dir, 1);
-		setenv("USER", pw->pw_name, 1);
-		setenv("LOGNAME", pw->pw_name, 1);
+			snprintf(rc->sup_home, sizeof(rc->sup_home), "%s",
+				 getenv("HOME"));
+		setenv("HOME", rc->pw->pw_dir, 1);
+		setenv("USER", rc->pw->pw_name, 1);
+		setenv("LOGNAME", rc->pw->pw_name, 1);
 	}
-	make_run_id(run_id, sizeof(run_id));
+	make_run_id(rc->run_id, sizeof(rc->run_id));
 	/* Security: the private temp dir (${TMPDIR}) by its canonical path,
 	 * the form the supervisor matches. */
-	if ((r = tools_tmp_parent(tmp_parent, sizeof(tmp_parent), tmp_spelled,
-				  sizeof(tmp_spelled))) < 0) {
+	if ((r = tools_tmp_parent(rc->tmp_parent, sizeof(rc->tmp_parent),
+				  rc->tmp_spelled,
+				  sizeof(rc->tmp_spelled))) < 0) {
 		fprintf(stderr, "sysgate: TMPDIR %s: %s\n", getenv("TMPDIR"),
 			strerror(-r));
 		return SUPERVISOR_EXIT_FAILURE;
 	}
-	if (tmpdir_name(&td, tmp_parent, run_id) < 0 ||
-	    (tmp_spelled[0] &&
-	     tmpdir_name(&td_spelled, tmp_spelled, run_id) < 0)) {
+	if (tmpdir_name(&rc->td, rc->tmp_parent, rc->run_id) < 0 ||
+	    (rc->tmp_spelled[0] &&
+	     tmpdir_name(&rc->td_spelled, rc->tmp_spelled, rc->run_id) < 0)) {
 		fprintf(stderr, "sysgate: TMPDIR is too long for the private temp dir\n");
 		return SUPERVISOR_EXIT_FAILURE;
 	}
+	return RUN_GO;
+}
 
-	o.run_id = run_id;
-	o.tmpdir = td.path;
-	o.note_fd = -1;
-	o.output_cap = output_cap;
-	o.output_cap_given = output_cap_given;
-	o.argv = argv + optind;
+/* The options the child needs, and the child started (it runs nothing
+ * of the command before supervisor_run). */
+static void run_prepare(struct run_cmd *rc, char **cmd_argv)
+{
+	struct supervisor_opts *o = &rc->o;
+
+	o->run_id = rc->run_id;
+	o->tmpdir = rc->td.path;
+	o->note_fd = -1;
+	o->output_cap = rc->output_cap;
+	o->output_cap_given = rc->output_cap_given;
+	o->argv = cmd_argv;
 	/* Permissive: the prebuilt filter is the enforcing one. */
-	o.builtin_policy = !policy_arg && mode_arg != 1;
-	if (pw) {
-		o.user = true;
-		o.uid = pw->pw_uid;
-		o.gid = pw->pw_gid;
-		o.user_name = pw->pw_name;
+	o->builtin_policy = !rc->policy_arg && rc->mode_arg != 1;
+	if (rc->pw) {
+		o->user = true;
+		o->uid = rc->pw->pw_uid;
+		o->gid = rc->pw->pw_gid;
+		o->user_name = rc->pw->pw_name;
 	}
 	/* The child sets itself up while the policy loads; it runs nothing
 	 * of the command before supervisor_run, and is ended on any error
-	 * before (fail_early). */
-	supervisor_prepare(&o);
+	 * before (run_abandon()). */
+	supervisor_prepare(o);
+}
+
+/* The signing key and the whole policy, understood before anything
+ * starts, and its hash: 0, or -1 (said). */
+static int run_load_policy(struct run_cmd *rc)
+{
+	int r;
 
 	if (sodium_init() < 0) {
 		fprintf(stderr, "sysgate: libsodium cannot be initialised\n");
-		goto fail_early;
+		return -1;
 	}
-	if (key_arg && (r = audit_load_secret_key(key_arg, sk)) < 0) {
-		fprintf(stderr, "sysgate: --sign-key %s: %s\n", key_arg, strerror(-r));
-		goto fail_early;
+	if (rc->key_arg && (r = audit_load_secret_key(rc->key_arg, rc->sk)) < 0) {
+		fprintf(stderr, "sysgate: --sign-key %s: %s\n", rc->key_arg,
+			strerror(-r));
+		return -1;
 	}
-	tools_vars(&vars, cwd, sizeof(cwd), td.path, run_id);
-	if (tmp_spelled[0])
-		vars.tmpdir_spelled = td_spelled.path;
+	tools_vars(&rc->vars, rc->cwd, sizeof(rc->cwd), rc->td.path,
+		   rc->run_id);
+	if (rc->tmp_spelled[0])
+		rc->vars.tmpdir_spelled = rc->td_spelled.path;
 
 	/* The whole policy is understood before anything starts. */
-	if (policy_arg && !strcmp(policy_arg, "-"))
-		r = load_stdin_policy(&vars, &rs, policy_hash, err, sizeof(err));
+	if (rc->policy_arg && !strcmp(rc->policy_arg, "-"))
+		r = load_stdin_policy(&rc->vars, &rc->rs, rc->policy_hash,
+				      rc->err, sizeof(rc->err));
 	else
-		r = tools_load_policy(policy_arg, &vars, &rs, err, sizeof(err));
+		r = tools_load_policy(rc->policy_arg, &rc->vars, &rc->rs,
+				      rc->err, sizeof(rc->err));
 	if (r < 0) {
-		fprintf(stderr, "%s\n", err);
-		goto fail_early;
+		fprintf(stderr, "%s\n", rc->err);
+		return -1;
 	}
 	/* Mistakes that leave a valid policy ('[' in a glob, an empty
 	 * policy): said before the run, as check says them. */
-	if (verb != SUPERVISOR_QUIET) {
+	if (rc->verb != SUPERVISOR_QUIET) {
 		const char *w;
 
-		for (size_t i = 0; (w = rules_warning(rs, i)); i++)
+		for (size_t i = 0; (w = rules_warning(rc->rs, i)); i++)
 			fprintf(stderr, "sysgate: warning: %s\n", w);
 	}
 	/* The command line wins over [policy] mode. */
-	if (mode_arg >= 0)
-		rules_set_permissive(rs, mode_arg == 1);
-	if (!policy_arg || strcmp(policy_arg, "-")) {
+	if (rc->mode_arg >= 0)
+		rules_set_permissive(rc->rs, rc->mode_arg == 1);
+	if (!rc->policy_arg || strcmp(rc->policy_arg, "-")) {
 		char *text = NULL;
 		size_t len = 0;
 
-		if (policy_arg && read_policy_text(rules_source(rs), &text, &len) == 0) {
-			hash_hex(text, len, policy_hash);
+		if (rc->policy_arg &&
+		    read_policy_text(rules_source(rc->rs), &text, &len) == 0) {
+			hash_hex(text, len, rc->policy_hash);
 			free(text);
 		} else {
 			const char *d = rules_default_text();
 
-			hash_hex(d, strlen(d), policy_hash);
+			hash_hex(d, strlen(d), rc->policy_hash);
 		}
 	}
+	return 0;
+}
+
+/* The trail, its second sinks and the private temp dir: 0, or -1
+ * (said). */
+static int run_open_trail(struct run_cmd *rc)
+{
+	const char *home = rc->user_arg ? rc->sup_home : getenv("HOME");
+	int r;
 
 	/* A trail or event stream on a pipe whose reader has gone fails its
 	 * write (EPIPE: the run stops with 125), from run.start on, rather
 	 * than killing sysgate (the command gets its signals back to their
 	 * defaults: launch.c). */
 	signal(SIGPIPE, SIG_IGN);
-	if (audit_fd >= 0) {
-		r = audit_open_fd(audit_fd, sync, run_id, &aw);
-		audit_path[0] = '\0';
+	if (rc->audit_fd >= 0) {
+		r = audit_open_fd(rc->audit_fd, rc->sync, rc->run_id, &rc->aw);
+		rc->audit_path[0] = '\0';
 	} else {
-		if (audit_arg)
-			snprintf(audit_path, sizeof(audit_path), "%s", audit_arg);
-		else if ((r = default_audit_path(run_id,
-						 user_arg ? sup_home : getenv("HOME"),
-						 audit_path, sizeof(audit_path))) < 0) {
+		if (rc->audit_arg)
+			snprintf(rc->audit_path, sizeof(rc->audit_path), "%s",
+				 rc->audit_arg);
+		else if ((r = default_audit_path(rc->run_id, home,
+						 rc->audit_path,
+						 sizeof(rc->audit_path))) < 0) {
 			fprintf(stderr, "sysgate: no place for the audit trail: %s (use -a FILE)\n",
 				strerror(-r));
-			goto fail_early;
+			return -1;
 		}
-		r = audit_open_path(audit_path, sync, run_id, &aw);
+		r = audit_open_path(rc->audit_path, rc->sync, rc->run_id,
+				    &rc->aw);
 	}
 	if (r < 0) {
 		fprintf(stderr, "sysgate: cannot open the audit trail %s: %s%s\n",
-			audit_fd >= 0 ? "fd" : audit_path, strerror(-r),
+			rc->audit_fd >= 0 ? "fd" : rc->audit_path, strerror(-r),
 			r == -EBUSY ? " (another sysgate is writing it)" :
 			r == -EBADMSG ? " (it does not end with a whole audit "
 			"record, so a run cannot be chained to it: not a "
 			"trail, or damaged; give another file)" : "");
-		goto fail_early;
+		return -1;
 	}
-	if (want_ocsf && (!(ocsf[0] = export_live_new()) ||
-			  !(ocsf[1] = export_live_new()))) {
+	if (rc->want_ocsf && (!(rc->ocsf[0] = export_live_new()) ||
+			      !(rc->ocsf[1] = export_live_new()))) {
 		fprintf(stderr, "sysgate: out of memory\n");
-		goto fail_early;
+		return -1;
 	}
-	if (open_ships(aw, syslog_arg, ocsf_fd, run_id, ocsf) < 0)
-		goto fail_early;
-	if ((r = tmpdir_create(&td, pw)) < 0) {
+	if (open_ships(rc->aw, rc->syslog_arg, rc->ocsf_fd, rc->run_id,
+		       rc->ocsf) < 0)
+		return -1;
+	if ((r = tmpdir_create(&rc->td, rc->pw)) < 0) {
 		fprintf(stderr, "sysgate: cannot create the private temp dir %s: %s\n",
-			td.path, strerror(-r));
-		goto fail_early;
+			rc->td.path, strerror(-r));
+		return -1;
 	}
-	o.note_fd = tmpdir_note_fd(&td);
+	rc->o.note_fd = tmpdir_note_fd(&rc->td);
+	return 0;
+}
 
-	o.rules = rs;
-	o.audit = aw;
-	o.audit_path = audit_fd >= 0 ? NULL : audit_path;
-	o.policy_hash_hex = policy_hash;
-	o.sign_key = key_arg ? sk : NULL;
-	config_guards(&o, rs, key_arg, user_arg ? sup_home : getenv("HOME"));
-	o.sysgate_argv = all_argv;
-	o.verbosity = verb;
-	o.denials_fd = denials_fd;
-	status = supervisor_run(&o);
+/* The rest of the options, and the run: its exit status. */
+static int run_start(struct run_cmd *rc, char **all_argv)
+{
+	struct supervisor_opts *o = &rc->o;
 
-	r = tmpdir_remove(&td, pw);
+	o->rules = rc->rs;
+	o->audit = rc->aw;
+	o->audit_path = rc->audit_fd >= 0 ? NULL : rc->audit_path;
+	o->policy_hash_hex = rc->policy_hash;
+	o->sign_key = rc->key_arg ? rc->sk : NULL;
+	config_guards(o, rc->rs, rc->key_arg,
+		      rc->user_arg ? rc->sup_home : getenv("HOME"));
+	o->sysgate_argv = all_argv;
+	o->verbosity = rc->verb;
+	o->denials_fd = rc->denials_fd;
+	return supervisor_run(o);
+}
+
+/* What a run leaves: the temp dirs, the sinks' errors, the trail
+ * closed.  Returns the exit status, status or a failure of these. */
+static int run_end(struct run_cmd *rc, int status)
+{
+	int r;
+
+	r = tmpdir_remove(&rc->td, rc->pw);
 	if (r < 0)
 		fprintf(stderr, "sysgate: cannot remove the private temp dir %s: %s; left in place\n",
-			td.path, tmpdir_strerror(r));
+			rc->td.path, tmpdir_strerror(r));
 	/* And those of earlier runs whose sysgate was killed, and their
 	 * cgroups. */
-	tmpdir_sweep(&td, verb == SUPERVISOR_VERBOSE, verb == SUPERVISOR_QUIET,
-		     remove_cgroups_left, &verb);
-	if ((r = audit_ship_error(aw)) < 0) {
-		if (syslog_arg)
+	tmpdir_sweep(&rc->td, rc->verb == SUPERVISOR_VERBOSE,
+		     rc->verb == SUPERVISOR_QUIET, remove_cgroups_left,
+		     &rc->verb);
+	if ((r = audit_ship_error(rc->aw)) < 0) {
+		if (rc->syslog_arg)
 			fprintf(stderr, "sysgate: --audit-syslog %s%s: a record was not handed over: %s; the trail has every record\n",
-				syslog_arg, ocsf_fd >= 0 ? " or --audit-fd" : "",
+				rc->syslog_arg,
+				rc->ocsf_fd >= 0 ? " or --audit-fd" : "",
 				strerror(-r));
 		else
 			fprintf(stderr, "sysgate: --audit-fd %d: an event was not written: %s; the trail has every record\n",
-				ocsf_fd, strerror(-r));
+				rc->ocsf_fd, strerror(-r));
 		status = SUPERVISOR_EXIT_FAILURE;
 	}
-	r = audit_close(aw);
+	r = audit_close(rc->aw);
 	if (r < 0) {
-		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n", strerror(-r));
+		fprintf(stderr, "sysgate: the audit trail is incomplete: %s\n",
+			strerror(-r));
 		status = SUPERVISOR_EXIT_FAILURE;
 	}
-	export_live_free(ocsf[0]);
-	export_live_free(ocsf[1]);
-	sodium_memzero(sk, sizeof(sk));
-	rules_free(rs);
+	export_live_free(rc->ocsf[0]);
+	export_live_free(rc->ocsf[1]);
+	sodium_memzero(rc->sk, sizeof(rc->sk));
+	rules_free(rc->rs);
 	return status;
+}
 
-fail_early:
+/* An error before the run: the child ended, what was opened closed. */
+static int run_abandon(struct run_cmd *rc)
+{
 	supervisor_abandon();
-	if (aw)
-		audit_close(aw);
-	export_live_free(ocsf[0]);
-	export_live_free(ocsf[1]);
-	sodium_memzero(sk, sizeof(sk));
-	rules_free(rs);
+	if (rc->aw)
+		audit_close(rc->aw);
+	export_live_free(rc->ocsf[0]);
+	export_live_free(rc->ocsf[1]);
+	sodium_memzero(rc->sk, sizeof(rc->sk));
+	rules_free(rc->rs);
 	return SUPERVISOR_EXIT_FAILURE;
+}
+
+/* sysgate run, in steps: the options, the child prepared, the policy,
+ * the trail and its sinks, the run, the end. */
+static int cmd_run(int argc, char **argv, char **all_argv)
+{
+	struct run_cmd rc = {
+		.audit_fd = -1,
+		.ocsf_fd = -1,
+		.denials_fd = -1,
+		.mode_arg = -1,
+		.sync = AUDIT_SYNC_INTERVAL,
+		.output_cap = OUTPUT_CAP_DEFAULT,
+		.verb = SUPERVISOR_NORMAL,
+		.td = { .lock_fd = -1 },
+	};
+	int r;
+
+	r = run_parse(&rc, argc, argv);
+	if (r == RUN_GO)
+		r = run_check(&rc);
+	if (r != RUN_GO)
+		return r;
+	run_prepare(&rc, argv + optind);
+	if (run_load_policy(&rc) < 0 || run_open_trail(&rc) < 0)
+		return run_abandon(&rc);
+	return run_end(&rc, run_start(&rc, all_argv));
 }
 
 /* run needs sysgate's whole command line (run.start records it). */

@@ -111,7 +111,7 @@ static void rewrite_addr(struct sup *s, struct call *c, struct rules_event *ev,
 	c->have_rw_addr = true;
 	ev->addr = (struct sockaddr *)act;
 	ev->addr_len = *act_len;
-	rules_match_rewritten(s->rules, ev, v->rule, &again);
+	rules_match_rewritten(s->run.rules, ev, v->rule, &again);
 	*v = again;
 }
 
@@ -180,9 +180,9 @@ static void decide_unnamed(struct sup *s, struct call *c,
 	struct rules_verdict b;
 
 	memcpy(ev.args, c->req->data.args, sizeof(ev.args));
-	rules_match(s->rules, &ev, v);
+	rules_match(s->run.rules, &ev, v);
 	ev.nr = net ? c->req->data.nr : SYS_bind;
-	rules_match(s->rules, &ev, &b);
+	rules_match(s->run.rules, &ev, &b);
 	if (rules_verdict_rank(&b) > rules_verdict_rank(v))
 		*v = b;
 	if (v->action == RULES_REWRITE) {
@@ -476,7 +476,7 @@ static void bind_as_create(struct sup *s, const struct call *c,
 	};
 	struct rules_verdict fv;
 
-	rules_match(s->rules, &fev, &fv);
+	rules_match(s->run.rules, &fev, &fv);
 	if (fv.action != RULES_REWRITE &&
 	    rules_verdict_rank(&fv) > rules_verdict_rank(v))
 		*v = fv;
@@ -515,7 +515,7 @@ static enum cb_step cb_decide_unix(struct sup *s, struct call *c,
 	 * sun_path holds). */
 	ev->unix_path = r->path;
 	if (!notify_builtin_check(s, r, cp->access, &c->v)) {
-		rules_match(s->rules, ev, &c->v);
+		rules_match(s->run.rules, ev, &c->v);
 		if (is_bind)
 			bind_as_create(s, c, r->path, &c->v);
 	}
@@ -676,10 +676,11 @@ static int handle_connect_bind(struct sup *s, struct call *c)
 		 * binds a netlink socket to list interfaces. */
 		c->v = (struct rules_verdict){ .action = RULES_ALLOW,
 					       .rule = "sysgate:netlink",
-					       .audit = rules_audit_level(s->rules) ==
+					       .audit = rules_audit_level(
+							s->run.rules) ==
 							RULES_AUDIT_ALL };
 	} else {
-		rules_match(s->rules, &ev, &c->v);
+		rules_match(s->run.rules, &ev, &c->v);
 		rewrite_addr(s, c, &ev, &c->v, &act, &act_len);
 	}
 	if (c->v.stack && stack_request(s, c) > 0)
@@ -935,7 +936,7 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 		ev.addr_len = m->name_len;
 		ev.unix_path = r.path;
 		if (!notify_builtin_check(s, &r, RULES_ACC_WRITE, &v))
-			rules_match(s->rules, &ev, &v);
+			rules_match(s->run.rules, &ev, &v);
 		if (c->n_paths < CALL_MAX_PATHS)
 			/* The socket file, as for connect: in the record. */
 			socket_path(c, spath, r.path, RULES_ACC_WRITE)->v = v;
@@ -950,12 +951,13 @@ static int decide_dest(struct sup *s, struct call *c, struct out_msg *m,
 	} else if (domain == AF_NETLINK) {
 		v = (struct rules_verdict){
 			.action = RULES_ALLOW, .rule = "sysgate:netlink",
-			.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
+			.audit = rules_audit_level(s->run.rules) ==
+				 RULES_AUDIT_ALL,
 		};
 	} else {
 		ev.addr = (struct sockaddr *)&c->addr;
 		ev.addr_len = m->name_len;
-		rules_match(s->rules, &ev, &v);
+		rules_match(s->run.rules, &ev, &v);
 		c->note = NULL;
 		rewrite_addr(s, c, &ev, &v, &m->act, &m->act_len);
 		c->v = v;
@@ -1382,7 +1384,7 @@ static int handle_listen(struct sup *s, struct call *c)
 		ev.addr = (struct sockaddr *)&c->addr;
 		ev.addr_len = c->addr_len;
 		memcpy(ev.args, a, sizeof(ev.args));
-		rules_match(s->rules, &ev, &v);
+		rules_match(s->run.rules, &ev, &v);
 		if (v.action == RULES_REWRITE) {
 			v.action = RULES_DENY;
 			v.err = EPERM;

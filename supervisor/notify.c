@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The trusted path's core: receive a notification, find its row in the
- * syscall table and hand it to its family's handler (dispatch()); decide
- * the call from its paths' verdicts, record it, and reply.  A CONTINUE is
+ * The trusted path's core, shared by the handlers (h-*.c, net.c) that
+ * dispatch.c hands each call to: decide the call from its paths'
+ * verdicts, record it, and reply.  A CONTINUE is
  * sent only for calls whose decision read no tracee memory, and for
  * execve, which is checked again at the exec stop (notify_exec_event).
  * The handlers live in h-*.c, one file per family; docs/INTERNALS.md walks
@@ -39,31 +39,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 
 #include "common/util.h"
 #include "supervisor/call.h"
-#include "supervisor/cpubind.h"
-#include "supervisor/net.h"
 #include "supervisor/notify.h"
 #include "supervisor/procs.h"
 #include "supervisor/record.h"
-#include "supervisor/regs.h"
-#include "supervisor/resolve.h"
 #include "supervisor/sup.h"
 #include "supervisor/tracee.h"
 #include "supervisor/handlers.h"
-
-/* The call to its family's handler (the syscall table's row). */
-static int dispatch(struct sup *s, struct call *c, struct proc *p);
 
 /* ------------------------------------------------------------------ */
 /* Replies                                                             */
@@ -75,21 +65,21 @@ static int dispatch(struct sup *s, struct call *c, struct proc *p);
 /* Are the last notifications a run from one caller alone? */
 bool caller_alone(const struct sup *s)
 {
-	return s->notifications - s->caller_switch > WAKE_ALONE;
+	return s->tally.notifications - s->loop.caller_switch > WAKE_ALONE;
 }
 
 static void set_sync(struct sup *s, bool on)
 {
-	if (s->sync_on == on)
+	if (s->loop.sync_on == on)
 		return;
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	if (ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 		  on ? SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP : 0UL) == 0)
-		s->sync_on = on;
+		s->loop.sync_on = on;
 }
 
 void notify_wake_idle(struct sup *s)
 {
-	if (s->sync_wake)
+	if (s->loop.sync_wake)
 		set_sync(s, true);
 }
 
@@ -108,15 +98,15 @@ void notify_wake_idle(struct sup *s)
 static void choose_wake(struct sup *s)
 {
 	struct pollfd p[2] = {
-		{ .fd = s->listener, .events = POLLIN },
-		{ .fd = s->sigfd, .events = POLLIN },
+		{ .fd = s->loop.listener, .events = POLLIN },
+		{ .fd = s->loop.sigfd, .events = POLLIN },
 	};
 
-	if (!s->sync_wake || !tracee_on_main_thread())
+	if (!s->loop.sync_wake || !tracee_on_main_thread())
 		return;
 	/* One caller alone (a loop of calls): nothing else can be waiting
 	 * that the look would find often enough to pay for itself. */
-	if (s->sync_on && caller_alone(s))
+	if (s->loop.sync_on && caller_alone(s))
 		return;
 	set_sync(s, poll(p, 2, 0) == 0);
 }
@@ -134,7 +124,7 @@ int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 	};
 
 	choose_wake(s);
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
+	if (ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
 		/* ENOENT: the caller died or was interrupted by a fatal
 		 * signal; nothing ran. */
 		if (errno == ENOENT)
@@ -146,7 +136,7 @@ int notify_send_resp(struct sup *s, uint64_t id, int64_t val, int err,
 
 bool notify_id_valid(struct sup *s, uint64_t id)
 {
-	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 /*
@@ -176,7 +166,7 @@ static int add_fd(struct sup *s, uint64_t id, int fd, bool cloexec)
 		.newfd = 0,
 		.newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
-	int r = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	int r = ioctl(s->loop.listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 
 	return r < 0 ? -errno : r;
 }
@@ -257,7 +247,7 @@ int notify_finish(struct sup *s, struct call *c, bool cont)
 		c->err = c->v.err ? c->v.err : EPERM;
 	/* Blocking calls finish on their own threads: one record at a time. */
 	pthread_mutex_lock(&finish_lock);
-	if (s->failed)
+	if (s->tally.failed)
 		r = -EIO;
 	else if (c->pre_seq)
 		r = record_result(s, c);
@@ -272,7 +262,7 @@ int notify_finish(struct sup *s, struct call *c, bool cont)
 		record_note_denial(s, c, c->pre_seq && c->pre_seq != UINT64_MAX ?
 				   c->pre_seq : seq);
 	if (!c->pre_seq)
-		s->counts[call_action(c)]++;
+		s->tally.counts[call_action(c)]++;
 	pthread_mutex_unlock(&finish_lock);
 	if (cont)
 		return notify_send_resp(s, c->req->id, 0, 0, true);
@@ -292,7 +282,7 @@ int notify_record_before_change(struct sup *s, struct call *c)
 	int r;
 
 	pthread_mutex_lock(&finish_lock);
-	if (s->failed) {
+	if (s->tally.failed) {
 		pthread_mutex_unlock(&finish_lock);
 		return -EIO;
 	}
@@ -304,7 +294,7 @@ int notify_record_before_change(struct sup *s, struct call *c)
 		pthread_mutex_unlock(&finish_lock);
 		return -EIO;
 	}
-	s->counts[call_action(c)]++;
+	s->tally.counts[call_action(c)]++;
 	/* Only a recorded decision gets a result record, which refers to
 	 * the seq this record's commit gave it (not the trail's last seq,
 	 * which is the same only while no other thread records meanwhile:
@@ -354,7 +344,7 @@ int rewrite_restart(struct sup *s, struct call *c)
 	c->rewrite_rule = c->v.rule;
 	c->v = (struct rules_verdict){
 		.action = RULES_ALLOW,
-		.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL,
+		.audit = rules_audit_level(s->run.rules) == RULES_AUDIT_ALL,
 	};
 	c->err = 0;
 	c->note = NULL;
@@ -363,221 +353,12 @@ int rewrite_restart(struct sup *s, struct call *c)
 		c->paths[i].have_resolved = false;
 	}
 	c->n_paths = 0;
-	return dispatch(s, c, procs_find(c->tid));
+	/* Through the pointer dispatch.c set: the table is above this file. */
+	return c->redispatch(s, c, procs_find(c->tid));
 }
-
-int notify_handle_one(struct sup *s, struct seccomp_notif *req,
-		      struct seccomp_notif_resp *resp)
-{
-	assert_loop_thread();
-	(void)resp;
-	/* libseccomp does not zero it, and the kernel refuses a dirty one. */
-	memset(req, 0, s->sizes.seccomp_notif);
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
-		if (errno == ENOENT || errno == EINTR)
-			return 0;	/* withdrawn, or caller gone */
-		return -errno;
-	}
-	s->notifications++;
-	if ((pid_t)req->pid != s->last_caller) {
-		s->last_caller = (pid_t)req->pid;
-		s->caller_switch = s->notifications;
-		/* Two callers: the loop free to run where one is idle. */
-		cpubind_release_self();
-	}
-	return notify_handle_req(s, req);
-}
-
-/*
- * A zeroed call, but for its path buffers (64 KiB, written at every
- * notification otherwise): those start as empty strings.
- */
-static void call_init(struct call *c)
-{
-	const size_t head = offsetof(struct call, paths);
-	const size_t tail = head + sizeof(c->paths);
-
-	memset(c, 0, head);
-	memset((char *)c + tail, 0, sizeof(*c) - tail);
-	for (size_t i = 0; i < CALL_MAX_PATHS; i++) {
-		struct call_path *cp = &c->paths[i];
-
-		memset(cp, 0, offsetof(struct call_path, raw));
-		cp->raw[0] = '\0';
-		cp->resolved[0] = '\0';
-		cp->redirect[0] = '\0';
-		cp->from[0] = '\0';
-	}
-}
-
-/*
- * The caller's entry in the process table, brought up to date for a new
- * call of c (c->tgid set; a call restarted by a rewrite marked so).  NULL
- * when out of memory.
- */
-static struct proc *call_task(struct sup *s, struct call *c)
-{
-	struct proc *p = procs_find(c->tid);
-
-	if (!p || !p->exe)
-		notify_creds_release();	/* /proc reads of our own */
-	if (!p) {
-		/* A new task can be notified before its first ptrace stop. */
-		pid_t tg = tracee_tgid(c->tid);
-
-		p = procs_add(c->tid, tg > 0 ? tg : c->tid, 0);
-		if (!p)
-			return NULL;
-		if (tg > 0 && tg != c->tid) {
-			struct proc *leader = procs_find(tg);
-
-			if (leader && leader->exe)
-				procs_set_exe(p, leader->exe);
-		}
-	}
-	c->tgid = p->tgid;
-	/* A new call: any it was continued in is over. */
-	tracee_seen(p);
-	/* The call a rewrite restarted with new registers: decided on
-	 * them, by every rule but its own rewrite. */
-	if (p->edit)
-		regs_edited_call(p, c);
-	if (p->fork_inflight) {
-		/* Its fork has returned (or it would not be here). */
-		p->fork_inflight = false;
-		s->forks_inflight--;
-	}
-	if (!p->exe) {
-		char exe[PATH_MAX];
-
-		if (tracee_exe(c->tid, exe, sizeof(exe)) == 0)
-			procs_set_exe(p, exe);
-	}
-	return p;
-}
-
-int notify_handle_req(struct sup *s, struct seccomp_notif *req)
-{
-	struct call c;
-	struct proc *p;
-	char namebuf[32];
-	int nr = req->data.nr;
-
-	assert_loop_thread();
-	call_init(&c);
-	c.req = req;
-	/*
-	 * Until a rule decides, a call that fails on its own (a bad pointer,
-	 * a missing directory) is recorded as the kernel's answer: allowed
-	 * to fail, under audit = all.
-	 */
-	c.v.action = RULES_ALLOW;
-	c.v.audit = rules_audit_level(s->rules) == RULES_AUDIT_ALL;
-	c.note = NULL;
-	c.tid = (pid_t)req->pid;
-	resolve_note_call(c.tid, nr);
-	cpubind_note_call(c.tid, nr, req->data.args[0]);
-	if (rules_changes_creds(nr))
-		caller_creds_stale();
-	p = call_task(s, &c);
-	if (!p)
-		return notify_send_resp(s, req->id, 0, ENOMEM, false);
-	c.exe = p->exe;
-	c.info = rules_syscall_by_nr(nr);
-	c.name = c.info ? c.info->name : NULL;
-	if (!c.name) {
-		snprintf(namebuf, sizeof(namebuf), "syscall_%d", nr);
-		c.name = namebuf;
-	}
-
-	if (req->data.arch != AUDIT_ARCH_X86_64) {
-		/* The guard filter kills other ABIs; never let one through. */
-		notify_verdict_builtin(&c.v, "sysgate:arch", ENOSYS);
-		return notify_finish(s, &c, false);
-	}
-	/* A process is always allowed to end. */
-	if (nr == SYS_exit || nr == SYS_exit_group || nr == SYS_rt_sigreturn)
-		return notify_send_resp(s, req->id, 0, 0, true);
-
-	/* Security: the closed world (rules/filter.c): a number without a
-	 * row of the syscall table, and a call refused under every policy,
-	 * fail as on a kernel without them, and the attempt is recorded. */
-	if (!c.info || c.info->decide == RULES_DECIDE_REFUSED) {
-		notify_verdict_builtin(&c.v, c.info ? "sysgate:refused" :
-				       "sysgate:unknown-syscall", ENOSYS);
-		return notify_finish(s, &c, false);
-	}
-	if (rules_unmediated_refused(s->rules, nr))
-		return unmediated_call(s, &c);
-	if (s->as_caller && c.info->kind != RULES_KIND_SCALAR) {
-		/* Opened with our own rights: a caller's may not open it
-		 * (one that made itself non-dumpable). */
-		(void)tracee_mem_fd(c.tid);
-		/*
-		 * Security: --user: the supervisor is root; every walk and
-		 * every emulated call is done with the caller's credentials
-		 * (ids, groups, capabilities), so it lends none of its own
-		 * rights.
-		 */
-		const struct creds *held = caller_creds_take(p, c.tid);
-
-		if (!held) {
-			notify_verdict_builtin(&c.v, "sysgate:credentials", EPERM);
-			return notify_finish(s, &c, false);
-		}
-		c.creds = held;
-		/* Kept after the call: the next one is most often the same
-		 * caller's; the loop puts ours back before any work of its
-		 * own (notify_creds_release()). */
-		return dispatch(s, &c, p);
-	}
-	notify_creds_release();
-	return dispatch(s, &c, p);
-}
-
-/*
- * One handler per family of the syscall table (rules/syscalls.c, the
- * row's family): adding a syscall is a row there and, for a family of its
- * own, a handler here.  Each takes the call as received and answers it.
- */
-typedef int (*family_handler)(struct sup *s, struct call *c, struct proc *p);
-
-static int fam_net(struct sup *s, struct call *c, struct proc *p)
-{
-	(void)p;
-	return net_handle(s, c);
-}
-
-/* Security: the closed world (notify_handle_req() refuses these before,
- * this row is the table's own word for it). */
-static int fam_refused(struct sup *s, struct call *c, struct proc *p)
-{
-	(void)p;
-	notify_verdict_builtin(&c->v, "sysgate:refused", ENOSYS);
-	return notify_finish(s, c, false);
-}
-
-static const family_handler family_handlers[] = {
-	[RULES_FAM_SCALAR] = handle_scalar,
-	[RULES_FAM_OPEN] = handle_open,
-	[RULES_FAM_CHANGE] = handle_change,
-	[RULES_FAM_META] = handle_meta,
-	[RULES_FAM_EXEC] = handle_exec,
-	[RULES_FAM_NET] = fam_net,
-	[RULES_FAM_REFUSED] = fam_refused,
-};
 
 int notify_refuse_unsupported(struct sup *s, struct call *c)
 {
 	notify_verdict_builtin(&c->v, "sysgate:unsupported", ENOSYS);
 	return notify_finish(s, c, false);
-}
-
-static int dispatch(struct sup *s, struct call *c, struct proc *p)
-{
-	unsigned f = (unsigned)c->info->family;
-
-	if (f < ARRAY_SIZE(family_handlers) && family_handlers[f])
-		return family_handlers[f](s, c, p);
-	return notify_refuse_unsupported(s, c);
 }

@@ -16,12 +16,8 @@ struct call;
 struct resolved;
 struct proc;
 
-/* Receive and handle one notification.  Returns 0, or -errno on a fatal
- * listener error. */
-int notify_handle_one(struct sup *s, struct seccomp_notif *req,
-		      struct seccomp_notif_resp *resp);
-
-/* Shared by notify.c, the handlers (h-*.c) and net.c (the trusted path). */
+/* Shared by notify.c, the handlers (h-*.c) and net.c (the trusted path);
+ * the entry point is in dispatch.h. */
 /*
  * The event loop is about to sleep: the next caller's notification wakes
  * it on the caller's CPU again (see notify_send_resp()).
@@ -52,9 +48,6 @@ int notify_caller_umask(struct call *c);
  * holds a caller's (kept from one call to the next): called before any
  * work of the supervisor's own. */
 void notify_creds_release(void);
-
-/* Handle a notification already received (ask.c re-runs answered ones). */
-int notify_handle_req(struct sup *s, struct seccomp_notif *req);
 
 /* Exec verification at PTRACE_EVENT_EXEC (h-exec.c, shares the checks). */
 void notify_exec_event(struct sup *s, struct proc *p, pid_t former_tid);

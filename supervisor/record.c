@@ -35,14 +35,6 @@
 #include "supervisor/supervisor.h"
 #include "supervisor/output.h"
 
-uint64_t sup_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static const char *sig_name(int sig)
 {
 	static char buf[16];
@@ -627,11 +619,11 @@ int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 	uint64_t at = 0;
 	int rc;
 
-	if (s->opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
+	if (s->run.opts->verbosity >= SUPERVISOR_VERBOSE && !c->pending)
 		verbose_line(c, addr_text(c, human, sizeof(human)));
 	if (!c->v.audit)
 		return 0;
-	r = audit_begin(s->audit, "syscall");
+	r = audit_begin(s->out.audit, "syscall");
 	add_call(r, c, human, sizeof(human));
 	rc = audit_commit_seq(r, &at);
 	if (rc < 0)
@@ -641,7 +633,7 @@ int record_call(struct sup *s, const struct call *c, uint64_t *seq)
 		*seq = at;
 	/* Permissive: a would-be denial is listed at the end of the run. */
 	if (c->v.action == RULES_ALLOW && c->v.would != RULES_ALLOW) {
-		s->would_denied++;
+		s->tally.would_denied++;
 		record_note_denial(s, c, at);
 	}
 	return 0;
@@ -669,7 +661,8 @@ static char *side_line(struct sup *s, struct audit_rec *r, uint64_t seq)
 	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		 tm.tm_min, tm.tm_sec, (long)(now.tv_nsec / 1000) % 1000000);
-	audit_escape(run, sizeof(run), s->opts->run_id, strlen(s->opts->run_id));
+	audit_escape(run, sizeof(run), s->run.opts->run_id,
+		     strlen(s->run.opts->run_id));
 	if (seq)
 		n = snprintf(head, sizeof(head), "{\"seq\":%llu,\"ts\":\"%s\",\"run\":\"",
 			     (unsigned long long)seq, ts);
@@ -725,7 +718,7 @@ static const struct proc *argv_owner(pid_t tgid)
 
 char *record_question(struct sup *s, const struct call *c, const char *what)
 {
-	struct audit_rec *r = audit_begin(s->audit, "ask");
+	struct audit_rec *r = audit_begin(s->out.audit, "ask");
 	const struct proc *p = argv_owner(c->tgid);
 	char human[PATH_MAX + 32], link[64], cwd[PATH_MAX];
 	ssize_t n;
@@ -744,7 +737,7 @@ char *record_question(struct sup *s, const struct call *c, const char *what)
 		audit_bytes(r, "cwd", cwd, (size_t)n);
 	else
 		audit_null(r, "cwd");
-	return side_line(s, r, audit_last_seq(s->audit));
+	return side_line(s, r, audit_last_seq(s->out.audit));
 }
 
 int record_result(struct sup *s, const struct call *c)
@@ -753,11 +746,11 @@ int record_result(struct sup *s, const struct call *c)
 
 	char human[PATH_MAX + 32];
 
-	if (s->opts->verbosity >= SUPERVISOR_VERBOSE)
+	if (s->run.opts->verbosity >= SUPERVISOR_VERBOSE)
 		verbose_line(c, addr_text(c, human, sizeof(human)));
 	if (!c->v.audit)
 		return 0;
-	r = audit_begin(s->audit, "syscall.result");
+	r = audit_begin(s->out.audit, "syscall.result");
 	audit_int(r, "pid", c->tgid);
 	audit_int(r, "tid", c->tid);
 	audit_str(r, "syscall", c->name);
@@ -841,11 +834,11 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 			snprintf(verb, sizeof(verb), "%s", c->name);
 		}
 	}
-	if (s->denials_fd >= 0) {
+	if (s->out.denials_fd >= 0) {
 		/* For an agent harness reading while the run goes on: the
 		 * trail record's fields, with its seq, and the summary's
 		 * words. */
-		struct audit_rec *r = audit_begin(s->audit, "denial");
+		struct audit_rec *r = audit_begin(s->out.audit, "denial");
 		char human[PATH_MAX + 32];
 		char *line;
 
@@ -856,11 +849,11 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 		audit_bytes(r, "what", what, strlen(what));
 		line = side_line(s, r, seq);
 		if (line)
-			side_write(s->denials_fd, line);
+			side_write(s->out.denials_fd, line);
 		free(line);
 	}
-	for (unsigned i = 0; i < s->n_denials; i++) {
-		struct denial *d = &s->denials[i];
+	for (unsigned i = 0; i < s->tally.n_denials; i++) {
+		struct denial *d = &s->tally.denials[i];
 
 		if (!strcmp(d->verb, verb) && !strncmp(d->what, what, sizeof(d->what) - 1) &&
 		    !strcmp(d->exe, exe) && !strcmp(d->rule, rule) &&
@@ -869,11 +862,11 @@ void record_note_denial(struct sup *s, const struct call *c, uint64_t seq)
 			return;
 		}
 	}
-	if (s->n_denials >= SUP_MAX_DENIALS) {
-		s->denials_dropped++;
+	if (s->tally.n_denials >= SUP_MAX_DENIALS) {
+		s->tally.denials_dropped++;
 		return;
 	}
-	struct denial *d = &s->denials[s->n_denials++];
+	struct denial *d = &s->tally.denials[s->tally.n_denials++];
 
 	snprintf(d->verb, sizeof(d->verb), "%s", verb);
 	snprintf(d->what, sizeof(d->what), "%s", what);
@@ -913,25 +906,26 @@ static void add_limits(struct audit_rec *r, struct sup *s)
 		const char *backstop = NULL;
 		uint64_t v;
 
-		if (rules_limit(s->rules, (enum rules_limit)l, &v) < 0)
+		if (rules_limit(s->run.rules, (enum rules_limit)l, &v) < 0)
 			continue;
 		switch ((enum rules_limit)l) {
 		case RULES_LIMIT_PROCESSES:
 			via = "supervisor";
 			c = CGROUP_PIDS;
-			if (cgroup_via(&s->cg, c) != CGROUP_NONE)
-				backstop = cgroup_via_name(cgroup_via(&s->cg, c));
+			if (cgroup_via(&s->lim.cg, c) != CGROUP_NONE)
+				backstop = cgroup_via_name(
+					cgroup_via(&s->lim.cg, c));
 			break;
 		case RULES_LIMIT_WALL:
 			via = "supervisor";
 			break;
 		case RULES_LIMIT_MEMORY:
 			c = CGROUP_MEMORY;
-			via = cgroup_via_name(cgroup_via(&s->cg, c));
+			via = cgroup_via_name(cgroup_via(&s->lim.cg, c));
 			break;
 		case RULES_LIMIT_CPU:
 			c = CGROUP_CPU;
-			via = cgroup_via_name(cgroup_via(&s->cg, c));
+			via = cgroup_via_name(cgroup_via(&s->lim.cg, c));
 			break;
 		case RULES_LIMIT_FILE_SIZE:
 		case RULES_LIMIT_OPEN_FILES:
@@ -944,8 +938,8 @@ static void add_limits(struct audit_rec *r, struct sup *s)
 		audit_str(r, "scope", strcmp(via, "rlimit") == 0 ? "process" : "tree");
 		if (backstop)
 			audit_str(r, "backstop", backstop);
-		if (c != CGROUP_NCTRL && cgroup_path(&s->cg, c)) {
-			const char *cp = cgroup_path(&s->cg, c);
+		if (c != CGROUP_NCTRL && cgroup_path(&s->lim.cg, c)) {
+			const char *cp = cgroup_path(&s->lim.cg, c);
 
 			audit_bytes(r, "cgroup", cp, strlen(cp));
 		}
@@ -984,31 +978,31 @@ static void add_identity(struct audit_rec *r, struct sup *s)
 		audit_bytes(r, "home", home, strlen(home));
 	else
 		audit_null(r, "home");
-	if (!s->opts->user)
+	if (!s->run.opts->user)
 		return;
 	audit_obj_begin(r, "run_as");
-	if (s->opts->user_name)
-		audit_bytes(r, "user", s->opts->user_name,
-			    strlen(s->opts->user_name));
-	audit_int(r, "uid", s->opts->uid);
-	audit_int(r, "gid", s->opts->gid);
+	if (s->run.opts->user_name)
+		audit_bytes(r, "user", s->run.opts->user_name,
+			    strlen(s->run.opts->user_name));
+	audit_int(r, "uid", s->run.opts->uid);
+	audit_int(r, "gid", s->run.opts->gid);
 	audit_obj_end(r);
 }
 
 int record_run_start(struct sup *s)
 {
-	struct audit_rec *r = audit_begin(s->audit, "run.start");
+	struct audit_rec *r = audit_begin(s->out.audit, "run.start");
 	struct utsname u;
 	char cwd[PATH_MAX];
 	char host[256] = "";
 
 	audit_str(r, "version", PACKAGE_VERSION);
 	audit_arr_begin(r, "argv");
-	for (char *const *a = s->opts->sysgate_argv; a && *a; a++)
+	for (char *const *a = s->run.opts->sysgate_argv; a && *a; a++)
 		audit_bytes(r, NULL, *a, strlen(*a));
 	audit_arr_end(r);
 	audit_arr_begin(r, "command");
-	for (char *const *a = s->opts->argv; *a; a++)
+	for (char *const *a = s->run.opts->argv; *a; a++)
 		audit_bytes(r, NULL, *a, strlen(*a));
 	audit_arr_end(r);
 	if (getcwd(cwd, sizeof(cwd)))
@@ -1024,62 +1018,64 @@ int record_run_start(struct sup *s)
 		snprintf(k, sizeof(k), "%s %s", u.sysname, u.release);
 		audit_str(r, "kernel", k);
 	}
-	audit_int(r, "supervisor_pid", s->self);
-	audit_str(r, "policy", rules_source(s->rules));
-	audit_str(r, "policy_hash", s->opts->policy_hash_hex);
+	audit_int(r, "supervisor_pid", s->run.self);
+	audit_str(r, "policy", rules_source(s->run.rules));
+	audit_str(r, "policy_hash", s->run.opts->policy_hash_hex);
 	audit_str(r, "audit_level",
-		  rules_audit_level(s->rules) == RULES_AUDIT_ALL ? "all" :
-		  rules_audit_level(s->rules) == RULES_AUDIT_DENIED ? "denied" : "none");
-	if (s->opts->tmpdir)
-		audit_str(r, "tmpdir", s->opts->tmpdir);
-	audit_str(r, "mode", rules_is_permissive(s->rules) ? "permissive" :
+		  rules_audit_level(s->run.rules) == RULES_AUDIT_ALL ? "all" :
+		  rules_audit_level(s->run.rules) == RULES_AUDIT_DENIED ?
+		  "denied" : "none");
+	if (s->run.opts->tmpdir)
+		audit_str(r, "tmpdir", s->run.opts->tmpdir);
+	audit_str(r, "mode", rules_is_permissive(s->run.rules) ? "permissive" :
 							     "enforce");
 	/* Security: the names only; a value never enters the trail. */
 	audit_arr_begin(r, "env_dropped");
-	for (char *const *n = s->env_dropped; n && *n; n++)
+	for (char *const *n = s->run.env_dropped; n && *n; n++)
 		audit_bytes(r, NULL, *n, strlen(*n));
 	audit_arr_end(r);
 	add_limits(r, s);
-	output_describe(s->output, r);
+	output_describe(s->out.output, r);
 	return audit_commit(r);
 }
 
 int record_run_end(struct sup *s, int exit_status)
 {
-	struct audit_rec *r = audit_begin(s->audit, "run.end");
+	struct audit_rec *r = audit_begin(s->out.audit, "run.end");
 
 	audit_int(r, "exit", exit_status);
-	if (s->failed) {
+	if (s->tally.failed) {
 		audit_str(r, "status", "failed");
-		audit_str(r, "error", s->fail_msg);
-	} else if (s->child_status >= 0 && WIFSIGNALED(s->child_status)) {
+		audit_str(r, "error", s->tally.fail_msg);
+	} else if (s->cmd.child_status >= 0 &&
+		   WIFSIGNALED(s->cmd.child_status)) {
 		audit_str(r, "status", "signaled");
-		audit_str(r, "signal", sig_name(WTERMSIG(s->child_status)));
+		audit_str(r, "signal", sig_name(WTERMSIG(s->cmd.child_status)));
 	} else {
 		audit_str(r, "status", "exited");
 	}
-	audit_uint(r, "duration_ms", (sup_now_us() - s->start_us) / 1000);
-	if (s->ipc_removed)
-		audit_uint(r, "ipc_removed", s->ipc_removed);
+	audit_uint(r, "duration_ms", (sup_now_us() - s->run.start_us) / 1000);
+	if (s->tally.ipc_removed)
+		audit_uint(r, "ipc_removed", s->tally.ipc_removed);
 	if (written_dropped())
 		audit_uint(r, "files_not_followed", written_dropped());
 	audit_obj_begin(r, "counts");
-	audit_uint(r, "allow", s->counts[RULES_ALLOW]);
-	audit_uint(r, "deny", s->counts[RULES_DENY]);
-	audit_uint(r, "kill", s->counts[RULES_KILL]);
-	audit_uint(r, "rewrite", s->counts[RULES_REWRITE]);
-	if (rules_is_permissive(s->rules))
-		audit_uint(r, "would_deny", s->would_denied);
-	audit_uint(r, "notifications", s->notifications);
+	audit_uint(r, "allow", s->tally.counts[RULES_ALLOW]);
+	audit_uint(r, "deny", s->tally.counts[RULES_DENY]);
+	audit_uint(r, "kill", s->tally.counts[RULES_KILL]);
+	audit_uint(r, "rewrite", s->tally.counts[RULES_REWRITE]);
+	if (rules_is_permissive(s->run.rules))
+		audit_uint(r, "would_deny", s->tally.would_denied);
+	audit_uint(r, "notifications", s->tally.notifications);
 	audit_obj_end(r);
-	output_end_fields(s->output, r);
-	audit_put_final(r, s->opts->sign_key);
+	output_end_fields(s->out.output, r);
+	audit_put_final(r, s->run.opts->sign_key);
 	return audit_commit(r);
 }
 
 int record_fork(struct sup *s, pid_t pid, pid_t ppid, pid_t tgid, const char *kind)
 {
-	struct audit_rec *r = audit_begin(s->audit, "proc.fork");
+	struct audit_rec *r = audit_begin(s->out.audit, "proc.fork");
 
 	audit_int(r, "pid", tgid);
 	audit_int(r, "tid", pid);
@@ -1093,14 +1089,14 @@ int record_exec(struct sup *s, struct proc *p, const char *path,
 {
 	struct audit_rec *r;
 
-	r = audit_begin(s->audit, "proc.exec");
+	r = audit_begin(s->out.audit, "proc.exec");
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
 	audit_bytes(r, "path", path, strlen(path));
 	add_str_array_from(r, "argv", img->argv, img->argv_len);
 	/* What a question about its calls says it runs (ask hooks). */
 	procs_set_argv(p, img->argv, img->argv_len);
-	if (s->opts->verbosity >= SUPERVISOR_VERBOSE) {
+	if (s->run.opts->verbosity >= SUPERVISOR_VERBOSE) {
 		char esc[PATH_MAX * 4];
 
 		fprintf(stderr, "[pid %d] exec %s\n", p->tid,
@@ -1112,7 +1108,7 @@ int record_exec(struct sup *s, struct proc *p, const char *path,
 int record_exec_violation(struct sup *s, struct proc *p, const char *why,
 			  const char *path)
 {
-	struct audit_rec *r = audit_begin(s->audit, "syscall");
+	struct audit_rec *r = audit_begin(s->out.audit, "syscall");
 	char esc[PATH_MAX * 4];
 
 	audit_int(r, "pid", p->tgid);
@@ -1202,10 +1198,10 @@ int record_exit(struct sup *s, struct proc *p, int status)
 
 	/* What the process wrote before it ended comes first; an output
 	 * record that could not be written fails the run as this one. */
-	err = output_sync(s->output);
+	err = output_sync(s->out.output);
 	if (err < 0)
 		return err;
-	r = audit_begin(s->audit, "proc.exit");
+	r = audit_begin(s->out.audit, "proc.exit");
 
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
@@ -1224,7 +1220,7 @@ int record_exit(struct sup *s, struct proc *p, int status)
 
 int record_signal(struct sup *s, struct proc *p, int sig)
 {
-	struct audit_rec *r = audit_begin(s->audit, "proc.signal");
+	struct audit_rec *r = audit_begin(s->out.audit, "proc.signal");
 
 	audit_int(r, "pid", p->tgid);
 	audit_int(r, "tid", p->tid);
@@ -1236,15 +1232,15 @@ int record_signal(struct sup *s, struct proc *p, int sig)
 void record_summary(struct sup *s, int exit_status)
 {
 	(void)exit_status;
-	if (s->opts->verbosity == SUPERVISOR_QUIET)
+	if (s->run.opts->verbosity == SUPERVISOR_QUIET)
 		return;
-	if (rules_is_permissive(s->rules))
+	if (rules_is_permissive(s->run.rules))
 		fprintf(stderr, "sysgate: permissive run: the policy %s denied nothing; it would deny %llu call%s (below); sysgate's own checks still deny\n",
-			rules_source(s->rules),
-			(unsigned long long)s->would_denied,
-			s->would_denied == 1 ? "" : "s");
-	for (unsigned i = 0; i < s->n_denials; i++) {
-		const struct denial *d = &s->denials[i];
+			rules_source(s->run.rules),
+			(unsigned long long)s->tally.would_denied,
+			s->tally.would_denied == 1 ? "" : "s");
+	for (unsigned i = 0; i < s->tally.n_denials; i++) {
+		const struct denial *d = &s->tally.denials[i];
 		char what[sizeof(d->what) * 4], exe[sizeof(d->exe) * 4];
 
 		/* Security: the path and the program are the tree's. */
@@ -1255,23 +1251,24 @@ void record_summary(struct sup *s, int exit_status)
 			record_tty(exe, sizeof(exe), d->exe), d->rule,
 			d->count, d->count == 1 ? "" : "s");
 	}
-	if (s->denials_dropped)
+	if (s->tally.denials_dropped)
 		fprintf(stderr, "sysgate: ... and %lu more denials (see the trail)\n",
-			s->denials_dropped);
-	if (s->opts->audit_path) {
+			s->tally.denials_dropped);
+	if (s->run.opts->audit_path) {
 		unsigned char h[AUDIT_HASH_BYTES];
 		char hex[2 * AUDIT_HASH_BYTES + 1];
 		static char shown[4 * PATH_MAX + 1];
 
 		/* The hash a harness keeps with the path: sysgate verify
 		 * --hash tells that the trail there ends with it. */
-		audit_last_hash(s->audit, h);
+		audit_last_hash(s->out.audit, h);
 		sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
 		fprintf(stderr, "sysgate: audit trail: %s (%llu records, %llu denied, last hash %s)\n",
-			record_tty(shown, sizeof(shown), s->trail_real[0] ?
-				   s->trail_real : s->opts->audit_path),
-			(unsigned long long)audit_last_seq(s->audit),
-			(unsigned long long)(s->counts[RULES_DENY] + s->counts[RULES_KILL]),
+			record_tty(shown, sizeof(shown), s->guard.trail_real[0] ?
+				   s->guard.trail_real : s->run.opts->audit_path),
+			(unsigned long long)audit_last_seq(s->out.audit),
+			(unsigned long long)(s->tally.counts[RULES_DENY] +
+					     s->tally.counts[RULES_KILL]),
 			hex);
 	}
 }
@@ -1279,7 +1276,7 @@ void record_summary(struct sup *s, int exit_status)
 int record_limit(struct sup *s, struct proc *p, enum rules_limit which,
 		 uint64_t value, const char *action)
 {
-	struct audit_rec *r = audit_begin(s->audit, "limit");
+	struct audit_rec *r = audit_begin(s->out.audit, "limit");
 
 	if (p) {
 		audit_int(r, "pid", p->tgid);
@@ -1288,7 +1285,7 @@ int record_limit(struct sup *s, struct proc *p, enum rules_limit which,
 	audit_str(r, "limit", rules_limit_name(which));
 	audit_uint(r, "value", value);
 	audit_str(r, "action", action);
-	if (s->opts->verbosity >= SUPERVISOR_NORMAL)
+	if (s->run.opts->verbosity >= SUPERVISOR_NORMAL)
 		fprintf(stderr, "sysgate: limit %s reached: %s\n",
 			rules_limit_name(which), action);
 	return audit_commit(r);

@@ -61,7 +61,7 @@ const char *record_tty(char *buf, size_t len, const char *s);
 /* Format flags of the open family ("O_WRONLY|O_CREAT"). */
 void record_open_flags(char *buf, size_t len, uint64_t flags);
 
-/* Monotonic microseconds. */
+/* Monotonic microseconds (clock.c, below every other file). */
 uint64_t sup_now_us(void);
 
 #endif

@@ -48,16 +48,28 @@ struct sup_guard {
 	bool secret;		/* not even read */
 };
 
-struct sup {
+/* The run: what it is and how it was asked for. */
+struct sup_run {
 	const struct supervisor_opts *opts;
 	const struct rules_set *rules;
+	pid_t self;               /* the supervisor's pid */
+	bool sealed;              /* made non-dumpable (seal()) */
+	uint64_t start_us;
+	bool as_caller;           /* --user: emulate with the caller's
+				   * credentials */
+	char *const *env_dropped; /* names [env] dropped (run.start) */
+};
+
+/* Where the run writes: the trail and the side outputs. */
+struct sup_out {
 	struct audit_writer *audit;
 	struct output *output;    /* the command's output kept (output.h) */
-	int listener;             /* seccomp user-notification fd */
-	int sigfd;
-	pid_t child;              /* the command's first process */
-	struct cpubind child_bind; /* it on our CPU until its exec (loop.c) */
-	pid_t self;               /* the supervisor's pid */
+	int denials_fd;           /* --denials-fd, -1: none */
+};
+
+/* What the tree may not touch: the trail, the run's own files, the state
+ * directories. */
+struct sup_guards {
 	dev_t audit_dev;          /* the trail file, protected from the tree */
 	ino_t audit_ino;
 	bool have_audit_ino;
@@ -69,22 +81,34 @@ struct sup {
 	struct sup_guard guards[SUP_GUARDS_MAX];
 	unsigned n_guards;
 	char state_dirs[2][PATH_MAX];	/* canonical; "" for none */
+};
+
+/* The command: its first process and how it started and ended. */
+struct sup_cmd {
+	pid_t child;              /* the command's first process */
+	struct cpubind child_bind; /* it on our CPU until its exec (loop.c) */
 	int child_status;         /* wait status of the command, -1 until known */
 	bool child_execd;         /* the command's first exec succeeded */
-	bool sealed;              /* made non-dumpable (seal()) */
 	int first_exec_err;       /* errno of a denied first exec */
 	const char *first_exec_rule;
-	char *const *env_dropped; /* names [env] dropped (run.start) */
-	bool failed;              /* a failure of sysgate itself: exit 125 */
-	char fail_msg[256];
-	uint64_t start_us;
+};
+
+/* The counters and the end-of-run summary. */
+struct sup_tally {
 	uint64_t counts[5];       /* per rules_action */
 	uint64_t would_denied;    /* permissive: allowed, the policy refuses */
 	uint64_t notifications;
 	struct denial denials[SUP_MAX_DENIALS];
 	unsigned n_denials;
 	unsigned long denials_dropped;
-	struct seccomp_notif_sizes sizes;
+	bool failed;              /* a failure of sysgate itself: exit 125 */
+	char fail_msg[256];
+	unsigned ipc_removed;     /* SysV objects of the tree removed at
+				   * the end of the run (sysv.c) */
+};
+
+/* [limits] and what enforcing them keeps. */
+struct sup_limits {
 	unsigned forks_inflight;  /* forks continued, new task not seen yet */
 	uint64_t max_tasks;       /* [limits] processes, 0: none */
 	uint64_t wall_deadline_us;/* [limits] wall, 0: none */
@@ -95,15 +119,27 @@ struct sup {
 	uint64_t next_cg_check_us;/* next look at the cgroups' counters */
 	uint64_t oom_seen;        /* OOM kills already recorded */
 	uint64_t pids_refused_seen; /* forks refused at pids.max, recorded */
-	int denials_fd;           /* --denials-fd, -1: none */
-	bool as_caller;           /* --user: emulate with the caller's
-				   * credentials */
+};
+
+/* The event loop's own: its descriptors and how it wakes. */
+struct sup_loop {
+	int listener;             /* seccomp user-notification fd */
+	int sigfd;
+	struct seccomp_notif_sizes sizes;
 	bool sync_wake;           /* the kernel has SYNC_WAKE_UP ... */
 	bool sync_on;             /* ... and the listener has it now */
 	pid_t last_caller;        /* tid of the last notification */
 	uint64_t caller_switch;   /* notifications when it changed */
-	unsigned ipc_removed;     /* SysV objects of the tree removed at
-				   * the end of the run (sysv.c) */
+};
+
+struct sup {
+	struct sup_run run;
+	struct sup_out out;
+	struct sup_guards guard;
+	struct sup_cmd cmd;
+	struct sup_tally tally;
+	struct sup_limits lim;
+	struct sup_loop loop;
 };
 
 extern struct sup *sup_global;

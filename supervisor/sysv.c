@@ -303,7 +303,7 @@ static void sysv_get(struct sup *s, struct call *c, enum sysv_kind kind)
 	bool made;
 	long r;
 
-	if (s->as_caller || creds_ours(c->tid) < 0) {
+	if (s->run.as_caller || creds_ours(c->tid) < 0) {
 		notify_verdict_builtin(&c->v, "sysgate:credentials", EPERM);
 		c->note = "a SysV IPC object made with other credentials "
 			  "than the supervisor's";

@@ -148,7 +148,8 @@ int written_record_all(struct sup *s)
 
 		next = w->order;
 		if (rc == 0 && (e < 0 || S_ISREG(st.st_mode))) {
-			struct audit_rec *r = audit_begin(s->audit, "file.final");
+			struct audit_rec *r = audit_begin(s->out.audit,
+							  "file.final");
 
 			audit_bytes(r, "path", w->path, strlen(w->path));
 			audit_uint(r, "first_seq", w->seq);
