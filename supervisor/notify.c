@@ -143,11 +143,9 @@ bool notify_id_valid(struct sup *s, uint64_t id)
  * Install fd in the caller (not yet answering), return its number there.
  *
  * Performance: SECCOMP_ADDFD_FLAG_SEND would answer the call with the
- * install, one ioctl and one sleep of the supervisor less.  Tried on the
- * AMD VM (2026-12-03), with the caller bound as now and its mask put back
- * after: an emulated open 27-28 -> 24-27 us, find /usr/lib 509 -> 468 ms,
- * tar of /usr/share/doc 386 -> 341 ms (medians of 7, alternating).  Not
- * taken, for two reasons.  The record must be in the trail before the
+ * install, one ioctl and one sleep of the supervisor less (what it gained
+ * when tried: bench/README.md, "Choices not taken").  Not taken, for two
+ * reasons.  The record must be in the trail before the
  * answer (docs/INTERNALS.md, *Record*), and the fd number is only known
  * from the install:
  * the record would lose it, or a result record would follow each open.
@@ -218,11 +216,10 @@ static void kill_caller(struct call *c)
  * denied and sysgate fails closed.
  *
  * Performance: answering a call that does not run (a denial, a missing
- * name) before its record, which the trail's rule would allow, gains nothing:
- * tried on the AMD VM (2026-12-04), a denied open 14.8 -> 14.8 us, an
- * open of a missing file 15.3 -> 15.6 us (medians of 5, alternating).
- * The reply wakes the caller on this CPU (SYNC_WAKE_UP), where it waits
- * for the record all the same.
+ * name) before its record, which the trail's rule would allow, gains
+ * nothing (bench/README.md, "Choices not taken"): the reply wakes the
+ * caller on this CPU (SYNC_WAKE_UP), where it waits for the record all
+ * the same.
  */
 static pthread_mutex_t finish_lock = PTHREAD_MUTEX_INITIALIZER;
 
