@@ -3052,34 +3052,59 @@ static bool rec_shown(const json_t *rec)
 	return !type || strcmp(type, "syscall.result");
 }
 
-/* --pid N: a process (all its threads) or one thread, in trail order. */
+/* The records of process instance idx (of pid want), or with the thread
+ * view of tid want, in trail order; returns how many. */
+static uint64_t view_records(FILE *f, const struct report *rp, size_t idx,
+			     bool thread, int64_t want, struct sbuf *b)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		int64_t v = -1;
+
+		if (!rec_shown(rp->recs[i]) ||
+		    !jint(rp->recs[i], thread ? "tid" : "pid", &v) ||
+		    v != want || (!thread && rp->rec_proc[i] != idx))
+			continue;
+		text_view_line(f, rp, rp->recs[i], "  ", b);
+		n++;
+	}
+	return n;
+}
+
+/* --pid N: a process (all its threads) or one thread, in trail order.  A
+ * pid the kernel reused within the run is shown as its processes, one
+ * after the other, each with its own records. */
 static void text_view_pid(FILE *f, const struct report *rp, int64_t want)
 {
 	struct sbuf b = { 0 };
 	size_t idx = proc_find(rp, want);
 	bool thread = idx == NONE || rp->procs[idx].pid != want;
-	const char *key = thread ? "tid" : "pid";
+	unsigned reused = 0, k = 0;
 	uint64_t n = 0;
 
+	for (size_t i = 0; !thread && i < rp->n_procs; i++)
+		reused += rp->procs[i].pid == want;
 	if (idx == NONE) {
 		fprintf(f, "No process or thread %" PRId64 " in this run\n",
 			want);
-	} else {
-		if (thread)
-			sb_printf(&b, "Thread %" PRId64 " of process ", want);
-		else
-			sb_add(&b, "Process ");
+	} else if (thread) {
+		sb_printf(&b, "Thread %" PRId64 " of process ", want);
 		sb_proc_short(&b, &rp->procs[idx]);
 		fprintf(f, "%s\n", sb_str(&b));
+		n = view_records(f, rp, idx, true, want, &b);
 	}
-	for (size_t i = 0; i < rp->n_recs; i++) {
-		int64_t v = -1;
-
-		if (!rec_shown(rp->recs[i]) || !jint(rp->recs[i], key, &v) ||
-		    v != want)
+	for (size_t i = 0; !thread && i < rp->n_procs; i++) {
+		if (rp->procs[i].pid != want)
 			continue;
-		text_view_line(f, rp, rp->recs[i], "  ", &b);
-		n++;
+		sb_clear(&b);
+		sb_add(&b, "Process ");
+		sb_proc_short(&b, &rp->procs[i]);
+		if (reused > 1)
+			sb_printf(&b, " (pid reused: process %u of %u with this pid)",
+				  ++k, reused);
+		fprintf(f, "%s\n", sb_str(&b));
+		n += view_records(f, rp, i, false, want, &b);
 	}
 	fprintf(f, "(%" PRIu64 " record%s, in trail order)\n", n,
 		n == 1 ? "" : "s");

@@ -128,6 +128,78 @@ for i, r in enumerate(recs):
 EOF
 }
 
+# The same with a pid the kernel really reused: sysgate runs in a user and
+# pid namespace of its own (unshare), the tree's first child exits, and
+# from outside the tree the wrapper sets ns_last_pid so that the kernel
+# gives the next child that pid again (neither side forks meanwhile: the
+# waits are shell loops).  The page, clicked, keeps the two apart.
+real_reuse() {
+	cat >"$W/pidwrap.sh" <<EOF
+#!/bin/bash
+exec unshare -Urpf --mount-proc bash -c '
+	$SYSGATE "\$@" &
+	s=\$!
+	i=0
+	while [ ! -s one ] && [ \$i -lt 3000000 ]; do i=\$((i + 1)); done
+	read -r p <one && echo \$((p - 1)) >/proc/sys/kernel/ns_last_pid
+	: >go
+	wait \$s' sh "\$@"
+EOF
+	chmod a+rx "$W/pidwrap.sh" && rm -f "$W/one" "$W/two" "$W/go" ||
+		sg_harness_error "cannot write $W/pidwrap.sh"
+	local real=$SYSGATE
+	SYSGATE=$W/pidwrap.sh
+	sg_run -- sh -c '/bin/true & p=$!; wait; echo $p >one
+		i=0; while [ ! -e go ] && [ $i -lt 3000000 ]; do i=$((i + 1)); done
+		/bin/true & q=$!; wait; echo $q >two'
+	SYSGATE=$real
+	check real-reuse-run-ok test "$SG_RC" = 0
+	if [ "$(cat "$W/one" 2>/dev/null)" != "$(cat "$W/two" 2>/dev/null)" ]; then
+		sg_harness_error "the kernel did not reuse the pid ($(cat "$W/one" "$W/two" 2>&1 | tr '\n' ' '))"
+	fi
+	"$SYSGATE" report "$SG_TRAIL" --json >"$R/real-reuse.json" 2>/dev/null
+	"$SYSGATE" report "$SG_TRAIL" --html "$R/real-reuse.html" 2>/dev/null
+	# The records of each process: from its proc.fork to the next one of
+	# its pid, read from the trail here.
+	$PY - "$SG_TRAIL" "$(cat "$W/one")" >"$R/real-reuse-want.json" <<'EOF'
+import json, sys
+pid = int(sys.argv[2])
+parts = []
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("pid") != pid or r["type"] == "syscall.result":
+        continue
+    if r["type"] == "proc.fork":
+        parts.append([])
+    if parts:
+        parts[-1].append(r["seq"])
+assert len(parts) == 2, parts
+print(json.dumps({"mode": "reuse", "pid": pid, "first": parts[0],
+                  "second": parts[1], "checks": [], "prefix": "real-"}))
+EOF
+	check real-reuse-json "$PY" -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+w = json.load(open(sys.argv[2]))
+p = [x for x in s["processes"] if x["pid"] == w["pid"]]
+assert len(p) == 2 and p[0]["node"] != p[1]["node"], p
+assert all(x["argv"] == ["/bin/true"] and x["exit"] == {"code": 0} for x in p), p' \
+		"$R/real-reuse.json" "$R/real-reuse-want.json"
+	# The text's --pid view: the two processes, each with its records.
+	"$SYSGATE" report "$SG_TRAIL" --pid "$(cat "$W/one")" >"$R/real-reuse.txt" 2>/dev/null
+	check real-reuse-text-pid-view "$PY" -c 'import json, re, sys
+w = json.load(open(sys.argv[2]))
+parts = []
+for l in open(sys.argv[1]):
+    if l.startswith("Process %d " % w["pid"]):
+        assert "(pid reused: process %d of 2 with this pid)" % (len(parts) + 1) in l, l
+        parts.append([])
+    elif l.startswith("  record "):
+        parts[-1].append(int(l.split()[1]))
+assert parts == [w["first"], w["second"]], parts' "$R/real-reuse.txt" "$R/real-reuse-want.json"
+	browser 6 "$R/real-reuse.html" "$R/real-reuse.json" \
+		"$R/real-reuse-want.json" "$R"
+}
+
 # html-browser.py's lines as cases; every one of its checks must report:
 # browser N ARGS... (N checks).
 browser() {
@@ -273,6 +345,7 @@ print(json.dumps({"mode": "reuse", "pid": 200, "first": [4, 5, 6, 8],
 ]}))
 EOF
 	browser 18 "$R/reuse.html" "$R/reuse.json" "$R/reuse-want.json" "$R"
+	real_reuse
 
 	# A run too large for the page: capped, and the page says so.
 	big_trail 20500 >"$R/big.jsonl"
