@@ -559,7 +559,7 @@ struct report {
 	 * is two instances, told apart by their proc.fork. */
 	size_t *rec_proc;
 	size_t cap_rec_proc;
-	struct map final_map;	/* path of a file.final -> index in finals */
+	struct map final_map;	/* file.final's path -> index in finals */
 
 	struct miss *misses;
 	size_t n_misses, cap_misses;
@@ -3101,8 +3101,8 @@ static void text_view_pid(FILE *f, const struct report *rp, int64_t want)
 		sb_add(&b, "Process ");
 		sb_proc_short(&b, &rp->procs[i]);
 		if (reused > 1)
-			sb_printf(&b, " (pid reused: process %u of %u with this pid)",
-				  ++k, reused);
+			sb_printf(&b, " (pid reused: process %u of %u "
+				  "with this pid)", ++k, reused);
 		fprintf(f, "%s\n", sb_str(&b));
 		n += view_records(f, rp, i, false, want, &b);
 	}
@@ -3433,7 +3433,8 @@ static json_t *json_written(const struct report *rp)
 		json_object_set(o, "size", json_object_get(e, "size") ?
 				json_object_get(e, "size") : json_null());
 		if (json_object_get(e, "error"))
-			json_object_set(o, "error", json_object_get(e, "error"));
+			json_object_set(o, "error",
+					json_object_get(e, "error"));
 		json_object_set(o, "seq", json_object_get(e, "seq"));
 		jint(e, "first_seq", &first);
 		w = rec_of_seq(rp, first);
@@ -3902,8 +3903,8 @@ static json_t *html_head(const struct report *rp)
 		  PRIu64 " allowed but failed", rp->syscalls, rp->allowed,
 		  rp->denied, rp->killed, rp->redirected, rp->failed);
 	if (rp->woulds_total)
-		sb_printf(&b, "; %" PRIu64 " the policy would deny (permissive run)",
-			  rp->woulds_total);
+		sb_printf(&b, "; %" PRIu64 " the policy would deny "
+			  "(permissive run)", rp->woulds_total);
 	html_kv(arr, "calls", &b);
 	sb_release(&b);
 	return arr;
@@ -4029,17 +4030,19 @@ static json_t *html_written(const struct report *rp)
 	json_t *w;
 
 	json_array_foreach(arr, i, w) {
+		const json_t *size = json_object_get(w, "size");
+
 		if (i >= MAX_HTML_ROWS)
 			break;
 		sb_show_member(&b, w, "path", MAX_SHOW);
-		json_array_append_new(rows, json_pack("[o,s,O,O,O]",
-			html_sb(&b), json_is_integer(json_object_get(w, "size")) ?
-			"" : clean(jstr(w, "error")), json_object_get(w, "pid"),
+		json_array_append_new(rows, json_pack("[o,s,O?,O?,O?]",
+			html_sb(&b), json_is_integer(size) ? "" :
+			clean(jstr(w, "error")), json_object_get(w, "pid"),
 			json_object_get(w, "first_seq"),
 			json_object_get(w, "seq")));
-		if (json_is_integer(json_object_get(w, "size"))) {
-			sb_printf(&b, "%" PRId64 " bytes", (int64_t)
-				  json_integer_value(json_object_get(w, "size")));
+		if (json_is_integer(size)) {
+			sb_printf(&b, "%" PRId64 " bytes",
+				  (int64_t)json_integer_value(size));
 			json_array_set_new(json_array_get(rows, i), 1,
 					   html_sb(&b));
 		}
