@@ -917,7 +917,9 @@ static void sb_show_addr(struct sbuf *b, const json_t *addr)
 	const char *ip = jstr(addr, "ip");
 	int64_t port = 0;
 
-	if (!addr) {
+	/* A call's address argument the supervisor did not read is its
+	 * pointer, a string: no address. */
+	if (!json_is_object(addr)) {
 		sb_add(b, "(address not read)");
 		return;
 	}
