@@ -453,6 +453,7 @@ struct file_ent {
 	int64_t pid;		/* of the first call */
 	uint64_t first_seq;
 	int64_t first_us;
+	size_t node;		/* its process instance; NONE unknown */
 	/* The path as the first call passed it, and the directory a
 	 * relative one was relative to (NULL: none recorded). */
 	char *path_arg, *relative_to;
@@ -472,6 +473,7 @@ struct net_ent {
 	json_t *addr_json;
 	uint64_t first_seq;
 	int64_t first_us;
+	size_t node;		/* its process instance; NONE unknown */
 	/* The distinct DNS questions sent ({name, type}), addresses bound
 	 * (a bind to port 0: the port the kernel chose) and, for accept,
 	 * the peers; arrays, never NULL. */
@@ -863,6 +865,7 @@ struct first {
 	int64_t pid;
 	uint64_t seq;
 	int64_t ts_us;
+	size_t node;		/* its process instance; NONE unknown */
 };
 
 /* The path as passed and what it was relative to, of the paths[] entry
@@ -904,6 +907,7 @@ static void add_file(struct report *rp, const char *path, size_t path_len,
 		.access = xstrdup(access), .outcome = xstrdup(outcome),
 		.rule = rule ? xstrdup(rule) : NULL, .count = 1, .bad = bad,
 		.pid = at->pid, .first_seq = at->seq, .first_us = at->ts_us,
+		.node = at->node,
 	};
 	file_arg(f, pe);
 	map_put(&rp->file_map, key.s, key.len, rp->n_files++);
@@ -1026,7 +1030,7 @@ static void add_net(struct report *rp, const json_t *rec, const char *name,
 		.rule = rule ? xstrdup(rule) : NULL,
 		.pid = at->pid, .count = 1, .bad = bad,
 		.addr_json = json_incref((json_t *)addr),
-		.first_seq = at->seq, .first_us = at->ts_us,
+		.first_seq = at->seq, .first_us = at->ts_us, .node = at->node,
 		.exe = xstrdup(sb_str(&exe)), .dns = json_array(),
 		.bound = json_array(), .peers = json_array(),
 	};
@@ -1228,7 +1232,8 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 	if (!name)
 		name = "?";
 	jint(rec, "pid", &pid);
-	at = (struct first){ .pid = pid, .seq = seq, .ts_us = ts };
+	at = (struct first){ .pid = pid, .seq = seq, .ts_us = ts,
+			     .node = idx };
 	rp->syscalls++;
 	denied = !strcmp(action, "deny") || !strcmp(action, "kill");
 	if (!strcmp(action, "allow"))
@@ -3207,6 +3212,12 @@ static void json_put_bytes(json_t *obj, const char *key, const char *b,
 	}
 }
 
+/* An index (a process instance) as JSON: null for NONE. */
+static json_t *json_size(size_t i)
+{
+	return i == NONE ? json_null() : json_integer((json_int_t)i);
+}
+
 static json_t *json_ms(const struct report *rp, int64_t ts)
 {
 	if (ts < 0 || rp->t0_us <= 0)
@@ -3358,6 +3369,7 @@ static json_t *json_files(const struct report *rp)
 		json_object_set_new(e, "first_seq",
 				    json_integer((json_int_t)fe->first_seq));
 		json_object_set_new(e, "first_ms", json_ms(rp, fe->first_us));
+		json_object_set_new(e, "node", json_size(fe->node));
 		json_file_extras(e, fe);
 		json_array_append_new(arr, e);
 	}
@@ -3378,6 +3390,7 @@ static json_t *json_execs(const struct report *rp)
 				    json_integer(rp->procs[e->proc].pid));
 		json_put_bytes(o, "path", e->path, e->path_len);
 		json_object_set(o, "argv", e->argv ? e->argv : json_null());
+		json_object_set_new(o, "node", json_size(e->proc));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -3411,6 +3424,8 @@ static json_t *json_net(const struct report *rp)
 			"exe", n->exe, "count", (json_int_t)n->count,
 			"first_seq", (json_int_t)n->first_seq,
 			"first_ms", json_ms(rp, n->first_us)));
+		json_object_set_new(json_array_get(arr, i), "node",
+				    json_size(n->node));
 		json_net_extras(json_array_get(arr, i), n);
 	}
 	return arr;

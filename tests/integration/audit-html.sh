@@ -324,7 +324,11 @@ assert root["children"] == [200, 200]
 f = [a for a in s["findings"]["anomalies"] if a["pid"] == 200 and a["kind"] == "non-zero exit"]
 assert len(f) == 1 and f[0]["node"] == p[1][0] and f[0]["seq"] == 16, f
 assert [l["text"] for l in f[0]["output"]] == ["first: wrote one", "second: giving up"], f
-assert s["findings"]["chain_nodes"] == [root["node"], p[1][0]], s["findings"]' "$R/reuse.json"
+assert s["findings"]["chain_nodes"] == [root["node"], p[1][0]], s["findings"]
+assert [e["node"] for e in s["execs"] if e["pid"] == 200] == [p[0][0], p[1][0]], s["execs"]
+f = {f["path"]: f["node"] for fs in s["files"].values() for f in fs}
+assert f == {"/w/one.txt": p[0][0], "/w/two.txt": p[1][0]}, f
+assert [n["node"] for n in s["network"]] == [p[1][0], p[1][0]], s["network"]' "$R/reuse.json"
 	"$SYSGATE" report "$R/reuse.jsonl" --html "$R/reuse.html" 2>/dev/null
 	check reuse-page-written test -s "$R/reuse.html"
 	$PY - >"$R/reuse-want.json" <<'EOF'
