@@ -17,17 +17,20 @@
 	var MAX_SHOWN = 2000;
 	/* Processes drawn in the timeline. */
 	var MAX_LANES = 2000;
+	/* A call row; NODE is its process instance (processes[].node): a pid
+	 * the kernel reused within the run is two processes. */
 	var SEQ = 0, MS = 1, PID = 2, TID = 3, CALL = 4, ARGS = 5, RES = 6,
-		KIND = 7, OUT = 8, FOLD = 9;
+		KIND = 7, OUT = 8, FOLD = 9, NODE = 10;
 	var KINDS = ['file', 'exec', 'network', 'signal', 'process', 'other'];
 	var OUTCOMES = ['allowed', 'denied', 'killed', 'error', 'redirected',
-		'unknown', 'event'];
+		'would-deny', 'unknown', 'event'];
 	var OUTCOME_TITLE = {
 		allowed: 'allowed', denied: 'denied', killed: 'killed',
+		'would-deny': 'would deny (permissive)',
 		error: 'errors', redirected: 'redirected',
 		unknown: 'no result', event: 'process events'
 	};
-	var state = { pid: null, q: '', kinds: {}, outcomes: {},
+	var state = { node: null, q: '', kinds: {}, outcomes: {},
 		noise: D.all, mark: null };
 	var app = document.getElementById('app');
 	var texts = [];
@@ -105,9 +108,9 @@
 				'; the text report and --json hold them all.'));
 	}
 
-	function procByPid(pid) {
+	function procByNode(node) {
 		for (var i = 0; i < D.processes.length; i++)
-			if (D.processes[i].pid === pid)
+			if (D.processes[i].node === node)
 				return D.processes[i];
 		return null;
 	}
@@ -138,16 +141,17 @@
 			(!F.failed && !list.length ? ' with no denials.' : '')));
 		if (!F.failed && !list.length)
 			box.className = 'good';
-		if (F.failed && F.chain.length) {
+		if (F.failed && F.chain_nodes.length) {
 			var c = add(box, el('p', 'm', 'failed in: '));
 
 			c.id = 'chain';
-			F.chain.forEach(function (pid, i) {
-				var p = procByPid(pid);
-				var s = add(c, el('span', 'node', p ? procShort(p) : pid));
+			F.chain_nodes.forEach(function (node, i) {
+				var p = procByNode(node);
+				var s = add(c, el('span', 'node', p ? procShort(p) :
+					F.chain[i]));
 
-				clickable(s, function () { select(pid, null); });
-				if (i + 1 < F.chain.length)
+				clickable(s, function () { select(node, null); });
+				if (i + 1 < F.chain_nodes.length)
 					add(c, document.createTextNode(' > '));
 			});
 		}
@@ -156,12 +160,27 @@
 			var li = add(ol, el('li', 'finding m'));
 
 			add(li, el('span', 'kind', a.kind + ':'));
-			add(li, document.createTextNode(a.text));
+			add(li, el('span', 'ftext', a.text));
 			li.title = 'show record ' + a.seq + ' among the calls of its process';
-			clickable(li, function () { select(a.pid, a.seq); });
+			clickable(li, function () { select(a.node, a.seq); });
+			drawOutput(li, a.output);
 		});
 		if (F.failed && !list.length)
 			add(box, el('p', 'st', '(no denial, limit, signal, failed exit or missing file recorded)'));
+	}
+
+	/* The command's last lines of output before a finding. */
+	function drawOutput(parent, lines) {
+		if (!lines || !lines.length)
+			return;
+		var box = add(parent, el('div', 'output'));
+
+		add(box, el('div', 'st', 'output before it:'));
+		lines.forEach(function (l) {
+			add(box, el('div', 'oline ' + (l.stream === 'stderr' ? 'err' :
+				'out'), (l.stream === 'stderr' ? 'err| ' : 'out| ') +
+				l.text));
+		});
 	}
 
 	function drawSummary() {
@@ -179,7 +198,8 @@
 		D.processes.forEach(function (p, lane) {
 			var into = ul;
 
-			while (stack.length && stack[stack.length - 1].pid !== p.parent)
+			while (stack.length &&
+			       stack[stack.length - 1].node !== p.parent_node)
 				stack.pop();
 			if (stack.length) {
 				var top = stack[stack.length - 1];
@@ -193,14 +213,15 @@
 
 			li.id = 'p' + p.pid + '-' + lane;
 			node.dataset.pid = String(p.pid);
+			node.dataset.node = String(p.node);
 			add(node, el('span', 'pid', p.pid));
 			add(node, document.createTextNode(' ' +
 				(p.forked ? '(fork) ' : '') + p.label + ' '));
 			add(node, el('span', 'st', '[' + p.status + ']'));
 			if (p.denials)
 				add(node, el('span', 'den', ' ' + p.denials + ' denied'));
-			clickable(node, function () { select(p.pid, null); });
-			stack.push({ pid: p.pid, li: li, kids: null });
+			clickable(node, function () { select(p.node, null); });
+			stack.push({ node: p.node, li: li, kids: null });
 		});
 	}
 
@@ -323,7 +344,7 @@
 		for (var i = 0; i < D.calls.length; i++) {
 			var r = D.calls[i];
 
-			if ((state.pid !== null && r[PID] !== state.pid) ||
+			if ((state.node !== null && r[NODE] !== state.node) ||
 			    !state.kinds[r[KIND]] || !state.outcomes[r[OUT]] ||
 			    (state.q && texts[i].indexOf(state.q) < 0))
 				continue;
@@ -338,9 +359,8 @@
 			}
 		}
 		t.replaceChild(body, t.tBodies[0]);
-		var p = state.pid === null ? null : procByPid(state.pid);
-		var info = (p ? 'Process ' + procShort(p) : state.pid !== null ?
-			'Process ' + state.pid : 'All processes') + ': ' +
+		var p = state.node === null ? null : procByNode(state.node);
+		var info = (p ? 'Process ' + procShort(p) : 'All processes') + ': ' +
 			plural(match, 'record', 'records') + ' shown, in trail order';
 		if (folded)
 			info += '; ' + folded + ' loader, locale and runtime calls folded (tick "show loader..." to see them)';
@@ -348,14 +368,14 @@
 			info += '; only the first ' + shown + ' are drawn: narrow with a process, the search or the filters';
 		document.getElementById('calls-info').textContent = info + '.';
 		document.querySelectorAll('#tree .node').forEach(function (n) {
-			n.classList.toggle('sel', state.pid !== null &&
-				n.dataset.pid === String(state.pid));
+			n.classList.toggle('sel', state.node !== null &&
+				n.dataset.node === String(state.node));
 		});
 	}
 
-	/* Open a process's calls (null: all), marking record seq. */
-	function select(pid, seq) {
-		state.pid = pid;
+	/* Open a process instance's calls (null: all), marking record seq. */
+	function select(node, seq) {
+		state.node = node === undefined ? null : node;
 		state.mark = seq;
 		render();
 		var m = seq === null ? null :
@@ -405,7 +425,7 @@
 			var label = new Array(Math.min(p.depth, 10) + 1).join(' ') +
 				p.pid + ' ' + p.label;
 
-			lanes[p.pid] = l;
+			lanes[p.node] = l;
 			if (label.length > 42)
 				label = label.slice(0, 39) + '...';
 			var clip = add(g, svg('svg', { x: 0, y: y, width: labelW - 8,
@@ -420,20 +440,20 @@
 				bar.setAttribute('stroke-dasharray', '3,2');
 			}
 			title(bar, 'pid ' + p.pid + ': ' + p.label + '\n' + p.status);
-			g.addEventListener('click', function () { select(p.pid, null); });
+			g.addEventListener('click', function () { select(p.node, null); });
 		});
 		D.execs.forEach(function (e) {
-			if (lanes[e[1]] === undefined)
+			if (lanes[e[4]] === undefined)
 				return;
 			title(add(s, svg('circle', { cx: x(e[0]),
-				cy: top + lanes[e[1]] * laneH + laneH / 2, r: 2.5,
+				cy: top + lanes[e[4]] * laneH + laneH / 2, r: 2.5,
 				fill: '#fff', stroke: '#1d3f73' })), 'exec ' + e[2]);
 		});
 		D.denials.forEach(function (d) {
-			if (lanes[d[2]] === undefined)
+			if (lanes[d[9]] === undefined)
 				return;
 			title(add(s, svg('rect', { 'class': 'denial', x: x(d[1]) - 1.5,
-				y: top + lanes[d[2]] * laneH + 1, width: 3,
+				y: top + lanes[d[9]] * laneH + 1, width: 3,
 				height: laneH - 2, fill: '#d0101b' })),
 				'denied ' + d[4] + ' ' + d[5] + ' (rule ' + d[7] + ')');
 		});
@@ -455,10 +475,11 @@
 		more(app, D.denials_total, denials.length, 'denials');
 
 		add(app, el('h2', null, 'Files (' + D.files_total + ')'));
-		var ft = table(app, 'files', ['access', 'path', 'outcome', 'rule',
-			'calls', 'first seen'], files, function (f) {
-			return [f[0], f[1], f[2], f[3], f[4], 'pid ' + f[5] +
-				', record ' + f[6]];
+		var ft = table(app, 'files', ['access', 'path', 'as passed',
+			'outcome', 'rule', 'calls', 'first seen', 'size at the end'],
+			files, function (f) {
+			return [f[0], f[1], f[9], f[2], f[3], f[4], 'pid ' + f[5] +
+				', record ' + f[6], f[10]];
 		}, function (f) {
 			fold += f[8] ? 1 : 0;
 			return (f[7] ? 'bad' : '') + (f[8] ? ' folded' : '');
@@ -478,6 +499,14 @@
 		}
 		more(app, D.files_total, files.length, 'files');
 
+		add(app, el('h2', null, 'Files written, size at the end (' +
+			D.written_total + ')'));
+		table(app, 'written', ['path', 'size at the end', 'first written',
+			'record'], D.written, function (w) {
+			return [w[0], w[1], 'pid ' + w[2] + ', record ' + w[3], w[4]];
+		}, function (w) { return w[1] === '0 bytes' ? 'bad' : null; });
+		more(app, D.written_total, D.written.length, 'files written');
+
 		add(app, el('h2', null, 'Programs executed (' + D.execs_total + ')'));
 		table(app, 'execs', ['time', 'pid', 'program', 'argv'], D.execs,
 			function (e) { return [rel(e[0]), e[1], e[2], e[3]]; });
@@ -485,9 +514,10 @@
 
 		add(app, el('h2', null, 'Network (' + D.network_total + ')'));
 		table(app, 'network', ['call', 'address', 'outcome', 'rule',
-			'program', 'calls'], D.network, function (n) {
+			'program', 'calls', 'first seen', 'DNS names, bound, peers'],
+			D.network, function (n) {
 			return [n[0], n[1], n[2], n[3], n[4] + ' (pid ' + n[5] + ')',
-				n[6]];
+				n[6], 'record ' + n[9], n[8]];
 		}, function (n) { return n[7] ? 'bad' : null; });
 		more(app, D.network_total, D.network.length, 'network entries');
 

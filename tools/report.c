@@ -453,6 +453,12 @@ struct file_ent {
 	int64_t pid;		/* of the first call */
 	uint64_t first_seq;
 	int64_t first_us;
+	size_t node;		/* its process instance; NONE unknown */
+	/* The path as the first call passed it, and the directory a
+	 * relative one was relative to (NULL: none recorded). */
+	char *path_arg, *relative_to;
+	size_t path_arg_len, relative_to_len;
+	const json_t *final;	/* its file.final (borrowed), or NULL */
 };
 
 struct net_ent {
@@ -467,6 +473,11 @@ struct net_ent {
 	json_t *addr_json;
 	uint64_t first_seq;
 	int64_t first_us;
+	size_t node;		/* its process instance; NONE unknown */
+	/* The distinct DNS questions sent ({name, type}), addresses bound
+	 * (a bind to port 0: the port the kernel chose) and, for accept,
+	 * the peers; arrays, never NULL. */
+	json_t *dns, *bound, *peers;
 };
 
 /* A failed open of a path under the working directory or HOME: the kind
@@ -545,6 +556,13 @@ struct report {
 	json_t **recs;
 	size_t n_recs, cap_recs;
 	struct map result_map;	/* ref (int64) -> index in recs */
+	struct map seq_map;	/* seq (int64) -> index in recs */
+	/* The process instance of each record (index in procs; NONE for
+	 * a record of no process): a pid the kernel reused within the run
+	 * is two instances, told apart by their proc.fork. */
+	size_t *rec_proc;
+	size_t cap_rec_proc;
+	struct map final_map;	/* file.final's path -> index in finals */
 
 	struct miss *misses;
 	size_t n_misses, cap_misses;
@@ -590,6 +608,8 @@ static void report_release(struct report *rp)
 		free(rp->files[i].access);
 		free(rp->files[i].outcome);
 		free(rp->files[i].rule);
+		free(rp->files[i].path_arg);
+		free(rp->files[i].relative_to);
 	}
 	free(rp->files);
 	map_release(&rp->file_map);
@@ -600,6 +620,9 @@ static void report_release(struct report *rp)
 		free(rp->nets[i].rule);
 		free(rp->nets[i].exe);
 		json_decref(rp->nets[i].addr_json);
+		json_decref(rp->nets[i].dns);
+		json_decref(rp->nets[i].bound);
+		json_decref(rp->nets[i].peers);
 	}
 	free(rp->nets);
 	map_release(&rp->net_map);
@@ -623,6 +646,9 @@ static void report_release(struct report *rp)
 		json_decref(rp->recs[i]);
 	free(rp->recs);
 	map_release(&rp->result_map);
+	map_release(&rp->seq_map);
+	free(rp->rec_proc);
+	map_release(&rp->final_map);
 	for (size_t i = 0; i < rp->n_out_lines; i++)
 		free(rp->out_lines[i].text);
 	free(rp->out_lines);
@@ -840,11 +866,25 @@ struct first {
 	int64_t pid;
 	uint64_t seq;
 	int64_t ts_us;
+	size_t node;		/* its process instance; NONE unknown */
 };
 
+/* The path as passed and what it was relative to, of the paths[] entry
+ * pe of a file's first call. */
+static void file_arg(struct file_ent *f, const json_t *pe)
+{
+	if (audit_json_bytes(pe, "path_arg", &f->path_arg,
+			     &f->path_arg_len) < 0)
+		f->path_arg = NULL;
+	if (audit_json_bytes(pe, "relative_to", &f->relative_to,
+			     &f->relative_to_len) < 0)
+		f->relative_to = NULL;
+}
+
+/* Count a call on a path; pe is its paths[] entry (NULL: none). */
 static void add_file(struct report *rp, const char *path, size_t path_len,
 		     const char *access, const char *outcome, const char *rule,
-		     bool bad, const struct first *at)
+		     bool bad, const struct first *at, const json_t *pe)
 {
 	struct sbuf key = { 0 };
 	struct file_ent *f;
@@ -868,7 +908,9 @@ static void add_file(struct report *rp, const char *path, size_t path_len,
 		.access = xstrdup(access), .outcome = xstrdup(outcome),
 		.rule = rule ? xstrdup(rule) : NULL, .count = 1, .bad = bad,
 		.pid = at->pid, .first_seq = at->seq, .first_us = at->ts_us,
+		.node = at->node,
 	};
+	file_arg(f, pe);
 	map_put(&rp->file_map, key.s, key.len, rp->n_files++);
 	sb_release(&key);
 }
@@ -880,7 +922,9 @@ static void sb_show_addr(struct sbuf *b, const json_t *addr)
 	const char *ip = jstr(addr, "ip");
 	int64_t port = 0;
 
-	if (!addr) {
+	/* A call's address argument the supervisor did not read is its
+	 * pointer, a string: no address. */
+	if (!json_is_object(addr)) {
 		sb_add(b, "(address not read)");
 		return;
 	}
@@ -911,17 +955,62 @@ static void sb_show_addr(struct sbuf *b, const json_t *addr)
 	}
 }
 
+/* Append v to the array arr unless an equal value is in it already. */
+static void json_add_once(json_t *arr, const json_t *v)
+{
+	size_t i;
+	json_t *e;
+
+	if (!v || json_is_null(v))
+		return;
+	json_array_foreach(arr, i, e)
+		if (json_equal(e, v))
+			return;
+	json_array_append(arr, (json_t *)v);
+}
+
+/* What a network entry adds up over its calls: the DNS question a send
+ * asked, the address a bind got, the peer an accept took. */
+static void net_details(struct net_ent *n, const json_t *rec)
+{
+	const json_t *dns = json_object_get(rec, "dns");
+	const json_t *peer = json_object_get(json_object_get(rec, "args"),
+					     "peer");
+
+	if (json_is_object(dns)) {
+		json_t *q = json_pack("{s:O?,s:O?}", "name",
+				      json_object_get(dns, "name"), "type",
+				      json_object_get(dns, "type"));
+
+		json_add_once(n->dns, q);
+		json_decref(q);
+	}
+	if (json_is_object(json_object_get(rec, "bound")))
+		json_add_once(n->bound, json_object_get(rec, "bound"));
+	if (json_is_object(peer))
+		json_add_once(n->peers, peer);
+}
+
+/* A call that reaches the network: its address (for accept, the peer)
+ * and outcome make an entry; a DNS query sent on a connected socket
+ * names no address. */
 static void add_net(struct report *rp, const json_t *rec, const char *name,
 		    const char *outcome, bool bad, const char *rule,
 		    const struct first *at)
 {
-	const json_t *addr = json_object_get(json_object_get(rec, "args"),
-					     "addr");
-	struct sbuf shown = { 0 }, key = { 0 };
+	const json_t *args = json_object_get(rec, "args");
+	const json_t *addr = json_object_get(args, "addr");
+	struct sbuf shown = { 0 }, key = { 0 }, exe = { 0 };
 	struct net_ent *n;
 	size_t idx;
 
-	sb_show_addr(&shown, addr);
+	if (!json_is_object(addr) &&
+	    json_is_object(json_object_get(args, "peer")))
+		addr = json_object_get(args, "peer");
+	if (!addr && json_object_get(rec, "dns"))
+		sb_add(&shown, "(connected socket)");
+	else
+		sb_show_addr(&shown, addr);
 	sb_add(&key, name);
 	sb_addn(&key, "", 1);
 	sb_add(&key, sb_str(&shown));
@@ -929,31 +1018,33 @@ static void add_net(struct report *rp, const json_t *rec, const char *name,
 	sb_add(&key, outcome);
 	if (map_get(&rp->net_map, key.s, key.len, &idx)) {
 		rp->nets[idx].count++;
+		net_details(&rp->nets[idx], rec);
 		goto out;
 	}
 	rp->nets = vec_grow(rp->nets, rp->n_nets, &rp->cap_nets,
 			    sizeof(*rp->nets));
 	n = &rp->nets[rp->n_nets];
+	sb_show_member(&exe, rec, "exe", MAX_SHOW);
 	*n = (struct net_ent){
 		.syscall = xstrdup(name), .addr = xstrdup(sb_str(&shown)),
 		.outcome = xstrdup(outcome),
 		.rule = rule ? xstrdup(rule) : NULL,
 		.pid = at->pid, .count = 1, .bad = bad,
 		.addr_json = json_incref((json_t *)addr),
-		.first_seq = at->seq, .first_us = at->ts_us,
+		.first_seq = at->seq, .first_us = at->ts_us, .node = at->node,
+		.exe = xstrdup(sb_str(&exe)), .dns = json_array(),
+		.bound = json_array(), .peers = json_array(),
 	};
-	n->exe = NULL;
-	{
-		struct sbuf exe = { 0 };
-
-		sb_show_member(&exe, rec, "exe", MAX_SHOW);
-		n->exe = xstrdup(sb_str(&exe));
-		sb_release(&exe);
+	if (!n->dns || !n->bound || !n->peers) {
+		fprintf(stderr, "sysgate report: out of memory\n");
+		exit(EXIT_TOOL_FAILURE);
 	}
+	net_details(n, rec);
 	map_put(&rp->net_map, key.s, key.len, rp->n_nets++);
 out:
 	sb_release(&shown);
 	sb_release(&key);
+	sb_release(&exe);
 }
 
 /*
@@ -1158,7 +1249,8 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 	if (!name)
 		name = "?";
 	jint(rec, "pid", &pid);
-	at = (struct first){ .pid = pid, .seq = seq, .ts_us = ts };
+	at = (struct first){ .pid = pid, .seq = seq, .ts_us = ts,
+			     .node = idx };
 	rp->syscalls++;
 	denied = !strcmp(action, "deny") || !strcmp(action, "kill");
 	if (!strcmp(action, "allow"))
@@ -1186,14 +1278,14 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 			acc = "?";
 		if (pa && (!strcmp(pa, "deny") || !strcmp(pa, "kill")))
 			add_file(rp, path, len, acc, sb_str(&outcome),
-				 jstr(pe, "rule"), true, &at);
+				 jstr(pe, "rule"), true, &at, pe);
 		else if (denied)
 			/* Another path of the call was denied. */
 			add_file(rp, path, len, acc, "not done", rule, true,
-				 &at);
+				 &at, pe);
 		else
 			add_file(rp, path, len, acc, sb_str(&outcome),
-				 jstr(pe, "rule"), bad, &at);
+				 jstr(pe, "rule"), bad, &at, pe);
 		free(path);
 	}
 	if (!json_array_size(paths)) {
@@ -1210,11 +1302,13 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 			add_file(rp, path, len,
 				 guess_access(name, raw_args[k],
 					      jstr(args, "flags")),
-				 sb_str(&outcome), rule, bad, &at);
+				 sb_str(&outcome), rule, bad, &at, NULL);
 			free(path);
 		}
 	}
 	if (json_object_get(json_object_get(rec, "args"), "addr") ||
+	    json_object_get(json_object_get(rec, "args"), "peer") ||
+	    json_object_get(rec, "dns") ||
 	    !strcmp(name, "connect") || !strcmp(name, "bind") ||
 	    !strcmp(name, "sendto") || !strcmp(name, "sendmsg"))
 		add_net(rp, rec, name, sb_str(&outcome), bad, rule, &at);
@@ -1240,6 +1334,7 @@ static void on_syscall(struct report *rp, json_t *rec, int64_t ts,
 /* A call recorded before it was carried out: wait for its result. */
 static void on_pending(struct report *rp, json_t *rec, int64_t seq)
 {
+	proc_of(rp, rec, parse_ts(json_object_get(rec, "ts")));
 	rp->pending = vec_grow(rp->pending, rp->n_pending, &rp->cap_pending,
 			       sizeof(*rp->pending));
 	rp->pending[rp->n_pending] = json_incref(rec);
@@ -1252,7 +1347,7 @@ static void on_result(struct report *rp, const json_t *res)
 	json_t *call, *merged;
 	int64_t ref = 0, seq = 0;
 	size_t idx;
-	const char *keys[] = { "result", "errno" };
+	const char *keys[] = { "result", "errno", "bound" };
 
 	if (!jint(res, "ref", &ref) ||
 	    !map_get(&rp->pending_map, &ref, sizeof(ref), &idx) ||
@@ -1320,6 +1415,35 @@ static void on_start(struct report *rp, const json_t *rec)
 	} else {
 		free(v);
 	}
+}
+
+/* The process instance of the record just taken (the current one of its
+ * pid: a proc.fork of a reused pid made a new one), and its seq. */
+static void rec_identity(struct report *rp, const json_t *rec, int64_t seq)
+{
+	size_t n = rp->n_recs - 1;
+	int64_t pid;
+
+	rp->rec_proc = vec_grow(rp->rec_proc, n, &rp->cap_rec_proc,
+				sizeof(*rp->rec_proc));
+	rp->rec_proc[n] = jint(rec, "pid", &pid) ? proc_find(rp, pid) : NONE;
+	map_put(&rp->seq_map, &seq, sizeof(seq), n);
+}
+
+/* The index in recs of the record of the run with this seq, or NONE. */
+static size_t rec_index(const struct report *rp, int64_t seq)
+{
+	size_t i;
+
+	return map_get(&rp->seq_map, &seq, sizeof(seq), &i) ? i : NONE;
+}
+
+/* The record of the run with this seq, or NULL. */
+static const json_t *rec_of_seq(const struct report *rp, int64_t seq)
+{
+	size_t i = rec_index(rp, seq);
+
+	return i == NONE ? NULL : rp->recs[i];
 }
 
 /* Where the scan of the trail is: runs seen so far. */
@@ -1432,6 +1556,7 @@ static void ingest(struct report *rp, struct scan *sc, json_t *rec)
 			rp->limits[rp->n_limits++] = json_incref(rec);
 		}
 	}
+	rec_identity(rp, rec, seq);
 }
 
 /* A stream's line so far (build_output_lines). */
@@ -1522,6 +1647,30 @@ static void build_output_lines(struct report *rp)
 			out_line_add(rp, part[k].stream, part[k].text.s,
 				     part[k].text.len, last_seq[k], last_t[k]);
 		sb_release(&part[k].text);
+	}
+}
+
+/* Each file written or created gets its final size (file.final, by the
+ * canonical path both carry). */
+static void link_finals(struct report *rp)
+{
+	for (size_t i = 0; i < rp->n_finals; i++) {
+		char *path = NULL;
+		size_t len = 0;
+
+		if (audit_json_bytes(rp->finals[i], "path", &path, &len) < 0)
+			continue;
+		map_put(&rp->final_map, path, len, i);
+		free(path);
+	}
+	for (size_t i = 0; i < rp->n_files; i++) {
+		struct file_ent *fe = &rp->files[i];
+		size_t k;
+
+		if ((!strcmp(fe->access, "write") ||
+		     !strcmp(fe->access, "create")) &&
+		    map_get(&rp->final_map, fe->path, fe->path_len, &k))
+			fe->final = rp->finals[k];
 	}
 }
 
@@ -1907,6 +2056,29 @@ static void text_finals(FILE *f, const struct report *rp)
 	}
 }
 
+/* "  dns a.example A, b.example AAAA  bound 127.0.0.1:4321  peers
+ * 127.0.0.1:5555": a network entry's details. */
+static void sb_net_details(struct sbuf *b, const struct net_ent *n)
+{
+	const json_t *const lists[] = { n->dns, n->bound, n->peers };
+	static const char *const titles[] = { "dns", "bound", "peers" };
+	size_t i;
+	json_t *v;
+
+	for (size_t k = 0; k < ARRAY_SIZE(lists); k++) {
+		json_array_foreach(lists[k], i, v) {
+			sb_printf(b, i ? ", " : "  %s ", titles[k]);
+			if (k) {
+				sb_show_addr(b, v);
+				continue;
+			}
+			sb_show_member(b, v, "name", MAX_SHOW);
+			if (jstr(v, "type"))
+				sb_printf(b, " %s", clean(jstr(v, "type")));
+		}
+	}
+}
+
 static void text_net(FILE *f, const struct report *rp)
 {
 	struct sbuf b = { 0 };
@@ -1926,7 +2098,9 @@ static void text_net(FILE *f, const struct report *rp)
 		fprintf(f, "  (record %" PRIu64 ", ", n->first_seq);
 		sb_clear(&b);
 		sb_rel(&b, rp, n->first_us);
-		fprintf(f, "%s)\n", sb_str(&b));
+		sb_add(&b, ")");
+		sb_net_details(&b, n);
+		fprintf(f, "%s\n", sb_str(&b));
 	}
 	sb_release(&b);
 }
@@ -2402,6 +2576,18 @@ static void output_before(struct fsink *k, const struct report *rp,
 	sb_release(&b);
 }
 
+/* The process instance (index in procs) of record seq, else the last
+ * one of pid: "node" in --json, where a pid can be reused. */
+static json_t *json_node(const struct report *rp, uint64_t seq, int64_t pid)
+{
+	size_t i = rec_index(rp, (int64_t)seq);
+	size_t p = i != NONE ? rp->rec_proc[i] : NONE;
+
+	if (p == NONE && pid >= 0)
+		p = proc_find(rp, pid);
+	return p == NONE ? json_null() : json_integer((json_int_t)p);
+}
+
 /* One finding: "  N. KIND: what" in the text, numbered as they come; an
  * object with its first record (seq), time and pid in --json. */
 static void finding(struct fsink *k, const struct report *rp,
@@ -2415,9 +2601,10 @@ static void finding(struct fsink *k, const struct report *rp,
 		return;
 	}
 	json_array_append_new(k->arr, json_pack(
-		"{s:s,s:I,s:o,s:o,s:s}", "kind", kind, "seq", (json_int_t)seq,
-		"ms", json_ms(rp, ts), "pid", pid >= 0 ? json_integer(pid) :
-		json_null(), "text", sb_str(what)));
+		"{s:s,s:I,s:o,s:o,s:s,s:o}", "kind", kind,
+		"seq", (json_int_t)seq, "ms", json_ms(rp, ts),
+		"pid", pid >= 0 ? json_integer(pid) : json_null(),
+		"text", sb_str(what), "node", json_node(rp, seq, pid)));
 	output_before(k, rp, seq, ts);
 }
 
@@ -2500,44 +2687,83 @@ static void find_limits(struct fsink *k, const struct report *rp)
 	sb_release(&b);
 }
 
-/* The last proc.signal of pid p with the signal it died of: who sent it,
- * how, where it faulted, as far as the trail says.  Returns the thread it
- * was delivered to, or -1 (no such record). */
-static int64_t sb_signal_detail(struct sbuf *b, const struct report *rp,
-				const struct proc *p)
-{
-	static const char *const keys[] = {
-		"si_code", "fault_addr", "sender_pid", "sender_uid", "sender",
-		"si_syscall", "addr",
-	};
+/* What a record says of a signal: how it came, from whom, where it
+ * faulted. */
+static const char *const sig_keys[] = {
+	"si_code", "fault_addr", "sender_pid", "sender_uid", "sender",
+	"si_syscall", "addr",
+};
 
+/* The index in recs of the last proc.signal of process p with the
+ * signal it died of, or NONE. */
+static size_t signal_rec(const struct report *rp, const struct proc *p)
+{
+	size_t me = (size_t)(p - rp->procs);
+
+	if (!p->ended || !p->signal)
+		return NONE;
 	for (size_t i = p->exit_rec + 1; i-- > 0;) {
 		const json_t *rec = rp->recs[i];
 		const char *type = jstr(rec, "type");
-		int64_t pid = -1, seq = 0, tid = -1;
 
-		if (!type || strcmp(type, "proc.signal") ||
-		    !jint(rec, "pid", &pid) || pid != p->pid ||
-		    !jstr(rec, "signal") ||
-		    strcmp(jstr(rec, "signal"), p->signal))
-			continue;
-		jint(rec, "seq", &seq);
-		sb_printf(b, ", delivered at record %" PRId64, seq);
-		if (!jint(rec, "tid", &tid))
-			tid = -1;
-		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
-			const json_t *v = json_object_get(rec, keys[k]);
-
-			if (json_is_integer(v))
-				sb_printf(b, ", %s %" PRId64, keys[k],
-					  (int64_t)json_integer_value(v));
-			else if (json_is_string(v))
-				sb_printf(b, ", %s %s", keys[k],
-					  clean(json_string_value(v)));
-		}
-		return tid;
+		if (type && !strcmp(type, "proc.signal") &&
+		    rp->rec_proc[i] == me && jstr(rec, "signal") &&
+		    !strcmp(jstr(rec, "signal"), p->signal))
+			return i;
 	}
-	return -1;
+	return NONE;
+}
+
+/* The proc.signal of the signal process p died of: who sent it, how,
+ * where it faulted, as far as the trail says.  Returns the thread it was
+ * delivered to, or -1 (no such record). */
+static int64_t sb_signal_detail(struct sbuf *b, const struct report *rp,
+				const struct proc *p)
+{
+	size_t i = signal_rec(rp, p);
+	const json_t *rec;
+	int64_t seq = 0, tid = -1;
+
+	if (i == NONE)
+		return -1;
+	rec = rp->recs[i];
+	jint(rec, "seq", &seq);
+	sb_printf(b, ", delivered at record %" PRId64, seq);
+	if (!jint(rec, "tid", &tid))
+		tid = -1;
+	for (size_t k = 0; k < ARRAY_SIZE(sig_keys); k++) {
+		const json_t *v = json_object_get(rec, sig_keys[k]);
+
+		if (json_is_integer(v))
+			sb_printf(b, ", %s %" PRId64, sig_keys[k],
+				  (int64_t)json_integer_value(v));
+		else if (json_is_string(v))
+			sb_printf(b, ", %s %s", sig_keys[k],
+				  clean(json_string_value(v)));
+	}
+	return tid;
+}
+
+/* --json: the details of the signal process p died of, on o: from its
+ * proc.signal ("delivered_seq"), else from its proc.exit. */
+static void json_signal_detail(json_t *o, const struct report *rp,
+			       const struct proc *p)
+{
+	size_t i = signal_rec(rp, p);
+	const json_t *ex = p->ended ? rp->recs[p->exit_rec] : NULL;
+	int64_t seq = 0;
+
+	if (i != NONE && jint(rp->recs[i], "seq", &seq))
+		json_object_set_new(o, "delivered_seq", json_integer(seq));
+	for (size_t k = 0; k < ARRAY_SIZE(sig_keys); k++) {
+		const json_t *v = i != NONE ?
+			json_object_get(rp->recs[i], sig_keys[k]) : NULL;
+
+		if (!v)
+			v = json_object_get(ex, sig_keys[k]);
+		if (v)
+			json_object_set(o, sig_keys[k], (json_t *)v);
+	}
 }
 
 /* The last calls of a process before it died (of thread tid when it is
@@ -2550,12 +2776,13 @@ static void last_calls(struct fsink *k, const struct report *rp,
 	struct sbuf b = { 0 };
 	size_t idx[LAST_CALLS], n = 0;
 
+	size_t me = (size_t)(p - rp->procs);
+
 	for (size_t i = p->exit_rec; i-- > 0 && n < LAST_CALLS;) {
 		const char *type = jstr(rp->recs[i], "type");
-		int64_t pid = -1, t = -1;
+		int64_t t = -1;
 
-		if (type && !strcmp(type, "syscall") &&
-		    jint(rp->recs[i], "pid", &pid) && pid == p->pid &&
+		if (type && !strcmp(type, "syscall") && rp->rec_proc[i] == me &&
 		    (tid < 0 || (jint(rp->recs[i], "tid", &t) && t == tid)))
 			idx[n++] = i;
 	}
@@ -2665,6 +2892,14 @@ static void find_exits(struct fsink *k, const struct report *rp,
 
 			finding(k, rp, "died by signal", &b, p->exit_seq,
 				p->end_us, p->pid);
+			if (k->arr) {
+				json_t *o = json_array_get(k->arr,
+					json_array_size(k->arr) - 1);
+
+				json_object_set_new(o, "signal",
+						    json_string(p->signal));
+				json_signal_detail(o, rp, p);
+			}
 			last_calls(k, rp, p, tid);
 		} else {
 			finding(k, rp, "non-zero exit", &b, p->exit_seq,
@@ -2769,18 +3004,6 @@ static void find_swallowed(struct fsink *k, const struct report *rp)
 	sb_release(&b);
 }
 
-/* The record of the run with this seq, or NULL. */
-static const json_t *rec_of_seq(const struct report *rp, int64_t seq)
-{
-	for (size_t i = rp->n_recs; i-- > 0;) {
-		int64_t q = 0;
-
-		if (jint(rp->recs[i], "seq", &q) && q == seq)
-			return rp->recs[i];
-	}
-	return NULL;
-}
-
 /* A file the run wrote that ended empty: its final record, and the call
  * that first wrote it (its process). */
 static void find_empties(struct fsink *k, const struct report *rp)
@@ -2839,16 +3062,19 @@ static json_t *json_findings(const struct report *rp)
 {
 	struct fsink k = { .arr = json_array() };
 	bool failed = run_failed(rp);
-	json_t *chain = json_array();
+	json_t *chain = json_array(), *nodes = json_array();
 
 	if (failed && rp->n_lanes)
 		for (size_t i = failed_leaf(rp, rp->lanes[0]); i != NONE;
-		     i = rp->procs[i].parent)
+		     i = rp->procs[i].parent) {
 			json_array_insert_new(chain, 0,
 					      json_integer(rp->procs[i].pid));
+			json_array_insert_new(nodes, 0,
+					      json_integer((json_int_t)i));
+		}
 	find_all(&k, rp);
-	return json_pack("{s:b,s:o,s:o}", "failed", failed, "chain", chain,
-			 "anomalies", k.arr);
+	return json_pack("{s:b,s:o,s:o,s:o}", "failed", failed, "chain", chain,
+			 "anomalies", k.arr, "chain_nodes", nodes);
 }
 
 /* What went wrong, first: the failing chain and the anomalies, ranked. */
@@ -2917,34 +3143,59 @@ static bool rec_shown(const json_t *rec)
 	return !type || strcmp(type, "syscall.result");
 }
 
-/* --pid N: a process (all its threads) or one thread, in trail order. */
+/* The records of process instance idx (of pid want), or with the thread
+ * view of tid want, in trail order; returns how many. */
+static uint64_t view_records(FILE *f, const struct report *rp, size_t idx,
+			     bool thread, int64_t want, struct sbuf *b)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < rp->n_recs; i++) {
+		int64_t v = -1;
+
+		if (!rec_shown(rp->recs[i]) ||
+		    !jint(rp->recs[i], thread ? "tid" : "pid", &v) ||
+		    v != want || (!thread && rp->rec_proc[i] != idx))
+			continue;
+		text_view_line(f, rp, rp->recs[i], "  ", b);
+		n++;
+	}
+	return n;
+}
+
+/* --pid N: a process (all its threads) or one thread, in trail order.  A
+ * pid the kernel reused within the run is shown as its processes, one
+ * after the other, each with its own records. */
 static void text_view_pid(FILE *f, const struct report *rp, int64_t want)
 {
 	struct sbuf b = { 0 };
 	size_t idx = proc_find(rp, want);
 	bool thread = idx == NONE || rp->procs[idx].pid != want;
-	const char *key = thread ? "tid" : "pid";
+	unsigned reused = 0, k = 0;
 	uint64_t n = 0;
 
+	for (size_t i = 0; !thread && i < rp->n_procs; i++)
+		reused += rp->procs[i].pid == want;
 	if (idx == NONE) {
 		fprintf(f, "No process or thread %" PRId64 " in this run\n",
 			want);
-	} else {
-		if (thread)
-			sb_printf(&b, "Thread %" PRId64 " of process ", want);
-		else
-			sb_add(&b, "Process ");
+	} else if (thread) {
+		sb_printf(&b, "Thread %" PRId64 " of process ", want);
 		sb_proc_short(&b, &rp->procs[idx]);
 		fprintf(f, "%s\n", sb_str(&b));
+		n = view_records(f, rp, idx, true, want, &b);
 	}
-	for (size_t i = 0; i < rp->n_recs; i++) {
-		int64_t v = -1;
-
-		if (!rec_shown(rp->recs[i]) || !jint(rp->recs[i], key, &v) ||
-		    v != want)
+	for (size_t i = 0; !thread && i < rp->n_procs; i++) {
+		if (rp->procs[i].pid != want)
 			continue;
-		text_view_line(f, rp, rp->recs[i], "  ", &b);
-		n++;
+		sb_clear(&b);
+		sb_add(&b, "Process ");
+		sb_proc_short(&b, &rp->procs[i]);
+		if (reused > 1)
+			sb_printf(&b, " (pid reused: process %u of %u "
+				  "with this pid)", ++k, reused);
+		fprintf(f, "%s\n", sb_str(&b));
+		n += view_records(f, rp, i, false, want, &b);
 	}
 	fprintf(f, "(%" PRIu64 " record%s, in trail order)\n", n,
 		n == 1 ? "" : "s");
@@ -3045,6 +3296,12 @@ static void json_put_bytes(json_t *obj, const char *key, const char *b,
 	}
 }
 
+/* An index (a process instance) as JSON: null for NONE. */
+static json_t *json_size(size_t i)
+{
+	return i == NONE ? json_null() : json_integer((json_int_t)i);
+}
+
 static json_t *json_ms(const struct report *rp, int64_t ts)
 {
 	if (ts < 0 || rp->t0_us <= 0)
@@ -3098,9 +3355,14 @@ static json_t *json_procs(const struct report *rp)
 	for (size_t l = 0; l < rp->n_lanes; l++) {
 		const struct proc *p = &rp->procs[rp->lanes[l]];
 		json_t *o = json_object();
-		json_t *kids = json_array();
+		json_t *kids = json_array(), *kid_nodes = json_array();
 
 		json_object_set_new(o, "pid", json_integer(p->pid));
+		json_object_set_new(o, "node",
+				    json_integer((json_int_t)rp->lanes[l]));
+		json_object_set_new(o, "parent_node", p->parent != NONE ?
+				    json_integer((json_int_t)p->parent) :
+				    json_null());
 		json_object_set_new(o, "ppid", p->ppid >= 0 ?
 				    json_integer(p->ppid) : json_null());
 		json_object_set_new(o, "parent", p->parent != NONE ?
@@ -3118,10 +3380,13 @@ static json_t *json_procs(const struct report *rp)
 				    json_integer(p->duration_ms) : json_null());
 		if (!p->ended)
 			json_object_set_new(o, "exit", json_null());
-		else if (p->signaled)
-			json_object_set_new(o, "exit", json_pack("{s:s,s:b}",
-					    "signal", p->signal, "core",
-					    p->core));
+		else if (p->signaled) {
+			json_t *ex = json_pack("{s:s,s:b}", "signal", p->signal,
+					       "core", p->core);
+
+			json_signal_detail(ex, rp, p);
+			json_object_set_new(o, "exit", ex);
+		}
 		else
 			json_object_set_new(o, "exit", json_pack("{s:I}",
 					    "code", (json_int_t)p->code));
@@ -3130,13 +3395,39 @@ static json_t *json_procs(const struct report *rp)
 		json_object_set_new(o, "execs", json_integer(p->execs));
 		json_object_set_new(o, "denials", json_integer(p->denials));
 		for (size_t c = p->first_child; c != NONE;
-		     c = rp->procs[c].next_sibling)
+		     c = rp->procs[c].next_sibling) {
 			json_array_append_new(kids,
 					      json_integer(rp->procs[c].pid));
+			json_array_append_new(kid_nodes,
+					      json_integer((json_int_t)c));
+		}
 		json_object_set_new(o, "children", kids);
+		json_object_set_new(o, "children_nodes", kid_nodes);
 		json_array_append_new(arr, o);
 	}
 	return arr;
+}
+
+/* What a file entry adds: the path as passed, what a relative one was
+ * relative to, and for a file written its size at the end. */
+static void json_file_extras(json_t *e, const struct file_ent *fe)
+{
+	if (fe->path_arg)
+		json_put_bytes(e, "path_arg", fe->path_arg, fe->path_arg_len);
+	if (fe->relative_to)
+		json_put_bytes(e, "relative_to", fe->relative_to,
+			       fe->relative_to_len);
+	if (fe->final) {
+		json_t *v = json_object_get(fe->final, "size");
+
+		if (v)
+			json_object_set(e, "final_size", v);
+		else
+			json_object_set(e, "final_error",
+					json_object_get(fe->final, "error"));
+		json_object_set(e, "final_seq",
+				json_object_get(fe->final, "seq"));
+	}
 }
 
 static json_t *json_files(const struct report *rp)
@@ -3162,6 +3453,8 @@ static json_t *json_files(const struct report *rp)
 		json_object_set_new(e, "first_seq",
 				    json_integer((json_int_t)fe->first_seq));
 		json_object_set_new(e, "first_ms", json_ms(rp, fe->first_us));
+		json_object_set_new(e, "node", json_size(fe->node));
+		json_file_extras(e, fe);
 		json_array_append_new(arr, e);
 	}
 	return o;
@@ -3181,9 +3474,23 @@ static json_t *json_execs(const struct report *rp)
 				    json_integer(rp->procs[e->proc].pid));
 		json_put_bytes(o, "path", e->path, e->path_len);
 		json_object_set(o, "argv", e->argv ? e->argv : json_null());
+		json_object_set_new(o, "node", json_size(e->proc));
 		json_array_append_new(arr, o);
 	}
 	return arr;
+}
+
+/* What a network entry adds: the DNS names asked ("dns": [{name,
+ * type}]), the addresses bound ("bound") and accept's peers ("peers"),
+ * each when there is one. */
+static void json_net_extras(json_t *o, const struct net_ent *n)
+{
+	if (json_array_size(n->dns))
+		json_object_set(o, "dns", n->dns);
+	if (json_array_size(n->bound))
+		json_object_set(o, "bound", n->bound);
+	if (json_array_size(n->peers))
+		json_object_set(o, "peers", n->peers);
 }
 
 static json_t *json_net(const struct report *rp)
@@ -3201,6 +3508,45 @@ static json_t *json_net(const struct report *rp)
 			"exe", n->exe, "count", (json_int_t)n->count,
 			"first_seq", (json_int_t)n->first_seq,
 			"first_ms", json_ms(rp, n->first_us)));
+		json_object_set_new(json_array_get(arr, i), "node",
+				    json_size(n->node));
+		json_net_extras(json_array_get(arr, i), n);
+	}
+	return arr;
+}
+
+/* The files the run wrote, size at the end (file.final), in the order
+ * first written: each with the pid, seq and time of its first write. */
+static json_t *json_written(const struct report *rp)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < rp->n_finals; i++) {
+		const json_t *e = rp->finals[i], *w;
+		int64_t first = 0, pid = -1;
+		json_t *o = json_object();
+		char *path = NULL;
+		size_t len = 0;
+
+		if (audit_json_bytes(e, "path", &path, &len) == 0)
+			json_put_bytes(o, "path", path, len);
+		free(path);
+		json_object_set(o, "size", json_object_get(e, "size") ?
+				json_object_get(e, "size") : json_null());
+		if (json_object_get(e, "error"))
+			json_object_set(o, "error",
+					json_object_get(e, "error"));
+		json_object_set(o, "seq", json_object_get(e, "seq"));
+		jint(e, "first_seq", &first);
+		w = rec_of_seq(rp, first);
+		if (w)
+			jint(w, "pid", &pid);
+		json_object_set_new(o, "pid", pid >= 0 ? json_integer(pid) :
+				    json_null());
+		json_object_set_new(o, "first_seq", json_integer(first));
+		json_object_set_new(o, "first_ms", w ? json_ms(rp, parse_ts(
+				    json_object_get(w, "ts"))) : json_null());
+		json_array_append_new(arr, o);
 	}
 	return arr;
 }
@@ -3254,6 +3600,9 @@ static json_t *json_summary(const struct report *rp)
 	json_object_set_new(o, "files", json_files(rp));
 	json_object_set_new(o, "execs", json_execs(rp));
 	json_object_set_new(o, "network", json_net(rp));
+	json_object_set_new(o, "written", json_written(rp));
+	json_object_set_new(o, "written_omitted", json_integer(
+			    (json_int_t)(rp->finals_total - rp->n_finals)));
 	arr = json_array();
 	for (size_t i = 0; i < rp->n_denials; i++)
 		json_array_append_new(arr, json_rec_body(rp->denials[i].rec));
@@ -3373,7 +3722,7 @@ static const char *html_kind(const json_t *rec)
  * record itself.  A new reference. */
 static json_t *html_merged(const struct report *rp, json_t *rec)
 {
-	static const char *const keys[] = { "result", "errno" };
+	static const char *const keys[] = { "result", "errno", "bound" };
 	int64_t seq = 0;
 	size_t ri;
 	json_t *m;
@@ -3415,6 +3764,8 @@ static const char *html_outcome(const json_t *call)
 		return "error";
 	if (json_is_true(json_object_get(call, "pending")))
 		return "unknown";
+	if (json_is_true(json_object_get(call, "would_deny")))
+		return "would-deny";
 	return "allowed";
 }
 
@@ -3466,11 +3817,21 @@ static bool html_call_folded(const struct report *rp, const json_t *call)
 	return any && folded;
 }
 
+/* The process instance of record i, for the page: null for none. */
+static json_t *html_node(const struct report *rp, size_t i)
+{
+	return rp->rec_proc[i] == NONE ? json_null() :
+	       json_integer((json_int_t)rp->rec_proc[i]);
+}
+
 /* One row of the call list: [seq, ms, pid, tid, call, arguments, result,
- * kind, outcome, folded], decoded as --pid shows them. */
-static json_t *html_call_row(const struct report *rp, json_t *rec,
+ * kind, outcome, folded, node], decoded as --pid shows them (with the
+ * DNS name a send asked and the address a bind got); node is the process
+ * instance (a reused pid is two). */
+static json_t *html_call_row(const struct report *rp, size_t i,
 			     bool *folded)
 {
+	json_t *rec = rp->recs[i];
 	const char *type = jstr(rec, "type");
 	json_t *call = html_merged(rp, rec);
 	struct sbuf b = { 0 };
@@ -3495,10 +3856,17 @@ static json_t *html_call_row(const struct report *rp, json_t *rec,
 		sb_call_args(&b, rec);
 		json_array_append_new(row, html_sb(&b));
 		if (json_is_true(json_object_get(rec, "pending")) &&
-		    map_get(&rp->result_map, &seq, sizeof(seq), &ri))
+		    map_get(&rp->result_map, &seq, sizeof(seq), &ri)) {
 			sb_call_result(&b, rec, rp->recs[ri]);
-		else
+			sb_call_extras(&b, rec, rp->recs[ri]);
+		} else {
 			sb_call_result(&b, rec, NULL);
+			sb_call_extras(&b, rec, NULL);
+		}
+		if (json_is_true(json_object_get(rec, "would_deny")))
+			sb_printf(&b, " (rule %s would %s)",
+				  clean(jstr(rec, "rule") ? jstr(rec, "rule") :
+					"default"), clean(jstr(rec, "would")));
 	} else {
 		json_array_append_new(row, html_str(clean(type)));
 		sb_proc_members(&b, rec, NULL);
@@ -3508,6 +3876,7 @@ static json_t *html_call_row(const struct report *rp, json_t *rec,
 	json_array_append_new(row, json_string(html_kind(rec)));
 	json_array_append_new(row, json_string(html_outcome(call)));
 	json_array_append_new(row, json_boolean(*folded));
+	json_array_append_new(row, html_node(rp, i));
 	json_decref(call);
 	sb_release(&b);
 	return row;
@@ -3533,7 +3902,7 @@ static void html_calls(const struct report *rp, json_t *data)
 		    (!strcmp(type, "run.start") || !strcmp(type, "run.end"))))
 			continue;
 		total++;
-		row[i] = html_call_row(rp, rp->recs[i], &noise[i]);
+		row[i] = html_call_row(rp, i, &noise[i]);
 		folded_total += noise[i];
 		if (!noise[i] && kept < MAX_HTML_CALLS)
 			kept++;
@@ -3634,12 +4003,16 @@ static json_t *html_head(const struct report *rp)
 		  " denied, %" PRIu64 " killed, %" PRIu64 " redirected; %"
 		  PRIu64 " allowed but failed", rp->syscalls, rp->allowed,
 		  rp->denied, rp->killed, rp->redirected, rp->failed);
+	if (rp->woulds_total)
+		sb_printf(&b, "; %" PRIu64 " the policy would deny "
+			  "(permissive run)", rp->woulds_total);
 	html_kv(arr, "calls", &b);
 	sb_release(&b);
 	return arr;
 }
 
-/* Denials: [seq, ms, pid, program, call, what, decision, rule, [stack]]. */
+/* Denials: [seq, ms, pid, program, call, what, decision, rule, [stack],
+ * node]. */
 static json_t *html_denials(const struct report *rp)
 {
 	json_t *arr = json_array();
@@ -3680,6 +4053,9 @@ static json_t *html_denials(const struct report *rp)
 			sb_frame(&b, fr);
 			json_array_append_new(json_array_get(row, 8), html_sb(&b));
 		}
+		json_array_append_new(row, d->proc != NONE ?
+				      json_integer((json_int_t)d->proc) :
+				      json_null());
 		json_array_append_new(arr, row);
 	}
 	sb_release(&b);
@@ -3688,7 +4064,31 @@ static json_t *html_denials(const struct report *rp)
 
 /* Files in the text report's order (by access, the working directory's
  * and HOME's first): [access, path, outcome, rule, calls, pid, seq, bad,
- * folded]. */
+ * folded, path as passed ("" when the same or none), size at the end
+ * ("" when not written)]. */
+static void html_file_extras(json_t *row, const struct file_ent *fe,
+			     struct sbuf *b)
+{
+	int64_t size;
+
+	if (fe->path_arg && (fe->path_arg_len != fe->path_len ||
+			     memcmp(fe->path_arg, fe->path, fe->path_len))) {
+		sb_show_max(b, fe->path_arg, fe->path_arg_len, MAX_SHOW);
+		if (fe->relative_to) {
+			sb_add(b, " (in ");
+			sb_show_max(b, fe->relative_to, fe->relative_to_len,
+				    MAX_SHOW);
+			sb_add(b, ")");
+		}
+	}
+	json_array_append_new(row, html_sb(b));
+	if (fe->final && jint(fe->final, "size", &size))
+		sb_printf(b, "%" PRId64 " bytes", size);
+	else if (fe->final)
+		sb_printf(b, "[%s]", clean(jstr(fe->final, "error")));
+	json_array_append_new(row, html_sb(b));
+}
+
 static json_t *html_files(const struct report *rp)
 {
 	json_t *arr = json_array();
@@ -3716,13 +4116,47 @@ static json_t *html_files(const struct report *rp)
 					(json_int_t)fe->pid,
 					(json_int_t)fe->first_seq, fe->bad,
 					file_folded(rp, fe)));
+				html_file_extras(json_array_get(arr,
+					json_array_size(arr) - 1), fe, &b);
 			}
 	sb_release(&b);
 	return arr;
 }
 
-/* Programs executed: [ms, pid, path, argv]; network: [call, address,
- * outcome, rule, program, pid, calls, bad]; limits: lines. */
+static json_t *html_written(const struct report *rp)
+{
+	json_t *arr = json_written(rp), *rows = json_array();
+	struct sbuf b = { 0 };
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(arr, i, w) {
+		const json_t *size = json_object_get(w, "size");
+
+		if (i >= MAX_HTML_ROWS)
+			break;
+		sb_show_member(&b, w, "path", MAX_SHOW);
+		json_array_append_new(rows, json_pack("[o,s,O?,O?,O?]",
+			html_sb(&b), json_is_integer(size) ? "" :
+			clean(jstr(w, "error")), json_object_get(w, "pid"),
+			json_object_get(w, "first_seq"),
+			json_object_get(w, "seq")));
+		if (json_is_integer(size)) {
+			sb_printf(&b, "%" PRId64 " bytes",
+				  (int64_t)json_integer_value(size));
+			json_array_set_new(json_array_get(rows, i), 1,
+					   html_sb(&b));
+		}
+	}
+	json_decref(arr);
+	sb_release(&b);
+	return rows;
+}
+
+/* Programs executed: [ms, pid, path, argv, node]; network: [call,
+ * address, outcome, rule, program, pid, calls, bad, details (DNS names,
+ * addresses bound, peers), first seq]; files written: [path, size at the
+ * end, pid, first seq, seq]; limits: lines. */
 static void html_tables(const struct report *rp, json_t *data)
 {
 	json_t *execs = json_array(), *net = json_array(), *lim = json_array();
@@ -3733,19 +4167,21 @@ static void html_tables(const struct report *rp, json_t *data)
 
 		sb_show_max(&b, e->path, e->path_len, MAX_SHOW);
 		sb_show_argv(&a, e->argv, MAX_SHOW);
-		json_array_append_new(execs, json_pack("[o,I,o,o]",
+		json_array_append_new(execs, json_pack("[o,I,o,o,I]",
 			json_ms(rp, e->ts_us),
 			(json_int_t)rp->procs[e->proc].pid, html_sb(&b),
-			html_sb(&a)));
+			html_sb(&a), (json_int_t)e->proc));
 	}
 	for (size_t i = 0; i < rp->n_nets && i < MAX_HTML_ROWS; i++) {
 		const struct net_ent *n = &rp->nets[i];
 
-		json_array_append_new(net, json_pack("[s,s,s,s,s,I,I,b]",
+		sb_net_details(&a, n);
+		json_array_append_new(net, json_pack("[s,s,s,s,s,I,I,b,o,I]",
 			clean(n->syscall), n->addr, clean(n->outcome),
 			n->rule && outcome_by_rule(n->outcome) ?
 			clean(n->rule) : "", n->exe, (json_int_t)n->pid,
-			(json_int_t)n->count, n->bad));
+			(json_int_t)n->count, n->bad, html_sb(&a),
+			(json_int_t)n->first_seq));
 	}
 	for (size_t i = 0; i < rp->n_limits && i < MAX_HTML_ROWS; i++) {
 		int64_t seq = 0;
@@ -3759,6 +4195,7 @@ static void html_tables(const struct report *rp, json_t *data)
 	}
 	json_object_set_new(data, "execs", execs);
 	json_object_set_new(data, "network", net);
+	json_object_set_new(data, "written", html_written(rp));
 	json_object_set_new(data, "limits", lim);
 	sb_release(&b);
 	sb_release(&a);
@@ -3792,6 +4229,8 @@ static json_t *html_data(const struct report *rp)
 	json_object_set_new(data, "files_total", json_integer(rp->n_files));
 	html_tables(rp, data);
 	json_object_set_new(data, "execs_total", json_integer(rp->n_execs));
+	json_object_set_new(data, "written_total",
+			    json_integer((json_int_t)rp->finals_total));
 	json_object_set_new(data, "network_total", json_integer(rp->n_nets));
 	json_object_set_new(data, "limits_total",
 			    json_integer((json_int_t)rp->limits_total));
@@ -4032,6 +4471,7 @@ int tool_report(int argc, char **argv)
 	flush_pending(&rp);
 	build_lanes(&rp);
 	build_output_lines(&rp);
+	link_finals(&rp);
 
 	if (html) {
 		FILE *f = strcmp(html, "-") ? fopen(html, "we") : stdout;

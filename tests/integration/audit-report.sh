@@ -254,6 +254,41 @@ sys.exit(1 if p.open else 0)' "$html"
 	sg_report two-none "$R/two.jsonl" --run 3
 	expect_rc two-no-third-run 125
 
+	# The network section's details and the files' final sizes, on a real
+	# run: a bind to port 0 (the port the kernel chose), an accept (its
+	# peer, the client's port), a DNS query sent (its name), a file
+	# written by a relative path (as passed, and its size at the end).
+	# The ports are the program's own getsockname, not the trail's.
+	cat >"$W/net.py" <<'EOF'
+import os, socket, struct
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen()
+c = socket.socket(); c.connect(l.getsockname())
+a, peer = l.accept()
+q = struct.pack(">HHHHHH", 7, 0x0100, 1, 0, 0, 0)
+q += b"\x05sales\x07example\x04test\x00" + struct.pack(">HH", 1, 1)
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(q, ("127.0.0.1", 53))
+os.mkdir("data")
+open("data/out.csv", "w").write("a,b\n1,2\n")
+open("ports", "w").write("%d %d\n" % (l.getsockname()[1], c.getsockname()[1]))
+EOF
+	chmod a+r "$W/net.py" || sg_harness_error "cannot write $W/net.py"
+	sg_run -r "$P/report.ini" -- "$PY" net.py
+	check net-run-ok test "$SG_RC" = 0
+	local ports wd
+	read -r -a ports <"$W/ports" || sg_harness_error "net.py wrote no ports"
+	wd=$(cd "$W" && pwd -P)
+	sg_report net-text "$SG_TRAIL"
+	has text-net-bound "^  bind 127\.0\.0\.1:0  \[ok\].*  bound 127\.0\.0\.1:${ports[0]}$"
+	has text-net-peer "^  accept4? 127\.0\.0\.1:${ports[1]}  \[ok\].*  peers 127\.0\.0\.1:${ports[1]}$"
+	has text-net-dns "^  sendto 127\.0\.0\.1:53  \[ok\].*  dns sales\.example\.test A$"
+	sg_report net-json "$SG_TRAIL" --json
+	json json-net-bound "[n['bound'] for n in s['network'] if n['syscall'] == 'bind'] == [[{'family': 'AF_INET', 'ip': '127.0.0.1', 'port': ${ports[0]}}]]"
+	json json-net-peer "[(n['addr'], n['peers']) for n in s['network'] if n['syscall'].startswith('accept')] == [({'family': 'AF_INET', 'ip': '127.0.0.1', 'port': ${ports[1]}}, [{'family': 'AF_INET', 'ip': '127.0.0.1', 'port': ${ports[1]}}])]"
+	json json-net-dns "[n['dns'] for n in s['network'] if 'dns' in n] == [[{'name': 'sales.example.test', 'type': 'A'}]]"
+	json json-net-entries-first "all(isinstance(n['pid'], int) and n['first_seq'] >= 1 and n['first_ms'] >= 0 for n in s['network']) and len(s['network']) >= 4"
+	json json-file-as-passed-and-final "[(f['path_arg'], f['relative_to'], f['final_size']) for fs in s['files'].values() for f in fs if f['path'] == '$wd/data/out.csv'] == [('data/out.csv', '$wd', 8)]"
+	json json-written "[(w['size'], w['pid'] == s['processes'][0]['pid'], w['first_seq'] >= 1, w['first_ms'] >= 0) for w in s['written'] if w['path'] == '$wd/data/out.csv'] == [(8, True, True, True)] and s['written_omitted'] == 0"
+
 	# Unreadable trails: 125 and a reason.
 	sg_report missing "$R/does-not-exist.jsonl"
 	expect_rc missing-125 125

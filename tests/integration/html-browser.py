@@ -15,6 +15,13 @@ CHECKS.json: {"child": PID of the process that read the secret,
 "secret": a part of its path, "own": a part of a path read by the command
 itself, "hostile": a file name that must show as text, "pwned": the
 global that the hostile names would set if they ran}.
+
+Or, for a trail where the kernel reused a pid (the page of a crafted
+trail, no screenshots): {"mode": "reuse", "pid": the reused pid,
+"first": the seqs of its first process, "second": those of the second,
+"checks": [[name, CSS selector, text that element must hold], ...],
+"prefix": put before the names of the checks}.  With no "checks", the
+run has no finding to open.
 """
 import base64
 import json
@@ -184,7 +191,8 @@ def run(b, page, report, want, shots):
                    "return s ? s.id : null;})()")
     check("findings-first", first == "findings", "first section: %r" % first)
     shown = b.eval("Array.from(document.querySelectorAll('#findings li'))"
-                   ".map(function(l){return l.textContent;})")
+                   ".map(function(l){return l.querySelector('.kind')"
+                   ".textContent + l.querySelector('.ftext').textContent;})")
     texts = [a["kind"] + ":" + a["text"] for a in
              report["findings"]["anomalies"]]
     check("findings-are-the-reports", shown == texts and len(texts) >= 2,
@@ -295,6 +303,67 @@ def run(b, page, report, want, shots):
     check("no-script-error", not errs, json.dumps(errs)[:600])
 
 
+def rows_of_node(b, i, pid):
+    """Click the i-th tree node of pid; its rows' (pid, seq) and the info
+    line."""
+    b.click("document.querySelectorAll('#tree .node[data-pid=\"%d\"]')[%d]"
+            % (pid, i))
+    rows = b.eval(VISIBLE_ROWS)
+    return rows, b.eval("document.getElementById('calls-info').textContent")
+
+
+def run_reuse(b, page, report, want):
+    b.open("file://" + os.path.abspath(page))
+    pid = want["pid"]
+    pre = want.get("prefix", "")
+    # Every record of the process, loader reads too.
+    b.click("document.getElementById('unfold')")
+    nodes = b.eval("document.querySelectorAll('#tree .node[data-pid=\"%d\"]')"
+                   ".length" % pid)
+    check(pre + "reuse-two-tree-nodes", nodes == 2, "%s nodes of pid %d" %
+          (nodes, pid))
+    for i, key in enumerate(("first", "second")):
+        rows, info = rows_of_node(b, i, pid)
+        seqs = [r["seq"] for r in rows]
+        check(pre + "reuse-click-%s-shows-its-calls-only" % key,
+              seqs == want[key] and all(r["pid"] == pid for r in rows),
+              "seqs %r, want %r" % (seqs, want[key]))
+        check(pre + "reuse-click-%s-says-which" % key,
+              info.startswith("Process %d " % pid), info)
+    # A finding opens its own process instance at its record.
+    if not want["checks"]:
+        idx = None
+    else:
+        idx = b.eval("Array.from(document.querySelectorAll('#findings li'))"
+                     ".findIndex(function(l){return l.textContent.indexOf("
+                     "'record %d,') >= 0;})" % want["second"][-1])
+    if idx is None:
+        pass
+    elif idx < 0:
+        check(pre + "reuse-finding-opens-its-instance", False, "no finding")
+    else:
+        b.click("document.querySelectorAll('#findings li')[%d]" % idx)
+        rows = b.eval(VISIBLE_ROWS)
+        seqs = [r["seq"] for r in rows]
+        marked = [r["seq"] for r in rows if "mark" in r["cls"].split()]
+        check(pre + "reuse-finding-opens-its-instance", seqs == want["second"]
+              and marked == [want["second"][-1]],
+              "seqs %r, marked %r" % (seqs, marked))
+    b.click("document.getElementById('all-procs')")
+    for name, sel, text in want["checks"]:
+        got = b.eval("Array.from(document.querySelectorAll(%s)).map("
+                     "function(e){return e.textContent;})" % json.dumps(sel))
+        check(name, any(text in g for g in got),
+              "%s: %r" % (sel, got[:6]))
+    imgs = b.eval("document.getElementsByTagName('img').length")
+    errs = [e for e in b.events
+            if e.get("method") == "Runtime.exceptionThrown" or
+            (e.get("method") == "Log.entryAdded" and
+             e["params"]["entry"]["level"] == "error")]
+    check(pre + "reuse-no-script-error", not errs and imgs == 0,
+          json.dumps(errs)[:600])
+
+
 def main():
     chromium, page, report, want, shots = sys.argv[1:6]
     report = json.load(open(report))
@@ -304,7 +373,10 @@ def main():
     signal.alarm(90)
     b = Browser(chromium)
     try:
-        run(b, page, report, want, shots)
+        if want.get("mode") == "reuse":
+            run_reuse(b, page, report, want)
+        else:
+            run(b, page, report, want, shots)
     except Exception as e:  # a harness problem: say it, fail
         print("FAIL browser-session: %s: %s" % (type(e).__name__, e))
         for name, ok, why in results:

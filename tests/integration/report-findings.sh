@@ -186,6 +186,17 @@ for l in open(sys.argv[1]):
 	head_has segv-finding 5 "^  1\. died by signal: record $e, \+[0-9.]+s, pid $spid .*\[killed by SIGSEGV\], delivered at record [0-9]+"
 	head_has segv-last-calls 6 "^     its last calls:$"
 	head_has segv-last-call-line 7 "^       record [0-9]+  \+[0-9.]+s  pid $spid "
+	rep segv-json "$SG_TRAIL" --json
+	check segv-json-siginfo $PY -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+d = [a for a in s["findings"]["anomalies"] if a["kind"] == "died by signal"]
+p = [p for p in s["processes"] if p["pid"] == int(sys.argv[2])]
+ok = len(d) == 1 and d[0]["signal"] == "SIGSEGV" and d[0]["si_code"] == "SEGV_MAPERR"
+ok = ok and d[0]["fault_addr"] == "0x0" and d[0]["delivered_seq"] < d[0]["seq"]
+ok = ok and d[0]["node"] == p[0]["node"] and len(d[0]["last_calls"]) >= 1
+ok = ok and p[0]["exit"]["si_code"] == "SEGV_MAPERR" and p[0]["exit"]["fault_addr"] == "0x0"
+sys.exit(not ok)' "$RO" "$spid"
 	rep segv-pid "$SG_TRAIL" --pid "$spid"
 	head_has pid-view-header 1 "^Process $spid .*\[killed by SIGSEGV\]$"
 	out_has pid-view-exec "^  record [0-9]+  \+[0-9.]+s  pid $spid  proc.exec path="
@@ -209,6 +220,14 @@ recs = [json.loads(l) for l in open(sys.argv[1])]
 k = [r for r in recs if r.get("syscall") == "tgkill"]
 sys.exit(not k or any("raw" in r["args"] or r["args"].get("signal") != "SIGTERM"
                       or r["args"].get("tgid") != r["pid"] or r["args"].get("tid") != r["tid"] for r in k))' "$SG_TRAIL"
+
+	rep kill-json "$SG_TRAIL" --json
+	check kill-json-sender $PY -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+d = [a for a in s["findings"]["anomalies"] if a["kind"] == "died by signal"]
+sys.exit(not (len(d) == 1 and d[0]["signal"] == "SIGTERM" and d[0]["si_code"] == "SI_TKILL"
+              and d[0]["sender_pid"] == d[0]["pid"] and "fault_addr" not in d[0]))' "$RO"
 
 	# A limit reached: the wall time, then the tree killed.
 	policy wall <<'EOF'
