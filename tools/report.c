@@ -2614,6 +2614,23 @@ static void more_findings(struct fsink *k, uint64_t shown, uint64_t total)
 		fprintf(k->f, "     ... and %" PRIu64 " more\n", total - shown);
 }
 
+/* "record N, +T, pid P EXE: SYSCALL WHAT" of a denial or a would-be one,
+ * into b (cleared first); returns the pid (-1 unknown). */
+static int64_t sb_denial_head(struct sbuf *b, const struct report *rp,
+			      const struct denial *d)
+{
+	int64_t pid = d->proc != NONE ? rp->procs[d->proc].pid : -1;
+
+	sb_clear(b);
+	sb_printf(b, "record %" PRIu64 ", ", d->seq);
+	sb_rel(b, rp, d->ts_us);
+	sb_printf(b, ", pid %" PRId64 " ", pid);
+	sb_show_member(b, d->rec, "exe", MAX_SHOW);
+	sb_printf(b, ": %s ", clean(jstr(d->rec, "syscall")));
+	sb_denial_what(b, d->rec);
+	return pid;
+}
+
 static void find_denials(struct fsink *k, const struct report *rp)
 {
 	struct sbuf b = { 0 };
@@ -2621,15 +2638,8 @@ static void find_denials(struct fsink *k, const struct report *rp)
 
 	for (i = 0; i < rp->n_denials && i < MAX_FINDINGS; i++) {
 		const struct denial *d = &rp->denials[i];
-		int64_t pid = d->proc != NONE ? rp->procs[d->proc].pid : -1;
+		int64_t pid = sb_denial_head(&b, rp, d);
 
-		sb_clear(&b);
-		sb_printf(&b, "record %" PRIu64 ", ", d->seq);
-		sb_rel(&b, rp, d->ts_us);
-		sb_printf(&b, ", pid %" PRId64 " ", pid);
-		sb_show_member(&b, d->rec, "exe", MAX_SHOW);
-		sb_printf(&b, ": %s ", clean(jstr(d->rec, "syscall")));
-		sb_denial_what(&b, d->rec);
 		sb_call_result(&b, d->rec, NULL);
 		finding(k, rp, "denied", &b, d->seq, d->ts_us, pid);
 	}
@@ -2645,16 +2655,9 @@ static void find_woulds(struct fsink *k, const struct report *rp)
 
 	for (i = 0; i < rp->n_woulds && i < MAX_FINDINGS; i++) {
 		const struct denial *d = &rp->woulds[i];
-		int64_t pid = d->proc != NONE ? rp->procs[d->proc].pid : -1;
+		int64_t pid = sb_denial_head(&b, rp, d);
 		const char *rule = jstr(d->rec, "rule");
 
-		sb_clear(&b);
-		sb_printf(&b, "record %" PRIu64 ", ", d->seq);
-		sb_rel(&b, rp, d->ts_us);
-		sb_printf(&b, ", pid %" PRId64 " ", pid);
-		sb_show_member(&b, d->rec, "exe", MAX_SHOW);
-		sb_printf(&b, ": %s ", clean(jstr(d->rec, "syscall")));
-		sb_denial_what(&b, d->rec);
 		sb_printf(&b, " (rule %s would %s; let through)",
 			  clean(rule ? rule : "default"),
 			  clean(jstr(d->rec, "would")));
