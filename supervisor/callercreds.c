@@ -26,7 +26,7 @@ static bool loop_have_own;
  * Security: with --user every walk and every emulated call is made with
  * the caller's credentials, so they must be the ones the kernel would use
  * for this very call.  Reading them is an open, read and
- * close of /proc/TID/status that the kernel formats whole (13 us here), so
+ * close of /proc/TID/status that the kernel formats whole (bench/README.md), so
  * they are kept per task and read again after anything that can change
  * them:
  *   - a task's credentials change only by its own calls (commit_creds acts

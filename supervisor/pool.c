@@ -41,11 +41,11 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
 }
 
 /*
- * The worker threads that run call jobs.  A job used to get a thread of
- * its own; creating one and letting it exit cost ~28 us of a ~85 us
- * connect here (bench row (e)), more than the rest of the supervisor's
- * work on the call.  A worker that finishes a job waits for the next one
- * instead (up to WORKERS_IDLE_MAX of them wait; more exit), and a job
+ * The worker threads that run call jobs.  Creating a thread per job and
+ * letting it exit costs more than the rest of the supervisor's work on a
+ * connect (bench/README.md, "Measurements behind the code"), so a worker that finishes a job
+ * waits for the next one instead (up to WORKERS_IDLE_MAX of them wait;
+ * more exit), and a job
  * goes to a waiting worker when there is one, a new worker otherwise, so
  * that a job that blocks (a remote connect, a FIFO nobody opens) never
  * holds up another.  The waiting worker is bound to the CPU the event
@@ -58,7 +58,7 @@ void call_job_init(struct call_job *j, struct sup *s, const struct call *c)
  * on (all of them, creds_switch(), on the worker thread only).  A worker
  * keeps them after the job, as the event loop keeps a caller's between
  * calls (notify_creds_release()): the next job of the same caller
- * switches nothing (a switch there and back is about 30 us here), and an
+ * switches nothing (the cost of a switch: bench/README.md), and an
  * idle worker holds no more than that caller's rights.  A worker whose
  * switch failed half-way exits instead of taking another job, and its
  * credentials go with it.
